@@ -1,0 +1,412 @@
+/*
+ * topomatch.h - public API of libtopomatch (slurm-topomatch).
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Conventions (after hwloc's API): every name starts with topomatch_ /
+ * TOPOMATCH_; objects are opaque handles with explicit create/destroy;
+ * functions that can fail return a topomatch_status (0 = success) and,
+ * when given an error buffer, fill it with a one-line message that names
+ * the file and line of bad input ("pat.mat:3: ...").  Nothing here keeps
+ * mutable global state: every function is reentrant, and results depend
+ * only on the inputs and the seed.
+ */
+#ifndef TOPOMATCH_H
+#define TOPOMATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(TOPOMATCH_BUILDING) && defined(__GNUC__)
+#define TOPOMATCH_API __attribute__((visibility("default")))
+#else
+#define TOPOMATCH_API
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Status codes and error messages                                     */
+/* ------------------------------------------------------------------ */
+
+typedef enum topomatch_status {
+	TOPOMATCH_OK = 0,
+	TOPOMATCH_EINVAL = 1,      /* bad argument or inconsistent sizes  */
+	TOPOMATCH_ENOMEM = 2,      /* allocation failed                   */
+	TOPOMATCH_EIO = 3,         /* cannot open/read/write a file       */
+	TOPOMATCH_EPARSE = 4,      /* malformed input (message has line)  */
+	TOPOMATCH_ELIMIT = 5,      /* input exceeds a configured limit    */
+	TOPOMATCH_EBUDGET = 6,     /* wall-clock guard or work budget hit */
+	TOPOMATCH_EUNSUPPORTED = 7 /* valid request this build cannot do  */
+} topomatch_status;
+
+/*
+ * Every `char *err` parameter is either NULL or a buffer of at least
+ * TOPOMATCH_ERRLEN bytes; on failure it receives one line without a
+ * trailing newline, truncated to fit.
+ */
+#define TOPOMATCH_ERRLEN 512
+
+/* Short constant name of a status ("parse error", ...). */
+TOPOMATCH_API const char *topomatch_strstatus(int status);
+
+/* Library version string, e.g. "0.1.0". */
+TOPOMATCH_API const char *topomatch_version(void);
+
+/* ------------------------------------------------------------------ */
+/* Affinity (communication pattern)                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The matrix C as read is directed: C(i,j) = what task i sends to j.
+ * The object keeps C (CSR, diagonal dropped, duplicates summed) for the
+ * metrics that need direction, and A = C + C^T (CSR, symmetric, diagonal
+ * dropped) for the mappers.  Weights are finite doubles >= 0; explicit
+ * zeros are not stored.  Optional per-task loads (default: none).
+ */
+typedef struct topomatch_affinity topomatch_affinity_t;
+
+typedef enum topomatch_format {
+	TOPOMATCH_FORMAT_AUTO = 0,
+	TOPOMATCH_FORMAT_DENSE,    /* n lines of n numbers (TopoMatch)      */
+	TOPOMATCH_FORMAT_MM,       /* Matrix Market coordinate              */
+	TOPOMATCH_FORMAT_TRIPLETS, /* "i j w" lines, 0-based, '#' comments  */
+	TOPOMATCH_FORMAT_GRF       /* Scotch source graph, one arc = C(i,j) */
+} topomatch_format;
+
+/* "dense", "mm", "triplets", "grf", "auto" <-> enum; -1 when unknown. */
+TOPOMATCH_API int topomatch_format_from_name(const char *name);
+TOPOMATCH_API const char *topomatch_format_name(int format);
+
+/* Limits on what a reader accepts; 0 in a field means "the default". */
+typedef struct topomatch_limits {
+	int64_t max_tasks; /* default TOPOMATCH_DEFAULT_MAX_TASKS */
+	int64_t max_nnz;   /* directed non-zeros; default ..._MAX_NNZ */
+	int64_t max_bytes; /* input bytes; default ..._MAX_BYTES */
+} topomatch_limits_t;
+
+#define TOPOMATCH_DEFAULT_MAX_TASKS (INT64_C(1) << 22)  /* 4,194,304 */
+#define TOPOMATCH_DEFAULT_MAX_NNZ (INT64_C(1) << 28)    /* 268M */
+#define TOPOMATCH_DEFAULT_MAX_BYTES (INT64_C(1) << 32)  /* 4 GiB */
+
+/*
+ * Read a pattern from a stream (pipes are fine: the input is read once,
+ * sequentially).  `name` is used in messages ("pat.mat:3: ...").
+ * `format` forces a reader; TOPOMATCH_FORMAT_AUTO detects it.
+ * `limits` may be NULL (defaults).
+ */
+TOPOMATCH_API int topomatch_affinity_read(FILE *in, const char *name, int format,
+					  const topomatch_limits_t *limits,
+					  topomatch_affinity_t **out, char *err);
+/* Same from a path; "-" means stdin. */
+TOPOMATCH_API int topomatch_affinity_read_file(const char *path, int format,
+					       const topomatch_limits_t *limits,
+					       topomatch_affinity_t **out, char *err);
+/* Same from memory (the plugins decode blobs this way). */
+TOPOMATCH_API int topomatch_affinity_read_buffer(const char *buf, size_t len,
+						 const char *name, int format,
+						 const topomatch_limits_t *limits,
+						 topomatch_affinity_t **out, char *err);
+
+/*
+ * Build from directed entries (src[k] -> dst[k], weight w[k]); entries with
+ * src == dst are dropped, duplicates summed.  loads may be NULL.
+ */
+TOPOMATCH_API int topomatch_affinity_create(int64_t ntasks, int64_t nentries,
+					    const int64_t *src, const int64_t *dst,
+					    const double *w, const double *loads,
+					    topomatch_affinity_t **out, char *err);
+TOPOMATCH_API void topomatch_affinity_destroy(topomatch_affinity_t *a);
+
+TOPOMATCH_API int64_t topomatch_affinity_ntasks(const topomatch_affinity_t *a);
+/* Directed non-zeros of C (off-diagonal). */
+TOPOMATCH_API int64_t topomatch_affinity_nnz(const topomatch_affinity_t *a);
+/* Loads array (ntasks entries) or NULL when the input had none. */
+TOPOMATCH_API const double *topomatch_affinity_loads(const topomatch_affinity_t *a);
+/* Sum of all weights of C. */
+TOPOMATCH_API double topomatch_affinity_total(const topomatch_affinity_t *a);
+
+/*
+ * Read-only CSR views.  Rows are sorted by column, columns unique.
+ * directed: C;  symmetric: A = C + C^T.  Pointers stay valid until destroy.
+ */
+typedef struct topomatch_csr {
+	int64_t n;
+	const int64_t *rowptr; /* n + 1 entries */
+	const int64_t *col;    /* rowptr[n] entries */
+	const double *w;       /* rowptr[n] entries */
+} topomatch_csr_t;
+TOPOMATCH_API topomatch_csr_t topomatch_affinity_directed(const topomatch_affinity_t *a);
+TOPOMATCH_API topomatch_csr_t topomatch_affinity_symmetric(const topomatch_affinity_t *a);
+
+/* Write C in a format (TOPOMATCH_FORMAT_AUTO means triplets). */
+TOPOMATCH_API int topomatch_affinity_write(const topomatch_affinity_t *a, FILE *out,
+					   int format, char *err);
+
+/* ------------------------------------------------------------------ */
+/* Deterministic random numbers (explicit state: reentrant)            */
+/* ------------------------------------------------------------------ */
+
+typedef struct topomatch_rng {
+	uint64_t s[4];
+} topomatch_rng_t;
+
+TOPOMATCH_API void topomatch_rng_seed(topomatch_rng_t *r, uint64_t seed);
+TOPOMATCH_API uint64_t topomatch_rng_next(topomatch_rng_t *r);
+/* Uniform integer in [0, bound), bound > 0, unbiased. */
+TOPOMATCH_API uint64_t topomatch_rng_below(topomatch_rng_t *r, uint64_t bound);
+/* Uniform double in [0, 1). */
+TOPOMATCH_API double topomatch_rng_uniform(topomatch_rng_t *r);
+/* Standard normal N(0,1). */
+TOPOMATCH_API double topomatch_rng_normal(topomatch_rng_t *r);
+
+/* ------------------------------------------------------------------ */
+/* Topology                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Processing units (PUs) are numbered 0..npu-1:
+ *  - tree (tleaf): lexicographic, root level most significant (Scotch);
+ *  - torus/mesh: first dimension fastest, x + X*(y + Y*z);
+ *  - hypercube: the vertex number;
+ *  - graph: compute vertices in increasing vertex order.
+ * Distances d are hops: on trees 2 x (levels above the lowest common
+ * ancestor), on graphs the shortest path.
+ */
+typedef struct topomatch_topology topomatch_topology_t;
+
+typedef enum topomatch_topo_kind {
+	TOPOMATCH_TOPO_TREE = 1,
+	TOPOMATCH_TOPO_TORUS,
+	TOPOMATCH_TOPO_MESH,
+	TOPOMATCH_TOPO_HCUB,
+	TOPOMATCH_TOPO_GRAPH
+} topomatch_topo_kind;
+
+#define TOPOMATCH_MAX_LEVELS 32
+#define TOPOMATCH_MAX_DIMS 16
+#define TOPOMATCH_MAX_PUS (INT64_C(1) << 26)
+
+/*
+ * Balanced tree: nlevels levels below the root; arity[k] children for
+ * every node at depth k (root depth 0); cost[k] = cost of one link between
+ * depth k and depth k+1 (NULL: all 1).  Scotch: "tleaf n a1 v1 ... an vn".
+ */
+TOPOMATCH_API int topomatch_topology_tree(int nlevels, const int *arity,
+					  const double *cost,
+					  topomatch_topology_t **out, char *err);
+/* Torus (wrap = 1) or mesh (wrap = 0) of ndims dimensions. */
+TOPOMATCH_API int topomatch_topology_grid(int ndims, const int *dims, int wrap,
+					  topomatch_topology_t **out, char *err);
+/* Hypercube of dimension d (2^d PUs). */
+TOPOMATCH_API int topomatch_topology_hcub(int d, topomatch_topology_t **out, char *err);
+/*
+ * General graph: nvert vertices, nlinks undirected links (a[k], b[k]) with
+ * cost[k] > 0 (NULL: all 1), compute[v] != 0 when v holds a PU (NULL: all).
+ * Routing and distances: shortest paths in hops, ties broken towards the
+ * lower-numbered neighbour (BFS in vertex order).
+ */
+TOPOMATCH_API int topomatch_topology_graph(int64_t nvert, int64_t nlinks,
+					   const int64_t *a, const int64_t *b,
+					   const double *cost, const unsigned char *compute,
+					   topomatch_topology_t **out, char *err);
+
+/*
+ * Parse a Scotch target string: "tleaf n a1 v1 ...", "torus2D X Y",
+ * "torus3D X Y Z", "torusXD n d1 ... dn", "mesh2D/3D/XD ...", "hcub d".
+ * `name` and `line` locate the text in messages (name NULL: "topology").
+ */
+TOPOMATCH_API int topomatch_topology_parse(const char *text, const char *name,
+					   topomatch_topology_t **out, char *err);
+/*
+ * If `arg` names an existing file, read the target from it; otherwise
+ * parse `arg` itself as a target string.
+ */
+TOPOMATCH_API int topomatch_topology_load(const char *arg, topomatch_topology_t **out,
+					  char *err);
+TOPOMATCH_API void topomatch_topology_destroy(topomatch_topology_t *t);
+
+TOPOMATCH_API int topomatch_topology_kind(const topomatch_topology_t *t);
+TOPOMATCH_API int64_t topomatch_topology_npu(const topomatch_topology_t *t);
+/* Tree shape (only for TOPOMATCH_TOPO_TREE): returns nlevels, fills arrays
+ * of TOPOMATCH_MAX_LEVELS entries when non-NULL; -1 for other kinds. */
+TOPOMATCH_API int topomatch_topology_tree_shape(const topomatch_topology_t *t, int *arity,
+						double *cost);
+/* Grid shape (torus/mesh/hcub): returns ndims, fills dims; -1 otherwise. */
+TOPOMATCH_API int topomatch_topology_grid_shape(const topomatch_topology_t *t, int *dims);
+/* Canonical text of the topology ("tleaf 2 4 10 2 1", "torus3D 8 8 8"). */
+TOPOMATCH_API int topomatch_topology_describe(const topomatch_topology_t *t, char *buf,
+					      size_t len);
+
+/*
+ * Distances between PUs p and q (0 <= p, q < npu).  Hops, and the cost
+ * of the routed path (sum of link costs).  These are pure functions of
+ * the topology except on general graphs, where they run a BFS: use a
+ * topomatch_router for many queries.
+ */
+TOPOMATCH_API int64_t topomatch_topology_hops(const topomatch_topology_t *t, int64_t p,
+					      int64_t q);
+TOPOMATCH_API double topomatch_topology_cost(const topomatch_topology_t *t, int64_t p,
+					     int64_t q);
+
+/*
+ * A router holds per-caller scratch space (one per thread) for distance
+ * and route queries from a source PU.  Routing (stated in the man page):
+ * trees go up to the lowest common ancestor and down; torus/mesh use
+ * dimension order (x first), shortest direction, ties to +; hypercube
+ * fixes bits from the lowest; graphs follow the BFS tree of the source.
+ * Links are full duplex: each direction is its own link id.
+ */
+typedef struct topomatch_router topomatch_router_t;
+TOPOMATCH_API int topomatch_router_create(const topomatch_topology_t *t,
+					  topomatch_router_t **out, char *err);
+TOPOMATCH_API void topomatch_router_destroy(topomatch_router_t *r);
+/* Number of directed link ids (for sizing load arrays). */
+TOPOMATCH_API int64_t topomatch_router_nlinks(const topomatch_router_t *r);
+/* Select the source PU; later queries are from it. */
+TOPOMATCH_API void topomatch_router_source(topomatch_router_t *r, int64_t p);
+TOPOMATCH_API int64_t topomatch_router_hops(topomatch_router_t *r, int64_t q);
+TOPOMATCH_API double topomatch_router_cost(topomatch_router_t *r, int64_t q);
+/* Directed link ids on the route source -> q, in order; returns how many
+ * (at most `cap` written; call with cap >= hops). */
+TOPOMATCH_API int64_t topomatch_router_route(topomatch_router_t *r, int64_t q,
+					     int64_t *links, int64_t cap);
+
+/* ------------------------------------------------------------------ */
+/* Mappings and metrics                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A mapping: pu[i] = the PU of task i.  Metrics (TopoMatch §3.5 and
+ * TopoMapping Eq. 1-5), with C as read and d, B from the topology:
+ *   hop_bytes = sum_{i != j} C(i,j) d(s(i), s(j))
+ *   sum_com   = sum_{i != j} C(i,j) B(s(i), s(j))
+ *   max_com   = max_{i != j} C(i,j) B(s(i), s(j))
+ *   task_hop_bytes(t) = sum_j (C(t,j) + C(j,t)) d(s(t), s(j))
+ *   avg/max_task_hop_bytes over tasks
+ *   max_link_load = max over directed links of the C volume routed on it.
+ */
+typedef struct topomatch_metrics {
+	double hop_bytes;
+	double sum_com;
+	double max_com;
+	double avg_task_hop_bytes;
+	double max_task_hop_bytes;
+	double max_link_load;
+} topomatch_metrics_t;
+
+TOPOMATCH_API int topomatch_metrics_compute(const topomatch_affinity_t *a,
+					    const topomatch_topology_t *t,
+					    const int64_t *pu, topomatch_metrics_t *m,
+					    char *err);
+/* Per-task hop-bytes into out[ntasks]. */
+TOPOMATCH_API int topomatch_metrics_task_hop_bytes(const topomatch_affinity_t *a,
+						   const topomatch_topology_t *t,
+						   const int64_t *pu, double *out, char *err);
+
+/* Check that pu[] is a valid assignment: every task on an allowed PU
+ * (allowed == NULL: any), at most `oversub` tasks per PU. */
+TOPOMATCH_API int topomatch_mapping_check(const topomatch_topology_t *t, int64_t ntasks,
+					  const int64_t *pu, const int64_t *allowed,
+					  int64_t nallowed, int oversub, char *err);
+
+/* ------------------------------------------------------------------ */
+/* Mappers                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct topomatch_map_opts {
+	const char *mapper;     /* "auto" (NULL), "round-robin", "random" */
+	uint64_t seed;          /* default 1 */
+	int oversub;            /* at most this many tasks per PU; 0 = 1 */
+	const int64_t *allowed; /* allowed PU ids, or NULL = all */
+	int64_t nallowed;
+	double time_budget_s;   /* wall-clock guard; <= 0: none */
+} topomatch_map_opts_t;
+
+typedef struct topomatch_map_result {
+	char mapper[32]; /* the mapper that produced pu[] */
+	int fell_back;   /* 1 when the guard cut a mapper short */
+	double time_s;   /* mapping time */
+} topomatch_map_result_t;
+
+/* Names of the mappers this build has, NULL-terminated. */
+TOPOMATCH_API const char *const *topomatch_mapper_names(void);
+
+/* Map ntasks = topomatch_affinity_ntasks(a) tasks; pu[] gets ntasks ids. */
+TOPOMATCH_API int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
+				const topomatch_map_opts_t *opts, int64_t *pu,
+				topomatch_map_result_t *res, char *err);
+
+/*
+ * Read a whitespace-separated list of integers (any layout, '#' comments)
+ * in [0, bound): constraint files (allowed PUs) and mapping files.
+ * `unique` refuses repeated values.  *out is malloc'd.
+ */
+TOPOMATCH_API int topomatch_read_id_list(const char *path, int64_t bound, int unique,
+					 int64_t max_count, int64_t **out, int64_t *count,
+					 char *err);
+
+/* ------------------------------------------------------------------ */
+/* Pattern generators (topomatch gen)                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Stencil on an ndims (2 or 3) grid of dims[] tasks, task id first
+ * dimension fastest.  points: 5 or 9 (2D), 7 or 27 (3D).  weight[d] is the
+ * volume sent across a face orthogonal to dimension d (NULL: all 1);
+ * diagonal neighbours get the smallest weight of the dimensions they
+ * cross.  periodic: wrap around.
+ */
+TOPOMATCH_API int topomatch_gen_stencil(int ndims, const int *dims, int points, int periodic,
+					const double *weight, topomatch_affinity_t **out,
+					char *err);
+/*
+ * Hierarchical pattern (TreeMatch §5.1): ntasks = prod(arity[0..nlevels-1])
+ * tasks, arity listed from the innermost group outwards; tasks in the
+ * same level-1 group exchange base, then base/ratio between groups of the
+ * next level, and so on; each weight is jittered by up to +-jitter (0..1)
+ * from the seed so that the matrix is random but clearly hierarchical.
+ */
+TOPOMATCH_API int topomatch_gen_hierarchical(int nlevels, const int *arity, double base,
+					     double ratio, double jitter, uint64_t seed,
+					     topomatch_affinity_t **out, char *err);
+/* Random sparse: each task sends to `degree` distinct random others,
+ * weights uniform in [1, maxw]. */
+TOPOMATCH_API int topomatch_gen_random(int64_t ntasks, int64_t degree, double maxw,
+				       uint64_t seed, topomatch_affinity_t **out, char *err);
+/* All-to-all: every ordered pair exchanges w (refused above the nnz limit). */
+TOPOMATCH_API int topomatch_gen_alltoall(int64_t ntasks, double w, int64_t max_nnz,
+					 topomatch_affinity_t **out, char *err);
+
+/* Relabel tasks with a random permutation from `seed` (task i -> perm[i]). */
+TOPOMATCH_API int topomatch_affinity_shuffle(const topomatch_affinity_t *a, uint64_t seed,
+					     topomatch_affinity_t **out, char *err);
+
+/*
+ * Noise models of TopoMatch §5.5, applied to every entry m of C, with
+ * negative results truncated to 0:
+ *   GA: m + N(0,k)   GM: m + m N(0,k)   UA: m + U(-k,k)   UM: m + m U(-k,k)
+ * Additive models touch the zero entries too (the paper's definition), so
+ * they make the matrix dense: refused when n(n-1) exceeds max_nnz.
+ */
+typedef enum topomatch_noise {
+	TOPOMATCH_NOISE_GA = 1,
+	TOPOMATCH_NOISE_GM,
+	TOPOMATCH_NOISE_UA,
+	TOPOMATCH_NOISE_UM
+} topomatch_noise;
+/* "ga"/"gaussian-additive", ... -> enum; -1 when unknown. */
+TOPOMATCH_API int topomatch_noise_from_name(const char *name);
+TOPOMATCH_API int topomatch_affinity_noise(const topomatch_affinity_t *a, int model,
+					   double k, uint64_t seed, int64_t max_nnz,
+					   topomatch_affinity_t **out, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TOPOMATCH_H */
