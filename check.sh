@@ -1,0 +1,55 @@
+#!/bin/sh
+# check.sh - install dependencies, build, and run the whole test suite:
+# unit and CLI tests in a normal build, again under ASan+UBSan, then
+# `make distcheck`.  Idempotent; ends with "N passed, N failed".
+# SPDX-License-Identifier: GPL-2.0-or-later
+set -eu
+top=$(cd "$(dirname "$0")" && pwd)
+cd "$top"
+./contrib/deps.sh
+
+fail=0
+run_suite() { # NAME DIR [configure args...]
+	name=$1
+	dir=$2
+	shift 2
+	echo "== $name: build"
+	./contrib/build.sh "$dir" "$@"
+	echo "== $name: make check"
+	if ! make -s -C "$dir" -j"$(nproc)" check >"$dir/check.out" 2>&1; then
+		fail=1
+		cat "$dir/check.out"
+		[ -f "$dir/test-suite.log" ] && cat "$dir/test-suite.log"
+	fi
+	grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP|# )' "$dir/check.out" || true
+}
+
+run_suite "normal build" "$top/build"
+SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+run_suite "ASan+UBSan build" "$top/build-asan" CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined"
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+echo "== make distcheck"
+if ! make -s -C "$top/build" distcheck >"$top/build/distcheck.out" 2>&1; then
+	fail=1
+	tail -n 60 "$top/build/distcheck.out"
+	echo "distcheck: FAILED"
+else
+	echo "distcheck: passed"
+fi
+
+# One closing line over both builds: Check's per-test counts plus the
+# assertions of the CLI test scripts.
+total=$(cat "$top"/build/tests/*/*.log "$top"/build-asan/tests/*/*.log 2>/dev/null | awk '
+	/^[0-9]+%: Checks: / { gsub(",", ""); c += $3; f += $5 + $7 }
+	/^cli: [0-9]+ passed, [0-9]+ failed$/ { c += $2 + $4; f += $4 }
+	END { printf "%d %d", c - f, f }')
+passed=${total% *}
+failed=${total#* }
+if [ "$fail" -ne 0 ] && [ "$failed" -eq 0 ]; then
+	failed=1 # a build step or distcheck failed outside the counted tests
+fi
+echo "$passed passed, $failed failed"
+[ "$fail" -eq 0 ] && [ "$failed" -eq 0 ]

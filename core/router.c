@@ -1,1 +1,259 @@
+/*
+ * router.c - deterministic routes between PUs and the directed link ids
+ * they use, for the link-load metric (TopoMapping Eq. 4-5).
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Link ids (every direction of a full-duplex link has its own id):
+ *  - tree: non-root nodes are numbered depth by depth (depth 1 first),
+ *    lexicographically inside a depth; node n has the up link 2n (to its
+ *    parent) and the down link 2n+1 (from its parent).  Routes go up from
+ *    the source to the lowest common ancestor, then down.
+ *  - torus/mesh: node v has, in dimension k, the link 2(v*ndims + k) to
+ *    its + neighbour and 2(v*ndims + k) + 1 to its - neighbour (mesh
+ *    borders leave some ids unused).  Routes correct dimension 0 first,
+ *    then 1, ..., each the shorter way round; an exact half-way on an even
+ *    torus dimension goes the + way.
+ *  - hypercube: node v has the link v*d + b to v ^ (1 << b); routes fix the
+ *    differing bits from the lowest.
+ *  - graph: undirected link k is 2k from a[k] to b[k] and 2k+1 back.
+ *    Routes follow the BFS tree of the source, which visits neighbours in
+ *    increasing vertex order (the first discovery sets the parent).
+ */
 #include "config.h"
+#include "topology_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct topomatch_router {
+	const topomatch_topology_t *t;
+	int64_t src; /* source PU, -1 when none is selected */
+	tm_bfs_t bfs; /* graphs only: BFS of the current source, kept */
+};
+
+/* ---------------------------------------------------------------- BFS */
+
+int tm_bfs_init(tm_bfs_t *b, int64_t nvert)
+{
+	memset(b, 0, sizeof(*b));
+	b->src = -1;
+	b->dist = tm_alloc(nvert, sizeof(*b->dist));
+	b->plink = tm_alloc(nvert, sizeof(*b->plink));
+	b->parent = tm_alloc(nvert, sizeof(*b->parent));
+	b->cost = tm_alloc(nvert, sizeof(*b->cost));
+	b->queue = tm_alloc(nvert, sizeof(*b->queue));
+	if (!b->dist || !b->plink || !b->parent || !b->cost || !b->queue) {
+		tm_bfs_free(b);
+		return TOPOMATCH_ENOMEM;
+	}
+	return TOPOMATCH_OK;
+}
+
+void tm_bfs_free(tm_bfs_t *b)
+{
+	free(b->dist);
+	free(b->plink);
+	free(b->parent);
+	free(b->cost);
+	free(b->queue);
+	memset(b, 0, sizeof(*b));
+	b->src = -1;
+}
+
+void tm_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t s)
+{
+	int64_t head = 0, tail = 0;
+	for (int64_t v = 0; v < t->nvert; v++)
+		b->dist[v] = -1;
+	b->src = s;
+	b->dist[s] = 0;
+	b->plink[s] = -1;
+	b->parent[s] = -1;
+	b->cost[s] = 0.0;
+	b->queue[tail++] = s;
+	while (head < tail) {
+		int64_t v = b->queue[head++];
+		for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++) {
+			const tm_adj_t *x = &t->adj[e];
+			if (b->dist[x->nbr] >= 0)
+				continue;
+			b->dist[x->nbr] = b->dist[v] + 1;
+			b->plink[x->nbr] = x->link;
+			b->parent[x->nbr] = v;
+			b->cost[x->nbr] = b->cost[v] + x->cost;
+			b->queue[tail++] = x->nbr;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- router */
+
+int topomatch_router_create(const topomatch_topology_t *t, topomatch_router_t **out,
+			    char *err)
+{
+	*out = NULL;
+	if (!t)
+		return tm_err(err, TOPOMATCH_EINVAL, "router: no topology");
+	topomatch_router_t *r = calloc(1, sizeof(*r));
+	if (!r)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	r->t = t;
+	r->src = -1;
+	r->bfs.src = -1;
+	if (t->kind == TOPOMATCH_TOPO_GRAPH && tm_bfs_init(&r->bfs, t->nvert)) {
+		free(r);
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory for a %lld-vertex router",
+			      (long long)t->nvert);
+	}
+	*out = r;
+	return TOPOMATCH_OK;
+}
+
+void topomatch_router_destroy(topomatch_router_t *r)
+{
+	if (!r)
+		return;
+	tm_bfs_free(&r->bfs);
+	free(r);
+}
+
+int64_t topomatch_router_nlinks(const topomatch_router_t *r)
+{
+	return r->t->nlinks;
+}
+
+/* An out-of-range PU deselects the source: queries then return -1. */
+void topomatch_router_source(topomatch_router_t *r, int64_t p)
+{
+	if (p < 0 || p >= r->t->npu) {
+		r->src = -1;
+		return;
+	}
+	r->src = p;
+	if (r->t->kind == TOPOMATCH_TOPO_GRAPH && r->bfs.src != r->t->pu_vert[p])
+		tm_bfs_run(&r->bfs, r->t, r->t->pu_vert[p]);
+}
+
+static bool query_ok(const topomatch_router_t *r, int64_t q)
+{
+	return r->src >= 0 && q >= 0 && q < r->t->npu;
+}
+
+int64_t topomatch_router_hops(topomatch_router_t *r, int64_t q)
+{
+	if (!query_ok(r, q))
+		return -1;
+	if (r->t->kind == TOPOMATCH_TOPO_GRAPH)
+		return r->bfs.dist[r->t->pu_vert[q]];
+	return topomatch_topology_hops(r->t, r->src, q);
+}
+
+double topomatch_router_cost(topomatch_router_t *r, int64_t q)
+{
+	if (!query_ok(r, q))
+		return -1.0;
+	if (r->t->kind == TOPOMATCH_TOPO_GRAPH)
+		return r->bfs.cost[r->t->pu_vert[q]];
+	return topomatch_topology_cost(r->t, r->src, q);
+}
+
+/* ---------------------------------------------------------------- routes */
+
+/* Record link id at position n when it fits; returns n + 1. */
+static int64_t emit(int64_t *links, int64_t cap, int64_t n, int64_t id)
+{
+	if (n < cap)
+		links[n] = id;
+	return n + 1;
+}
+
+static int64_t tree_route(const topomatch_topology_t *t, int64_t p, int64_t q, int64_t *links,
+			  int64_t cap)
+{
+	int lca = tm_tree_lca(t, p, q);
+	int64_t n = 0;
+	for (int k = t->nlevels; k > lca; k--)
+		n = emit(links, cap, n, 2 * tm_tree_node(t, k, p));
+	for (int k = lca + 1; k <= t->nlevels; k++)
+		n = emit(links, cap, n, 2 * tm_tree_node(t, k, q) + 1);
+	return n;
+}
+
+/* Steps (signed) to go from coordinate a to b in dimension k. */
+static int64_t grid_steps(const topomatch_topology_t *t, int k, int64_t a, int64_t b)
+{
+	int64_t dx = b - a, x = t->dims[k];
+	if (!t->wrap)
+		return dx;
+	if (dx < 0)
+		dx += x;
+	/* dx in [0, x): forward, unless going back is strictly shorter */
+	return (x - dx < dx) ? dx - x : dx;
+}
+
+static int64_t grid_route(const topomatch_topology_t *t, int64_t p, int64_t q, int64_t *links,
+			  int64_t cap)
+{
+	int64_t n = 0, v = p;
+	for (int k = 0; k < t->ndims; k++) {
+		int64_t x = t->dims[k], s = t->stride[k];
+		int64_t steps = grid_steps(t, k, tm_grid_coord(t, k, p), tm_grid_coord(t, k, q));
+		int64_t dir = steps < 0 ? 1 : 0;
+		for (int64_t i = 0; i < llabs(steps); i++) {
+			int64_t c = tm_grid_coord(t, k, v);
+			n = emit(links, cap, n, 2 * (v * t->ndims + k) + dir);
+			int64_t nc = dir ? (c + x - 1) % x : (c + 1) % x;
+			v += (nc - c) * s;
+		}
+	}
+	return n;
+}
+
+static int64_t hcub_route(const topomatch_topology_t *t, int64_t p, int64_t q, int64_t *links,
+			  int64_t cap)
+{
+	int64_t n = 0, v = p;
+	for (int b = 0; b < t->ndims; b++) {
+		if (((v ^ q) >> b) & 1) {
+			n = emit(links, cap, n, v * t->ndims + b);
+			v ^= INT64_C(1) << b;
+		}
+	}
+	return n;
+}
+
+/* Walk the BFS tree back from q: the route has dist[q] links. */
+static int64_t graph_route(const topomatch_router_t *r, int64_t q, int64_t *links, int64_t cap)
+{
+	const tm_bfs_t *b = &r->bfs;
+	int64_t v = r->t->pu_vert[q];
+	int64_t n = b->dist[v];
+	for (int64_t i = n - 1; i >= 0; i--) {
+		if (i < cap)
+			links[i] = b->plink[v];
+		v = b->parent[v];
+	}
+	return n;
+}
+
+int64_t topomatch_router_route(topomatch_router_t *r, int64_t q, int64_t *links, int64_t cap)
+{
+	const topomatch_topology_t *t = r->t;
+	if (!query_ok(r, q))
+		return -1;
+	if (!links || cap < 0)
+		cap = 0;
+	switch (t->kind) {
+	case TOPOMATCH_TOPO_TREE:
+		return tree_route(t, r->src, q, links, cap);
+	case TOPOMATCH_TOPO_TORUS:
+	case TOPOMATCH_TOPO_MESH:
+		return grid_route(t, r->src, q, links, cap);
+	case TOPOMATCH_TOPO_HCUB:
+		return hcub_route(t, r->src, q, links, cap);
+	default:
+		return graph_route(r, q, links, cap);
+	}
+}

@@ -1,1 +1,512 @@
+/*
+ * topology.c - the target topology model: balanced trees (Scotch tleaf),
+ * torus and mesh grids, hypercubes and general graphs; PU numbering,
+ * shapes, canonical text and point-to-point distances.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
 #include "config.h"
+#include "topology_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static topomatch_topology_t *topo_new(int kind)
+{
+	topomatch_topology_t *t = calloc(1, sizeof(*t));
+	if (t)
+		t->kind = kind;
+	return t;
+}
+
+void topomatch_topology_destroy(topomatch_topology_t *t)
+{
+	if (!t)
+		return;
+	free(t->adj_ptr);
+	free(t->adj);
+	free(t->pu_vert);
+	free(t->vert_pu);
+	free(t);
+}
+
+/* ---------------------------------------------------------------- trees */
+
+static int tree_check(int nlevels, const int *arity, const double *cost, int64_t *npu,
+		      char *err)
+{
+	if (nlevels < 1 || nlevels > TOPOMATCH_MAX_LEVELS)
+		return tm_err(err, nlevels < 1 ? TOPOMATCH_EINVAL : TOPOMATCH_ELIMIT,
+			      "a tree needs 1 to %d levels (got %d)", TOPOMATCH_MAX_LEVELS,
+			      nlevels);
+	if (!arity)
+		return tm_err(err, TOPOMATCH_EINVAL, "tree: no arity array");
+	*npu = 1;
+	for (int k = 0; k < nlevels; k++) {
+		if (arity[k] < 1)
+			return tm_err(err, TOPOMATCH_EINVAL,
+				      "tree level %d: arity must be >= 1 (got %d)", k + 1,
+				      arity[k]);
+		if (cost && (!isfinite(cost[k]) || cost[k] <= 0.0))
+			return tm_err(err, TOPOMATCH_EINVAL,
+				      "tree level %d: link cost must be finite and > 0 (got %g)",
+				      k + 1, cost[k]);
+		/* arity >= 1 keeps the product monotone: checking each step is enough */
+		if (!tm_mul_ok(*npu, arity[k], npu) || *npu > TOPOMATCH_MAX_PUS)
+			return tm_err(err, TOPOMATCH_ELIMIT,
+				      "tree has more than %lld PUs (the limit)",
+				      (long long)TOPOMATCH_MAX_PUS);
+	}
+	return TOPOMATCH_OK;
+}
+
+int topomatch_topology_tree(int nlevels, const int *arity, const double *cost,
+			    topomatch_topology_t **out, char *err)
+{
+	int64_t npu;
+	*out = NULL;
+	int rc = tree_check(nlevels, arity, cost, &npu, err);
+	if (rc)
+		return rc;
+	topomatch_topology_t *t = topo_new(TOPOMATCH_TOPO_TREE);
+	if (!t)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	t->npu = npu;
+	t->nlevels = nlevels;
+	t->maxhops = 2 * nlevels;
+	t->below[nlevels] = 1;
+	t->costsum[nlevels] = 0.0;
+	for (int k = nlevels - 1; k >= 0; k--) {
+		t->arity[k] = arity[k];
+		t->cost[k] = cost ? cost[k] : 1.0;
+		t->below[k] = t->below[k + 1] * arity[k];
+		t->costsum[k] = t->costsum[k + 1] + t->cost[k];
+	}
+	/* non-root nodes, depth by depth; depth k has npu / below[k] of them
+	 * (at most nlevels * npu in all, far from overflowing) */
+	t->node_off[0] = 0;
+	t->node_off[1] = 0;
+	for (int k = 1; k < nlevels; k++)
+		t->node_off[k + 1] = t->node_off[k] + npu / t->below[k];
+	t->nlinks = 2 * (t->node_off[nlevels] + npu);
+	*out = t;
+	return TOPOMATCH_OK;
+}
+
+int tm_tree_lca(const topomatch_topology_t *t, int64_t p, int64_t q)
+{
+	int k = 0;
+	while (k < t->nlevels && p / t->below[k + 1] == q / t->below[k + 1])
+		k++;
+	return k;
+}
+
+int64_t tm_tree_node(const topomatch_topology_t *t, int k, int64_t p)
+{
+	return t->node_off[k] + p / t->below[k];
+}
+
+/* ---------------------------------------------------------------- grids */
+
+static int grid_fill(topomatch_topology_t *t, int ndims, const int *dims, char *err)
+{
+	int64_t npu = 1;
+	t->ndims = ndims;
+	t->maxhops = 0;
+	for (int k = 0; k < ndims; k++) {
+		if (dims[k] < 1)
+			return tm_err(err, TOPOMATCH_EINVAL,
+				      "dimension %d: size must be >= 1 (got %d)", k + 1, dims[k]);
+		t->dims[k] = dims[k];
+		t->stride[k] = npu;
+		if (!tm_mul_ok(npu, dims[k], &npu) || npu > TOPOMATCH_MAX_PUS)
+			return tm_err(err, TOPOMATCH_ELIMIT,
+				      "grid has more than %lld PUs (the limit)",
+				      (long long)TOPOMATCH_MAX_PUS);
+		/* a torus dimension of 1 or 2 has nothing to wrap: X/2 is then exact */
+		t->maxhops += t->wrap ? dims[k] / 2 : dims[k] - 1;
+	}
+	t->npu = npu;
+	/* a + and a - link per node and dimension, used or not (mesh borders) */
+	t->nlinks = npu * ndims * 2;
+	return TOPOMATCH_OK;
+}
+
+int topomatch_topology_grid(int ndims, const int *dims, int wrap, topomatch_topology_t **out,
+			    char *err)
+{
+	*out = NULL;
+	if (ndims < 1 || ndims > TOPOMATCH_MAX_DIMS)
+		return tm_err(err, ndims < 1 ? TOPOMATCH_EINVAL : TOPOMATCH_ELIMIT,
+			      "a grid needs 1 to %d dimensions (got %d)", TOPOMATCH_MAX_DIMS,
+			      ndims);
+	if (!dims)
+		return tm_err(err, TOPOMATCH_EINVAL, "grid: no dimension array");
+	topomatch_topology_t *t = topo_new(wrap ? TOPOMATCH_TOPO_TORUS : TOPOMATCH_TOPO_MESH);
+	if (!t)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	t->wrap = wrap ? 1 : 0;
+	int rc = grid_fill(t, ndims, dims, err);
+	if (rc) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return TOPOMATCH_OK;
+}
+
+/*
+ * A hypercube is a mesh of d dimensions of size 2 for the shape queries,
+ * so it obeys TOPOMATCH_MAX_DIMS; its links are numbered on their own
+ * (one per node and bit, see router.c).
+ */
+int topomatch_topology_hcub(int d, topomatch_topology_t **out, char *err)
+{
+	*out = NULL;
+	if (d < 1 || d > TOPOMATCH_MAX_DIMS)
+		return tm_err(err, d < 1 ? TOPOMATCH_EINVAL : TOPOMATCH_ELIMIT,
+			      "a hypercube needs 1 to %d dimensions (got %d)", TOPOMATCH_MAX_DIMS,
+			      d);
+	topomatch_topology_t *t = topo_new(TOPOMATCH_TOPO_HCUB);
+	if (!t)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	t->ndims = d;
+	t->npu = INT64_C(1) << d;
+	t->maxhops = d;
+	t->nlinks = t->npu * d;
+	for (int k = 0; k < d; k++) {
+		t->dims[k] = 2;
+		t->stride[k] = INT64_C(1) << k;
+	}
+	*out = t;
+	return TOPOMATCH_OK;
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+static int graph_check(int64_t nvert, int64_t nlinks, const int64_t *a, const int64_t *b,
+		       const double *cost, char *err)
+{
+	if (nvert < 1 || nvert > TM_MAX_GRAPH_VERTICES)
+		return tm_err(err, nvert < 1 ? TOPOMATCH_EINVAL : TOPOMATCH_ELIMIT,
+			      "a graph needs 1 to %lld vertices (got %lld)",
+			      (long long)TM_MAX_GRAPH_VERTICES, (long long)nvert);
+	if (nlinks < 0 || nlinks > TM_MAX_GRAPH_LINKS)
+		return tm_err(err, nlinks < 0 ? TOPOMATCH_EINVAL : TOPOMATCH_ELIMIT,
+			      "a graph has 0 to %lld links (got %lld)",
+			      (long long)TM_MAX_GRAPH_LINKS, (long long)nlinks);
+	if (nlinks > 0 && (!a || !b))
+		return tm_err(err, TOPOMATCH_EINVAL, "graph: no link arrays");
+	for (int64_t k = 0; k < nlinks; k++) {
+		if (a[k] < 0 || a[k] >= nvert || b[k] < 0 || b[k] >= nvert)
+			return tm_err(err, TOPOMATCH_EINVAL,
+				      "graph link %lld: vertex out of range [0, %lld)",
+				      (long long)k, (long long)nvert);
+		if (a[k] == b[k])
+			return tm_err(err, TOPOMATCH_EINVAL,
+				      "graph link %lld connects vertex %lld to itself",
+				      (long long)k, (long long)a[k]);
+		if (cost && (!isfinite(cost[k]) || cost[k] <= 0.0))
+			return tm_err(err, TOPOMATCH_EINVAL,
+				      "graph link %lld: cost must be finite and > 0 (got %g)",
+				      (long long)k, cost[k]);
+	}
+	return TOPOMATCH_OK;
+}
+
+static int cmp_adj(const void *x, const void *y)
+{
+	const tm_adj_t *p = x, *q = y;
+	if (p->nbr != q->nbr)
+		return p->nbr < q->nbr ? -1 : 1;
+	return (p->link > q->link) - (p->link < q->link);
+}
+
+/* CSR adjacency, each row in increasing neighbour order (the BFS order);
+ * parallel links keep link order, so the lowest-numbered one routes. */
+static int graph_adjacency(topomatch_topology_t *t, const int64_t *a, const int64_t *b,
+			   const double *cost)
+{
+	int64_t n = t->nvert, m = t->nedges;
+	t->adj_ptr = tm_zalloc(n + 1, sizeof(*t->adj_ptr));
+	t->adj = tm_alloc(2 * m, sizeof(*t->adj));
+	int64_t *fill = tm_alloc(n, sizeof(*fill));
+	if (!t->adj_ptr || !t->adj || !fill) {
+		free(fill);
+		return TOPOMATCH_ENOMEM;
+	}
+	for (int64_t k = 0; k < m; k++) {
+		t->adj_ptr[a[k] + 1]++;
+		t->adj_ptr[b[k] + 1]++;
+	}
+	for (int64_t v = 0; v < n; v++)
+		t->adj_ptr[v + 1] += t->adj_ptr[v];
+	memcpy(fill, t->adj_ptr, (size_t)n * sizeof(*fill));
+	for (int64_t k = 0; k < m; k++) {
+		double c = cost ? cost[k] : 1.0;
+		t->adj[fill[a[k]]++] = (tm_adj_t){ b[k], 2 * k, c };
+		t->adj[fill[b[k]]++] = (tm_adj_t){ a[k], 2 * k + 1, c };
+	}
+	free(fill);
+	for (int64_t v = 0; v < n; v++)
+		qsort(t->adj + t->adj_ptr[v], (size_t)(t->adj_ptr[v + 1] - t->adj_ptr[v]),
+		      sizeof(*t->adj), cmp_adj);
+	return TOPOMATCH_OK;
+}
+
+static int graph_pus(topomatch_topology_t *t, const unsigned char *compute, char *err)
+{
+	int64_t n = t->nvert, npu = 0;
+	t->vert_pu = tm_alloc(n, sizeof(*t->vert_pu));
+	if (!t->vert_pu)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	for (int64_t v = 0; v < n; v++)
+		t->vert_pu[v] = (!compute || compute[v]) ? npu++ : -1;
+	if (npu == 0)
+		return tm_err(err, TOPOMATCH_EINVAL, "graph has no compute vertex");
+	if (npu > TOPOMATCH_MAX_PUS)
+		return tm_err(err, TOPOMATCH_ELIMIT, "graph has more than %lld PUs (the limit)",
+			      (long long)TOPOMATCH_MAX_PUS);
+	t->npu = npu;
+	t->pu_vert = tm_alloc(npu, sizeof(*t->pu_vert));
+	if (!t->pu_vert)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	for (int64_t v = 0; v < n; v++)
+		if (t->vert_pu[v] >= 0)
+			t->pu_vert[t->vert_pu[v]] = v;
+	return TOPOMATCH_OK;
+}
+
+/* Every PU must reach every other one: one BFS from PU 0 decides it. */
+static int graph_connected(const topomatch_topology_t *t, char *err)
+{
+	tm_bfs_t b;
+	if (tm_bfs_init(&b, t->nvert))
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	tm_bfs_run(&b, t, t->pu_vert[0]);
+	int rc = TOPOMATCH_OK;
+	for (int64_t p = 1; p < t->npu; p++) {
+		if (b.dist[t->pu_vert[p]] < 0) {
+			rc = tm_err(err, TOPOMATCH_EINVAL,
+				    "graph is not connected: PU %lld (vertex %lld) cannot "
+				    "reach PU 0 (vertex %lld)",
+				    (long long)p, (long long)t->pu_vert[p],
+				    (long long)t->pu_vert[0]);
+			break;
+		}
+	}
+	tm_bfs_free(&b);
+	return rc;
+}
+
+int topomatch_topology_graph(int64_t nvert, int64_t nlinks, const int64_t *a, const int64_t *b,
+			     const double *cost, const unsigned char *compute,
+			     topomatch_topology_t **out, char *err)
+{
+	*out = NULL;
+	int rc = graph_check(nvert, nlinks, a, b, cost, err);
+	if (rc)
+		return rc;
+	topomatch_topology_t *t = topo_new(TOPOMATCH_TOPO_GRAPH);
+	if (!t)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	t->nvert = nvert;
+	t->nedges = nlinks;
+	t->nlinks = 2 * nlinks;
+	t->maxhops = nvert - 1;
+	rc = graph_adjacency(t, a, b, cost);
+	if (rc)
+		tm_err(err, rc, "out of memory building a %lld-vertex graph", (long long)nvert);
+	if (!rc)
+		rc = graph_pus(t, compute, err);
+	if (!rc)
+		rc = graph_connected(t, err);
+	if (rc) {
+		topomatch_topology_destroy(t);
+		return rc;
+	}
+	*out = t;
+	return TOPOMATCH_OK;
+}
+
+/* ---------------------------------------------------------------- queries */
+
+int topomatch_topology_kind(const topomatch_topology_t *t)
+{
+	return t->kind;
+}
+
+int64_t topomatch_topology_npu(const topomatch_topology_t *t)
+{
+	return t->npu;
+}
+
+int topomatch_topology_tree_shape(const topomatch_topology_t *t, int *arity, double *cost)
+{
+	if (t->kind != TOPOMATCH_TOPO_TREE)
+		return -1;
+	for (int k = 0; k < t->nlevels; k++) {
+		if (arity)
+			arity[k] = t->arity[k];
+		if (cost)
+			cost[k] = t->cost[k];
+	}
+	return t->nlevels;
+}
+
+int topomatch_topology_grid_shape(const topomatch_topology_t *t, int *dims)
+{
+	if (t->kind != TOPOMATCH_TOPO_TORUS && t->kind != TOPOMATCH_TOPO_MESH &&
+	    t->kind != TOPOMATCH_TOPO_HCUB)
+		return -1;
+	if (dims)
+		memcpy(dims, t->dims, (size_t)t->ndims * sizeof(*dims));
+	return t->ndims;
+}
+
+/* Append to buf at *pos like snprintf would, remembering truncation. */
+static void put(char *buf, size_t len, size_t *pos, const char *fmt, ...) TM_PRINTF(4, 5);
+
+static void put(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(*pos < len ? buf + *pos : NULL, *pos < len ? len - *pos : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*pos += (size_t)n;
+}
+
+/* Shortest text that reads back to the same double (costs are usually
+ * small integers: "100", not "100.00000000000000"). */
+static void put_double(char *buf, size_t len, size_t *pos, double x)
+{
+	char s[32];
+	snprintf(s, sizeof(s), "%.15g", x);
+	if (strtod(s, NULL) != x)
+		snprintf(s, sizeof(s), "%.17g", x);
+	put(buf, len, pos, "%s", s);
+}
+
+static void describe_grid(const topomatch_topology_t *t, char *buf, size_t len, size_t *pos)
+{
+	const char *base = t->wrap ? "torus" : "mesh";
+	if (t->ndims == 2 || t->ndims == 3)
+		put(buf, len, pos, "%s%dD", base, t->ndims);
+	else
+		put(buf, len, pos, "%sXD %d", base, t->ndims);
+	for (int k = 0; k < t->ndims; k++)
+		put(buf, len, pos, " %d", t->dims[k]);
+}
+
+int topomatch_topology_describe(const topomatch_topology_t *t, char *buf, size_t len)
+{
+	size_t pos = 0;
+	if (!t || !buf || len == 0)
+		return TOPOMATCH_EINVAL;
+	buf[0] = '\0';
+	switch (t->kind) {
+	case TOPOMATCH_TOPO_TREE:
+		put(buf, len, &pos, "tleaf %d", t->nlevels);
+		for (int k = 0; k < t->nlevels; k++) {
+			put(buf, len, &pos, " %d ", t->arity[k]);
+			put_double(buf, len, &pos, t->cost[k]);
+		}
+		break;
+	case TOPOMATCH_TOPO_TORUS:
+	case TOPOMATCH_TOPO_MESH:
+		describe_grid(t, buf, len, &pos);
+		break;
+	case TOPOMATCH_TOPO_HCUB:
+		put(buf, len, &pos, "hcub %d", t->ndims);
+		break;
+	default:
+		put(buf, len, &pos, "graph %lld vertices, %lld links, %lld PUs",
+		    (long long)t->nvert, (long long)t->nedges, (long long)t->npu);
+		break;
+	}
+	return pos < len ? TOPOMATCH_OK : TOPOMATCH_ELIMIT;
+}
+
+/* ---------------------------------------------------------------- distances */
+
+static int64_t tree_hops(const topomatch_topology_t *t, int64_t p, int64_t q)
+{
+	return 2 * (int64_t)(t->nlevels - tm_tree_lca(t, p, q));
+}
+
+static int64_t grid_hops(const topomatch_topology_t *t, int64_t p, int64_t q)
+{
+	int64_t h = 0;
+	for (int k = 0; k < t->ndims; k++) {
+		int64_t dx = llabs(tm_grid_coord(t, k, p) - tm_grid_coord(t, k, q));
+		if (t->wrap && t->dims[k] - dx < dx)
+			dx = t->dims[k] - dx;
+		h += dx;
+	}
+	return h;
+}
+
+static int64_t hcub_hops(int64_t p, int64_t q)
+{
+	return __builtin_popcountll((unsigned long long)(p ^ q));
+}
+
+/* Graph distances from scratch: one BFS per call (slow; see router.c). */
+static int graph_pair(const topomatch_topology_t *t, int64_t p, int64_t q, int64_t *hops,
+		      double *cost)
+{
+	tm_bfs_t b;
+	if (tm_bfs_init(&b, t->nvert))
+		return TOPOMATCH_ENOMEM;
+	tm_bfs_run(&b, t, t->pu_vert[p]);
+	*hops = b.dist[t->pu_vert[q]];
+	*cost = b.cost[t->pu_vert[q]];
+	tm_bfs_free(&b);
+	return TOPOMATCH_OK;
+}
+
+static bool pu_ok(const topomatch_topology_t *t, int64_t p)
+{
+	return p >= 0 && p < t->npu;
+}
+
+/* -1 for PUs out of range (or no memory for a graph BFS). */
+int64_t topomatch_topology_hops(const topomatch_topology_t *t, int64_t p, int64_t q)
+{
+	int64_t h;
+	double c;
+	if (!pu_ok(t, p) || !pu_ok(t, q))
+		return -1;
+	switch (t->kind) {
+	case TOPOMATCH_TOPO_TREE:
+		return tree_hops(t, p, q);
+	case TOPOMATCH_TOPO_TORUS:
+	case TOPOMATCH_TOPO_MESH:
+		return grid_hops(t, p, q);
+	case TOPOMATCH_TOPO_HCUB:
+		return hcub_hops(p, q);
+	default:
+		return graph_pair(t, p, q, &h, &c) ? -1 : h;
+	}
+}
+
+/* Torus, mesh and hypercube links all cost 1, so the cost is the hop count;
+ * trees sum the per-level costs of both branches under the LCA. */
+double topomatch_topology_cost(const topomatch_topology_t *t, int64_t p, int64_t q)
+{
+	int64_t h;
+	double c;
+	if (!pu_ok(t, p) || !pu_ok(t, q))
+		return -1.0;
+	switch (t->kind) {
+	case TOPOMATCH_TOPO_TREE:
+		return 2.0 * t->costsum[tm_tree_lca(t, p, q)];
+	case TOPOMATCH_TOPO_GRAPH:
+		return graph_pair(t, p, q, &h, &c) ? -1.0 : c;
+	default:
+		return (double)topomatch_topology_hops(t, p, q);
+	}
+}

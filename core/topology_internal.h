@@ -1,0 +1,92 @@
+/*
+ * topology_internal.h - the topology model, shared by the topology files
+ * (model, parser, router), the metrics and the mappers.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TM_TOPOLOGY_INTERNAL_H
+#define TM_TOPOLOGY_INTERNAL_H
+
+#include "tm_internal.h"
+
+/* Bounds of general graphs (the PU count has TOPOMATCH_MAX_PUS). */
+#define TM_MAX_GRAPH_VERTICES (INT64_C(1) << 28)
+#define TM_MAX_GRAPH_LINKS (INT64_C(1) << 28)
+
+/* Largest target file topomatch_topology_load() reads. */
+#define TM_MAX_TOPOLOGY_BYTES (INT64_C(1) << 20)
+
+/* One direction of an undirected graph link, as seen from its tail. */
+typedef struct tm_adj {
+	int64_t nbr;  /* head vertex */
+	int64_t link; /* directed link id: 2k from a[k] to b[k], 2k+1 back */
+	double cost;
+} tm_adj_t;
+
+struct topomatch_topology {
+	int kind;     /* topomatch_topo_kind */
+	int64_t npu;
+	int64_t nlinks;  /* directed link ids, see router.c */
+	int64_t maxhops; /* bound on the length of any route */
+
+	/* tree: node at depth k covers below[k] PUs; below[0] = npu */
+	int nlevels;
+	int arity[TOPOMATCH_MAX_LEVELS];
+	double cost[TOPOMATCH_MAX_LEVELS];
+	double costsum[TOPOMATCH_MAX_LEVELS + 1]; /* sum of cost[k..nlevels-1] */
+	int64_t below[TOPOMATCH_MAX_LEVELS + 1];
+	int64_t node_off[TOPOMATCH_MAX_LEVELS + 1]; /* id of the first node at depth k */
+
+	/* torus/mesh; a hypercube is kept as ndims dimensions of size 2 */
+	int ndims;
+	int wrap;
+	int dims[TOPOMATCH_MAX_DIMS];
+	int64_t stride[TOPOMATCH_MAX_DIMS]; /* product of dims[0..k-1] */
+
+	/* graph: adjacency in CSR, rows sorted by (nbr, link) */
+	int64_t nvert;
+	int64_t nedges; /* undirected links */
+	int64_t *adj_ptr;
+	tm_adj_t *adj;
+	int64_t *pu_vert; /* PU -> vertex */
+	int64_t *vert_pu; /* vertex -> PU, -1 for switches */
+};
+
+/*
+ * Breadth-first search state over a graph topology.  Neighbours are taken
+ * in increasing vertex order and the first discovery sets the parent, so
+ * the tree (and every route) is deterministic.
+ */
+typedef struct tm_bfs {
+	int64_t src;   /* source vertex, -1 before the first run */
+	int64_t *dist; /* hops from src, -1 when unreached */
+	int64_t *plink; /* directed link that reached the vertex */
+	int64_t *parent;
+	double *cost;  /* cost of the tree path from src */
+	int64_t *queue;
+} tm_bfs_t;
+
+int tm_bfs_init(tm_bfs_t *b, int64_t nvert);
+void tm_bfs_free(tm_bfs_t *b);
+void tm_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t src_vertex);
+
+/* Parse a target from a buffer that may hold NUL bytes (refused). */
+int tm_topology_parse_buf(const char *buf, size_t len, const char *name,
+			  topomatch_topology_t **out, char *err);
+
+/*
+ * Tree helpers: depth of the lowest common ancestor of PUs p and q (nlevels
+ * when p == q), and the id of the depth-k ancestor of PU p (k >= 1) among
+ * all non-root nodes.
+ */
+int tm_tree_lca(const topomatch_topology_t *t, int64_t p, int64_t q);
+int64_t tm_tree_node(const topomatch_topology_t *t, int k, int64_t p);
+
+/* Coordinate of PU p in grid dimension k. */
+static inline int64_t tm_grid_coord(const topomatch_topology_t *t, int k, int64_t p)
+{
+	return (p / t->stride[k]) % t->dims[k];
+}
+
+#endif /* TM_TOPOLOGY_INTERNAL_H */

@@ -1,1 +1,175 @@
+/*
+ * cli.c - helpers shared by the topomatch subcommands.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
 #include "config.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "topomatch %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "topomatch %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'topomatch %s --help'.\n", cmd);
+	return CLI_USAGE;
+}
+
+bool cli_int64(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+	       int64_t *v)
+{
+	char *e;
+	errno = 0;
+	long long x = strtoll(s, &e, 10);
+	if (errno || e == s || *e != '\0' || x < min || x > max) {
+		cli_usage_error(cmd, "%s: '%s' is not an integer in [%lld, %lld]", opt, s,
+				(long long)min, (long long)max);
+		return false;
+	}
+	*v = x;
+	return true;
+}
+
+bool cli_uint64(const char *cmd, const char *opt, const char *s, uint64_t *v)
+{
+	char *e;
+	errno = 0;
+	unsigned long long x = strtoull(s, &e, 10);
+	if (errno || e == s || *e != '\0' || s[0] == '-') {
+		cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt, s);
+		return false;
+	}
+	*v = x;
+	return true;
+}
+
+bool cli_double(const char *cmd, const char *opt, const char *s, double min, double max,
+		double *v)
+{
+	char *e;
+	errno = 0;
+	double x = strtod(s, &e);
+	if (errno || e == s || *e != '\0' || !isfinite(x) || x < min || x > max) {
+		cli_usage_error(cmd, "%s: '%s' is not a number in [%g, %g]", opt, s, min, max);
+		return false;
+	}
+	*v = x;
+	return true;
+}
+
+int cli_common_opt(const char *cmd, int c, const char *arg, struct cli_inputs *in)
+{
+	int64_t v;
+	switch (c) {
+	case OPT_FORMAT:
+		in->format = topomatch_format_from_name(arg);
+		if (in->format < 0) {
+			cli_usage_error(cmd, "--format: unknown format '%s' "
+					     "(dense, mm, triplets, grf or auto)", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_MAX_TASKS:
+		if (!cli_int64(cmd, "--max-tasks", arg, 1, INT64_MAX, &v))
+			return -1;
+		in->limits.max_tasks = v;
+		return 1;
+	case OPT_MAX_NNZ:
+		if (!cli_int64(cmd, "--max-nnz", arg, 1, INT64_MAX, &v))
+			return -1;
+		in->limits.max_nnz = v;
+		return 1;
+	case OPT_MAX_BYTES:
+		if (!cli_int64(cmd, "--max-bytes", arg, 1, INT64_MAX, &v))
+			return -1;
+		in->limits.max_bytes = v;
+		return 1;
+	case OPT_JSON:
+		in->json = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_load(const char *cmd, const struct cli_inputs *in, topomatch_topology_t **t,
+	     topomatch_affinity_t **a)
+{
+	char err[TOPOMATCH_ERRLEN];
+	*t = NULL;
+	*a = NULL;
+	if (topomatch_topology_load(in->topo, t, err) != TOPOMATCH_OK) {
+		cli_error(cmd, "%s", err);
+		return CLI_FAIL;
+	}
+	if (topomatch_affinity_read_file(in->pattern, in->format, &in->limits, a, err) !=
+	    TOPOMATCH_OK) {
+		cli_error(cmd, "%s", err);
+		topomatch_topology_destroy(*t);
+		*t = NULL;
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+/* JSON has no inf/nan; the metrics are finite, but never print invalid JSON. */
+static void json_number(double x)
+{
+	if (isfinite(x))
+		printf("%.17g", x);
+	else
+		printf("null");
+}
+
+void cli_print_metrics(const char *mapper, int64_t ntasks, const topomatch_topology_t *t,
+		       const topomatch_metrics_t *m, double time_s, bool json)
+{
+	const struct {
+		const char *key;
+		double v;
+	} f[] = {
+		{ "hop_bytes", m->hop_bytes },
+		{ "sum_com", m->sum_com },
+		{ "max_com", m->max_com },
+		{ "avg_task_hop_bytes", m->avg_task_hop_bytes },
+		{ "max_task_hop_bytes", m->max_task_hop_bytes },
+		{ "max_link_load", m->max_link_load },
+		{ "time_s", time_s },
+	};
+	if (json) {
+		/* mapper is one of our own names: no escaping needed */
+		printf("{\"mapper\": \"%s\", \"tasks\": %lld", mapper, (long long)ntasks);
+		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			printf(", \"%s\": ", f[i].key);
+			json_number(f[i].v);
+		}
+		printf("}\n");
+		return;
+	}
+	char desc[256];
+	topomatch_topology_describe(t, desc, sizeof(desc));
+	printf("mapper              %s\n", mapper);
+	printf("tasks               %lld\n", (long long)ntasks);
+	printf("topology            %s (%lld PUs)\n", desc, (long long)topomatch_topology_npu(t));
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		printf("%-20s%.15g\n", f[i].key, f[i].v);
+}

@@ -1,0 +1,68 @@
+/*
+ * cli.h - helpers shared by the topomatch subcommands.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TM_CLI_H
+#define TM_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "topomatch.h"
+
+/* Exit codes: 0 success, 1 bad input or failed run, 2 bad usage. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Long options shared by map and eval (values above 255, no short form). */
+enum {
+	OPT_FORMAT = 256,
+	OPT_MAX_TASKS,
+	OPT_MAX_NNZ,
+	OPT_MAX_BYTES,
+	OPT_JSON,
+	OPT_MAPPER,
+	OPT_SEED,
+	OPT_BUDGET,
+	OPT_OUT,
+	OPT_HELP,
+	OPT_FIRST_PRIVATE /* subcommands number their own options from here */
+};
+
+/* Inputs common to map and eval. */
+struct cli_inputs {
+	const char *topo;
+	const char *pattern;
+	int format;
+	topomatch_limits_t limits;
+	bool json;
+};
+
+/* "topomatch CMD: message" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Usage error: message plus "Try 'topomatch CMD --help'."; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Strict number parsing of option values; false (and a message) when bad. */
+bool cli_int64(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+	       int64_t *v);
+bool cli_uint64(const char *cmd, const char *opt, const char *s, uint64_t *v);
+bool cli_double(const char *cmd, const char *opt, const char *s, double min, double max,
+		double *v);
+
+/* Handle an option shared by map/eval (--format, --max-*, --json);
+ * returns 1 when handled, 0 when not one of them, -1 on a bad value. */
+int cli_common_opt(const char *cmd, int c, const char *arg, struct cli_inputs *in);
+
+/* Load topology and pattern; prints the error and returns CLI_FAIL on failure. */
+int cli_load(const char *cmd, const struct cli_inputs *in, topomatch_topology_t **t,
+	     topomatch_affinity_t **a);
+
+/* Print metrics (text or one JSON object) to stdout. */
+void cli_print_metrics(const char *mapper, int64_t ntasks, const topomatch_topology_t *t,
+		       const topomatch_metrics_t *m, double time_s, bool json);
+
+#endif /* TM_CLI_H */

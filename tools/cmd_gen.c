@@ -1,1 +1,381 @@
+/*
+ * cmd_gen.c - `topomatch gen`: synthetic communication patterns.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
 #include "config.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cmd_gen(int argc, char **argv);
+
+static const char help[] =
+	"Usage: topomatch gen KIND [OPTIONS]\n"
+	"Write a synthetic communication pattern.\n"
+	"\n"
+	"Kinds and their options:\n"
+	"  stencil2d, stencil3d    --dims 16x16[x16]  --points 5|9 (2D), 7|27 (3D)\n"
+	"                          --periodic  --weights WX,WY[,WZ] (default 1 each)\n"
+	"  hierarchical            --arity A1,A2,... (innermost group first; tasks =\n"
+	"                          product)  --base W (1000)  --ratio R (10)\n"
+	"                          --jitter J (0.1)  (TreeMatch §5.1)\n"
+	"  random                  --tasks N  --degree D (6)  --max-weight W (100)\n"
+	"  alltoall                --tasks N  --weight W (1)\n"
+	"\n"
+	"Common options:\n"
+	"      --seed N            seed of random kinds and of the noise (default 1)\n"
+	"      --noise MODEL:K     add noise (TopoMatch §5.5): ga, gm, ua, um\n"
+	"                          (gaussian/uniform, additive/multiplicative)\n"
+	"      --shuffle SEED      relabel the tasks with a random permutation\n"
+	"                          (applied after the noise)\n"
+	"      --out FILE          output file (default: stdout)\n"
+	"      --format FMT        dense, mm, triplets or grf; default from the\n"
+	"                          --out suffix (.mat dense, .mtx/.mm mm, .grf grf),\n"
+	"                          else triplets\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Exit status: 0 success, 1 failure, 2 bad usage. See topomatch-gen(1).\n";
+
+enum {
+	G_DIMS = OPT_FIRST_PRIVATE,
+	G_POINTS,
+	G_PERIODIC,
+	G_WEIGHTS,
+	G_ARITY,
+	G_BASE,
+	G_RATIO,
+	G_JITTER,
+	G_TASKS,
+	G_DEGREE,
+	G_MAXW,
+	G_WEIGHT,
+	G_NOISE,
+	G_SHUFFLE,
+};
+
+struct gen_args {
+	const char *kind;
+	int dims[3], ndims_given, points, periodic;
+	double weights[3];
+	int nweights;
+	int arity[TOPOMATCH_MAX_LEVELS], narity;
+	double base, ratio, jitter, maxw, weight;
+	int64_t tasks, degree;
+	uint64_t seed, shuffle_seed;
+	bool shuffle;
+	int noise_model;
+	double noise_k;
+	const char *out;
+	int format;
+};
+
+/* "16x16x8" -> dims; returns the count or -1. */
+static int parse_dims(const char *s, int *dims, int max)
+{
+	int n = 0;
+	const char *p = s;
+	for (;;) {
+		char *e;
+		errno = 0;
+		long v = strtol(p, &e, 10);
+		if (errno || e == p || v < 1 || v > (1L << 24) || n == max)
+			return -1;
+		dims[n++] = (int)v;
+		if (*e == '\0')
+			return n;
+		if (*e != 'x' && *e != 'X')
+			return -1;
+		p = e + 1;
+	}
+}
+
+/* "1000,500,100" -> numbers; returns the count or -1. */
+static int parse_list(const char *s, double *v, int max)
+{
+	int n = 0;
+	const char *p = s;
+	for (;;) {
+		char *e;
+		errno = 0;
+		double x = strtod(p, &e);
+		if (errno || e == p || n == max)
+			return -1;
+		v[n++] = x;
+		if (*e == '\0')
+			return n;
+		if (*e != ',')
+			return -1;
+		p = e + 1;
+	}
+}
+
+static bool parse_noise(const char *s, struct gen_args *g)
+{
+	const char *colon = strchr(s, ':');
+	char model[64];
+	if (!colon || (size_t)(colon - s) >= sizeof(model)) {
+		cli_usage_error("gen", "--noise: expected MODEL:K, e.g. gm:0.2 (got '%s')", s);
+		return false;
+	}
+	memcpy(model, s, (size_t)(colon - s));
+	model[colon - s] = '\0';
+	g->noise_model = topomatch_noise_from_name(model);
+	if (g->noise_model < 0) {
+		cli_usage_error("gen", "--noise: unknown model '%s' (ga, gm, ua, um)", model);
+		return false;
+	}
+	return cli_double("gen", "--noise", colon + 1, 0, 1e300, &g->noise_k);
+}
+
+static int parse_opt(int c, const char *arg, struct gen_args *g)
+{
+	double list[TOPOMATCH_MAX_LEVELS];
+	int n;
+	switch (c) {
+	case G_DIMS:
+		if ((g->ndims_given = parse_dims(arg, g->dims, 3)) < 2)
+			return cli_usage_error("gen", "--dims: expected AxB or AxBxC, got '%s'", arg);
+		return CLI_OK;
+	case G_POINTS: {
+		int64_t v;
+		if (!cli_int64("gen", "--points", arg, 5, 27, &v))
+			return CLI_USAGE;
+		g->points = (int)v;
+		return CLI_OK;
+	}
+	case G_PERIODIC: g->periodic = 1; return CLI_OK;
+	case G_WEIGHTS:
+		if ((g->nweights = parse_list(arg, g->weights, 3)) < 1)
+			return cli_usage_error("gen", "--weights: expected W1,W2[,W3], got '%s'", arg);
+		return CLI_OK;
+	case G_ARITY:
+		if ((n = parse_list(arg, list, TOPOMATCH_MAX_LEVELS)) < 1)
+			return cli_usage_error("gen", "--arity: expected A1,A2,..., got '%s'", arg);
+		for (int i = 0; i < n; i++) {
+			if (list[i] < 2 || list[i] > 65536 || list[i] != (int)list[i])
+				return cli_usage_error("gen", "--arity: '%s': each arity must be "
+							      "an integer in [2, 65536]", arg);
+			g->arity[i] = (int)list[i];
+		}
+		g->narity = n;
+		return CLI_OK;
+	case G_BASE: return cli_double("gen", "--base", arg, 1e-300, 1e300, &g->base) ? 0 : 2;
+	case G_RATIO: return cli_double("gen", "--ratio", arg, 1, 1e300, &g->ratio) ? 0 : 2;
+	case G_JITTER: return cli_double("gen", "--jitter", arg, 0, 0.999, &g->jitter) ? 0 : 2;
+	case G_MAXW: return cli_double("gen", "--max-weight", arg, 1, 1e300, &g->maxw) ? 0 : 2;
+	case G_WEIGHT: return cli_double("gen", "--weight", arg, 0, 1e300, &g->weight) ? 0 : 2;
+	case G_TASKS:
+		return cli_int64("gen", "--tasks", arg, 1, TOPOMATCH_DEFAULT_MAX_TASKS, &g->tasks)
+			       ? 0 : 2;
+	case G_DEGREE: return cli_int64("gen", "--degree", arg, 0, INT32_MAX, &g->degree) ? 0 : 2;
+	case OPT_SEED: return cli_uint64("gen", "--seed", arg, &g->seed) ? 0 : 2;
+	case G_SHUFFLE:
+		g->shuffle = true;
+		return cli_uint64("gen", "--shuffle", arg, &g->shuffle_seed) ? 0 : 2;
+	case G_NOISE: return parse_noise(arg, g) ? 0 : 2;
+	case OPT_OUT: g->out = arg; return CLI_OK;
+	case OPT_FORMAT:
+		g->format = topomatch_format_from_name(arg);
+		if (g->format < 0 || g->format == TOPOMATCH_FORMAT_AUTO)
+			return cli_usage_error("gen", "--format: '%s' is not one of dense, mm, "
+						      "triplets, grf", arg);
+		return CLI_OK;
+	default: return cli_usage_error("gen", "unknown option");
+	}
+}
+
+static int parse_args(int argc, char **argv, struct gen_args *g)
+{
+	static const struct option longopts[] = {
+		{ "dims", required_argument, NULL, G_DIMS },
+		{ "points", required_argument, NULL, G_POINTS },
+		{ "periodic", no_argument, NULL, G_PERIODIC },
+		{ "weights", required_argument, NULL, G_WEIGHTS },
+		{ "arity", required_argument, NULL, G_ARITY },
+		{ "base", required_argument, NULL, G_BASE },
+		{ "ratio", required_argument, NULL, G_RATIO },
+		{ "jitter", required_argument, NULL, G_JITTER },
+		{ "tasks", required_argument, NULL, G_TASKS },
+		{ "degree", required_argument, NULL, G_DEGREE },
+		{ "max-weight", required_argument, NULL, G_MAXW },
+		{ "weight", required_argument, NULL, G_WEIGHT },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "noise", required_argument, NULL, G_NOISE },
+		{ "shuffle", required_argument, NULL, G_SHUFFLE },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(help, stdout);
+			exit(CLI_OK);
+		}
+		if (c == ':')
+			return cli_usage_error("gen", "option '%s' needs a value", argv[optind - 1]);
+		if (c == '?')
+			return cli_usage_error("gen", "unknown option '%s'", argv[optind - 1]);
+		int rc = parse_opt(c, optarg, g);
+		if (rc != CLI_OK)
+			return rc;
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("gen", optind >= argc ? "which KIND of pattern?"
+							      : "more than one KIND given");
+	g->kind = argv[optind];
+	return CLI_OK;
+}
+
+/* Options a kind needs; usage errors exit 2 before anything is generated. */
+static int check_kind(const struct gen_args *g)
+{
+	const char *k = g->kind;
+	if (!strcmp(k, "stencil2d") || !strcmp(k, "stencil3d")) {
+		int nd = k[7] - '0';
+		if (g->ndims_given != nd)
+			return cli_usage_error("gen", "%s needs --dims with %d sizes", k, nd);
+		if (g->nweights && g->nweights != nd)
+			return cli_usage_error("gen", "%s needs %d --weights values", k, nd);
+		return CLI_OK;
+	}
+	if (!strcmp(k, "hierarchical"))
+		return g->narity ? CLI_OK
+				 : cli_usage_error("gen", "hierarchical needs --arity A1,A2,...");
+	if (!strcmp(k, "random") || !strcmp(k, "alltoall"))
+		return g->tasks ? CLI_OK : cli_usage_error("gen", "%s needs --tasks N", k);
+	return cli_usage_error("gen", "unknown KIND '%s' (stencil2d, stencil3d, hierarchical, "
+				      "random, alltoall)", k);
+}
+
+static int generate(const struct gen_args *g, topomatch_affinity_t **a, char *err)
+{
+	const char *k = g->kind;
+	if (!strncmp(k, "stencil", 7)) {
+		int nd = k[7] - '0';
+		int points = g->points ? g->points : (nd == 2 ? 5 : 7);
+		return topomatch_gen_stencil(nd, g->dims, points, g->periodic,
+					     g->nweights ? g->weights : NULL, a, err);
+	}
+	if (!strcmp(k, "hierarchical"))
+		return topomatch_gen_hierarchical(g->narity, g->arity, g->base, g->ratio,
+						  g->jitter, g->seed, a, err);
+	if (!strcmp(k, "random"))
+		return topomatch_gen_random(g->tasks, g->degree, g->maxw, g->seed, a, err);
+	return topomatch_gen_alltoall(g->tasks, g->weight, 0, a, err);
+}
+
+/* Noise, then shuffle: each step replaces the pattern. */
+static int transform(const struct gen_args *g, topomatch_affinity_t **a, char *err)
+{
+	topomatch_affinity_t *b;
+	if (g->noise_model > 0) {
+		int rc = topomatch_affinity_noise(*a, g->noise_model, g->noise_k, g->seed, 0, &b,
+						  err);
+		if (rc != TOPOMATCH_OK)
+			return rc;
+		topomatch_affinity_destroy(*a);
+		*a = b;
+	}
+	if (g->shuffle) {
+		int rc = topomatch_affinity_shuffle(*a, g->shuffle_seed, &b, err);
+		if (rc != TOPOMATCH_OK)
+			return rc;
+		topomatch_affinity_destroy(*a);
+		*a = b;
+	}
+	return TOPOMATCH_OK;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+static int output_format(const struct gen_args *g)
+{
+	if (g->format > 0)
+		return g->format;
+	if (!g->out)
+		return TOPOMATCH_FORMAT_TRIPLETS;
+	if (has_suffix(g->out, ".mat"))
+		return TOPOMATCH_FORMAT_DENSE;
+	if (has_suffix(g->out, ".mtx") || has_suffix(g->out, ".mm"))
+		return TOPOMATCH_FORMAT_MM;
+	if (has_suffix(g->out, ".grf"))
+		return TOPOMATCH_FORMAT_GRF;
+	return TOPOMATCH_FORMAT_TRIPLETS;
+}
+
+/* Write to a temporary file next to the target and rename it, so that a
+ * failed run never leaves a truncated pattern behind. */
+static int write_pattern(const struct gen_args *g, const topomatch_affinity_t *a)
+{
+	char err[TOPOMATCH_ERRLEN];
+	if (!g->out || !strcmp(g->out, "-")) {
+		if (topomatch_affinity_write(a, stdout, output_format(g), err) != TOPOMATCH_OK ||
+		    fflush(stdout) != 0) {
+			cli_error("gen", "stdout: %s", err);
+			return CLI_FAIL;
+		}
+		return CLI_OK;
+	}
+	size_t len = strlen(g->out) + 16;
+	char *tmp = malloc(len);
+	if (!tmp) {
+		cli_error("gen", "out of memory");
+		return CLI_FAIL;
+	}
+	snprintf(tmp, len, "%s.tmpXXXXXX", g->out);
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int rc = CLI_FAIL;
+	if (!f)
+		cli_error("gen", "%s: %s", g->out, strerror(errno));
+	else if (topomatch_affinity_write(a, f, output_format(g), err) != TOPOMATCH_OK)
+		cli_error("gen", "%s: %s", g->out, err);
+	else
+		rc = CLI_OK;
+	if (f && fclose(f) != 0 && rc == CLI_OK) {
+		cli_error("gen", "%s: %s", g->out, strerror(errno));
+		rc = CLI_FAIL;
+	}
+	if (rc == CLI_OK && rename(tmp, g->out) != 0) {
+		cli_error("gen", "%s: %s", g->out, strerror(errno));
+		rc = CLI_FAIL;
+	}
+	if (rc != CLI_OK && fd >= 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+	struct gen_args g = { .base = 1000, .ratio = 10, .jitter = 0.1, .maxw = 100,
+			      .weight = 1, .degree = 6, .seed = 1 };
+	int rc = parse_args(argc, argv, &g);
+	if (rc == CLI_OK)
+		rc = check_kind(&g);
+	if (rc != CLI_OK)
+		return rc;
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_affinity_t *a = NULL;
+	if (generate(&g, &a, err) != TOPOMATCH_OK || transform(&g, &a, err) != TOPOMATCH_OK) {
+		cli_error("gen", "%s", err);
+		topomatch_affinity_destroy(a);
+		return CLI_FAIL;
+	}
+	rc = write_pattern(&g, a);
+	topomatch_affinity_destroy(a);
+	return rc;
+}

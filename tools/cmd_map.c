@@ -1,1 +1,199 @@
+/*
+ * cmd_map.c - `topomatch map`: compute a mapping and report its metrics.
+ * Option letters follow TopoMatch's `mapping` tool (-t, -c, -b, -o).
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
 #include "config.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_map(int argc, char **argv);
+
+static const char help[] =
+	"Usage: topomatch map -t TOPOLOGY -c PATTERN [OPTIONS]\n"
+	"Map the tasks of a communication pattern onto the processing units (PUs)\n"
+	"of a topology and print the mapping's metrics.\n"
+	"\n"
+	"  -t, --topology TOPO     Scotch target string (\"tleaf 2 16 10 8 1\",\n"
+	"                          \"torus3D 8 8 8\", \"mesh2D 4 4\", \"hcub 6\") or a file\n"
+	"                          holding one\n"
+	"  -c, --pattern FILE      communication pattern ('-' = stdin)\n"
+	"      --format FMT        force the pattern format: dense, mm, triplets, grf\n"
+	"  -b, --constraints FILE  allowed PU ids, whitespace-separated\n"
+	"  -o, --oversub F         at most F tasks per PU (default 1)\n"
+	"      --mapper NAME       auto (default), round-robin, random\n"
+	"      --seed N            seed of the randomised mappers (default 1)\n"
+	"      --time-budget SEC   wall-clock guard; past it the mapper falls back\n"
+	"                          to the natural placement (default: none)\n"
+	"      --out FILE          write the mapping: one line per task, its PU id\n"
+	"                          ('-' = stdout)\n"
+	"      --json              print only one JSON object on stdout\n"
+	"      --max-tasks N, --max-nnz N, --max-bytes N\n"
+	"                          limits on the pattern (defaults 4194304 tasks,\n"
+	"                          268435456 non-zeros, 4 GiB)\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Exit status: 0 success, 1 bad input or failed mapping, 2 bad usage.\n"
+	"See topomatch-map(1).\n";
+
+struct map_args {
+	struct cli_inputs in;
+	const char *constraints;
+	const char *out;
+	topomatch_map_opts_t opts;
+};
+
+static int parse_args(int argc, char **argv, struct map_args *m)
+{
+	static const struct option longopts[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "pattern", required_argument, NULL, 'c' },
+		{ "constraints", required_argument, NULL, 'b' },
+		{ "oversub", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "mapper", required_argument, NULL, OPT_MAPPER },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "time-budget", required_argument, NULL, OPT_BUDGET },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+		{ "max-nnz", required_argument, NULL, OPT_MAX_NNZ },
+		{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	int64_t v;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:c:b:o:h", longopts, NULL)) != -1) {
+		int r = cli_common_opt("map", c, optarg, &m->in);
+		if (r < 0)
+			return CLI_USAGE;
+		if (r > 0)
+			continue;
+		switch (c) {
+		case 't': m->in.topo = optarg; break;
+		case 'c': m->in.pattern = optarg; break;
+		case 'b': m->constraints = optarg; break;
+		case 'o':
+			if (!cli_int64("map", "--oversub", optarg, 1, 1024, &v))
+				return CLI_USAGE;
+			m->opts.oversub = (int)v;
+			break;
+		case OPT_MAPPER: m->opts.mapper = optarg; break;
+		case OPT_SEED:
+			if (!cli_uint64("map", "--seed", optarg, &m->opts.seed))
+				return CLI_USAGE;
+			break;
+		case OPT_BUDGET:
+			if (!cli_double("map", "--time-budget", optarg, 0, 1e9,
+					&m->opts.time_budget_s))
+				return CLI_USAGE;
+			break;
+		case OPT_OUT: m->out = optarg; break;
+		case 'h': fputs(help, stdout); exit(CLI_OK);
+		case ':': return cli_usage_error("map", "option '%s' needs a value", argv[optind - 1]);
+		default: return cli_usage_error("map", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("map", "unexpected argument '%s'", argv[optind]);
+	if (!m->in.topo || !m->in.pattern)
+		return cli_usage_error("map", "both -t TOPOLOGY and -c PATTERN are needed");
+	return CLI_OK;
+}
+
+static bool mapper_known(const char *name)
+{
+	for (const char *const *n = topomatch_mapper_names(); *n; n++)
+		if (!strcmp(*n, name))
+			return true;
+	return false;
+}
+
+static int write_mapping(const char *path, const int64_t *pu, int64_t n)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (!f) {
+		cli_error("map", "%s: %s", path, strerror(errno));
+		return CLI_FAIL;
+	}
+	for (int64_t i = 0; i < n; i++)
+		fprintf(f, "%lld\n", (long long)pu[i]);
+	int bad = ferror(f);
+	if (f != stdout)
+		bad |= fclose(f);
+	else
+		bad |= fflush(f);
+	if (bad) {
+		cli_error("map", "%s: write failed", path);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+static int run(struct map_args *m, topomatch_topology_t *t, topomatch_affinity_t *a)
+{
+	char err[TOPOMATCH_ERRLEN];
+	int64_t n = topomatch_affinity_ntasks(a);
+	int64_t *allowed = NULL, nallowed = 0;
+	if (m->constraints) {
+		if (topomatch_read_id_list(m->constraints, topomatch_topology_npu(t), 1, 0,
+					   &allowed, &nallowed, err) != TOPOMATCH_OK) {
+			cli_error("map", "%s", err);
+			return CLI_FAIL;
+		}
+		m->opts.allowed = allowed;
+		m->opts.nallowed = nallowed;
+	}
+	int64_t *pu = malloc((size_t)n * sizeof(*pu));
+	topomatch_map_result_t res;
+	topomatch_metrics_t met;
+	int rc = CLI_FAIL;
+	if (!pu)
+		cli_error("map", "out of memory");
+	else if (topomatch_map(a, t, &m->opts, pu, &res, err) != TOPOMATCH_OK ||
+		 topomatch_metrics_compute(a, t, pu, &met, err) != TOPOMATCH_OK)
+		cli_error("map", "%s", err);
+	else if (!m->out || (rc = write_mapping(m->out, pu, n)) == CLI_OK) {
+		if (res.fell_back)
+			fprintf(stderr, "topomatch map: time budget of %g s exceeded; "
+					"kept the %s mapping\n",
+				m->opts.time_budget_s, res.mapper);
+		/* with --out - the mapping owns stdout */
+		if (!(m->out && !strcmp(m->out, "-")))
+			cli_print_metrics(res.mapper, n, t, &met, res.time_s, m->in.json);
+		rc = CLI_OK;
+	}
+	free(pu);
+	free(allowed);
+	return rc;
+}
+
+int cmd_map(int argc, char **argv)
+{
+	struct map_args m = { .in = { .format = TOPOMATCH_FORMAT_AUTO } };
+	m.opts.seed = 1;
+	int rc = parse_args(argc, argv, &m);
+	if (rc != CLI_OK)
+		return rc;
+	if (m.opts.mapper && !mapper_known(m.opts.mapper))
+		return cli_usage_error("map", "unknown mapper '%s'", m.opts.mapper);
+	if (m.in.json && m.out && !strcmp(m.out, "-"))
+		return cli_usage_error("map", "--json and --out - both want stdout");
+	topomatch_topology_t *t;
+	topomatch_affinity_t *a;
+	rc = cli_load("map", &m.in, &t, &a);
+	if (rc != CLI_OK)
+		return rc;
+	rc = run(&m, t, a);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+	return rc;
+}

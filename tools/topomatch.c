@@ -1,1 +1,64 @@
-int main(void){return 0;}
+/*
+ * topomatch.c - the `topomatch` command: dispatch to subcommands.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "cli.h"
+
+#include <string.h>
+
+int cmd_map(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+
+static const struct {
+	const char *name;
+	int (*run)(int, char **);
+	const char *summary;
+} commands[] = {
+	{ "map", cmd_map, "compute a mapping of a pattern's tasks onto a topology" },
+	{ "eval", cmd_eval, "metrics of a given mapping" },
+	{ "gen", cmd_gen, "generate communication patterns" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: topomatch COMMAND [OPTIONS]\n"
+		     "Topology-aware process mapping (slurm-topomatch %s).\n\nCommands:\n",
+		topomatch_version());
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'topomatch COMMAND --help' and 'man topomatch-COMMAND' tell more.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	const char *c = argv[1];
+	if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
+		if (!strcmp(c, "help") && argc > 2) {
+			char *sub[] = { argv[2], "--help", NULL };
+			c = argv[2];
+			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+				if (!strcmp(c, commands[i].name))
+					return commands[i].run(2, sub);
+		}
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(c, "--version") || !strcmp(c, "-V")) {
+		printf("topomatch (slurm-topomatch) %s\n", topomatch_version());
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(c, commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "topomatch: unknown command '%s'\n", c);
+	usage(stderr);
+	return CLI_USAGE;
+}

@@ -1,0 +1,47 @@
+# tests/cli/common.sh - assertions shared by the CLI test scripts (sourced).
+# Each script ends with `finish`, which prints "cli: N passed, M failed".
+# SPDX-License-Identifier: GPL-2.0-or-later
+set -u
+: "${TOPOMATCH:?run through make check}"
+: "${top_srcdir:?run through make check}"
+: "${PYTHON3:=python3}"
+tm=$TOPOMATCH
+data=$top_srcdir/tests/data
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+
+# expect_eq DESC EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
+}
+
+# expect_contains DESC NEEDLE HAYSTACK
+expect_contains() {
+	case $3 in
+	*"$2"*) ok "$1" ;;
+	*) not_ok "$1: '$2' not in: $3" ;;
+	esac
+}
+
+# run CMD...: sets $out (stdout), $err (stderr), $rc
+run() {
+	"$@" >"$work/.out" 2>"$work/.err"
+	rc=$?
+	out=$(cat "$work/.out")
+	err=$(cat "$work/.err")
+}
+
+# json_get KEY: value of a top-level key of the JSON object in $out
+json_get() {
+	printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print(repr(v) if isinstance(v, float) else v)' "$1"
+}
+
+finish() {
+	echo "cli: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}

@@ -1,0 +1,28 @@
+#!/bin/sh
+# contrib/deps.sh - install what slurm-topomatch needs on Debian bookworm
+# (run as root; does nothing when everything is there already).
+# SPDX-License-Identifier: GPL-2.0-or-later
+set -eu
+
+PACKAGES="build-essential autoconf automake libtool pkg-config make gcc \
+libhwloc-dev libscotch-dev libyaml-dev libslurm-dev check python3"
+
+missing=""
+for p in $PACKAGES; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing Debian packages:$missing" >&2
+	echo "deps: run this script as root, or: apt-get install$missing" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
