@@ -1,1 +1,983 @@
-int main(void){return 1;}
+/*
+ * test_gen.c - pattern generators (stencil, hierarchical, random,
+ * all-to-all) and transforms (shuffle, noise).
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "tmtest.h"
+
+#include <math.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+/* C(i, j) of the directed matrix (0 when not stored). */
+static double cw(const topomatch_affinity_t *a, int64_t i, int64_t j)
+{
+	topomatch_csr_t c = topomatch_affinity_directed(a);
+
+	for (int64_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++)
+		if (c.col[p] == j)
+			return c.w[p];
+	return 0.0;
+}
+
+static int64_t row_len(const topomatch_affinity_t *a, int64_t i)
+{
+	topomatch_csr_t c = topomatch_affinity_directed(a);
+
+	return c.rowptr[i + 1] - c.rowptr[i];
+}
+
+/* Same tasks, same pattern, bit-identical weights. */
+static int same_matrix(const topomatch_affinity_t *a, const topomatch_affinity_t *b)
+{
+	topomatch_csr_t x = topomatch_affinity_directed(a), y = topomatch_affinity_directed(b);
+
+	if (x.n != y.n || x.rowptr[x.n] != y.rowptr[y.n])
+		return 0;
+	for (int64_t i = 0; i <= x.n; i++)
+		if (x.rowptr[i] != y.rowptr[i])
+			return 0;
+	for (int64_t p = 0; p < x.rowptr[x.n]; p++)
+		if (x.col[p] != y.col[p] || x.w[p] != y.w[p])
+			return 0;
+	return 1;
+}
+
+static void assert_symmetric(const topomatch_affinity_t *a)
+{
+	int64_t n = topomatch_affinity_ntasks(a);
+
+	for (int64_t i = 0; i < n; i++)
+		for (int64_t j = 0; j < n; j++)
+			ck_assert_msg(cw(a, i, j) == cw(a, j, i), "C(%lld,%lld) != C(%lld,%lld)",
+				      (long long)i, (long long)j, (long long)j, (long long)i);
+}
+
+static void assert_no_self_loop(const topomatch_affinity_t *a)
+{
+	topomatch_csr_t c = topomatch_affinity_directed(a);
+
+	for (int64_t i = 0; i < c.n; i++)
+		for (int64_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++)
+			ck_assert_int_ne(c.col[p], i);
+}
+
+static topomatch_affinity_t *stencil(int ndims, const int *dims, int points, int periodic,
+				     const double *weight)
+{
+	topomatch_affinity_t *a = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+	int rc = topomatch_gen_stencil(ndims, dims, points, periodic, weight, &a, err);
+
+	ck_assert_msg(rc == TOPOMATCH_OK, "stencil failed: %s", err);
+	return a;
+}
+
+/* ---------------------------------------------------------------- stencil */
+
+/*
+ * 3x3 grid, ids   6 7 8     weights x = 2, y = 3.  Non-periodic 5 points:
+ *                 3 4 5     x pairs: 2 per row x 3 rows = 6, y pairs 6;
+ *                 0 1 2     both directions: 24 entries, 12*2 + 12*3 = 60.
+ */
+START_TEST(stencil_2d_5_open)
+{
+	int dims[2] = { 3, 3 };
+	double w[2] = { 2, 3 };
+	topomatch_affinity_t *a = stencil(2, dims, 5, 0, w);
+
+	ck_assert_int_eq(topomatch_affinity_ntasks(a), 9);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 24);
+	ck_assert_double_eq(topomatch_affinity_total(a), 60.0);
+	ck_assert_double_eq(cw(a, 4, 3), 2.0);
+	ck_assert_double_eq(cw(a, 4, 5), 2.0);
+	ck_assert_double_eq(cw(a, 4, 1), 3.0);
+	ck_assert_double_eq(cw(a, 4, 7), 3.0);
+	ck_assert_double_eq(cw(a, 4, 0), 0.0); /* diagonal: not in 5 points */
+	ck_assert_double_eq(cw(a, 0, 2), 0.0); /* no wrap */
+	ck_assert_double_eq(cw(a, 0, 6), 0.0);
+	ck_assert_int_eq(row_len(a, 0), 2);     /* corner */
+	ck_assert_int_eq(row_len(a, 1), 3);     /* edge */
+	ck_assert_int_eq(row_len(a, 4), 4);     /* centre */
+	assert_symmetric(a);
+	assert_no_self_loop(a);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/* Periodic 3x3: 4 distinct neighbours each, 36 entries, 9 * (2*2 + 2*3) = 90. */
+START_TEST(stencil_2d_5_periodic)
+{
+	int dims[2] = { 3, 3 };
+	double w[2] = { 2, 3 };
+	topomatch_affinity_t *a = stencil(2, dims, 5, 1, w);
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 36);
+	ck_assert_double_eq(topomatch_affinity_total(a), 90.0);
+	ck_assert_double_eq(cw(a, 0, 2), 2.0); /* x wraps 0 -> 2 */
+	ck_assert_double_eq(cw(a, 0, 6), 3.0); /* y wraps 0 -> 6 */
+	ck_assert_double_eq(cw(a, 8, 6), 2.0);
+	ck_assert_double_eq(cw(a, 0, 8), 0.0);
+	for (int i = 0; i < 9; i++)
+		ck_assert_int_eq(row_len(a, i), 4);
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/*
+ * 9 points, 3x3 open, weights {2, 3}: the 4 cells of 2x2 tasks hold
+ * 2 diagonal pairs each = 8 pairs = 16 entries of min(2, 3) = 2.
+ * nnz = 24 + 16 = 40, total = 60 + 32 = 92.
+ */
+START_TEST(stencil_2d_9_open)
+{
+	int dims[2] = { 3, 3 };
+	double w[2] = { 2, 3 };
+	topomatch_affinity_t *a = stencil(2, dims, 9, 0, w);
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 40);
+	ck_assert_double_eq(topomatch_affinity_total(a), 92.0);
+	ck_assert_double_eq(cw(a, 4, 0), 2.0);
+	ck_assert_double_eq(cw(a, 4, 8), 2.0);
+	ck_assert_double_eq(cw(a, 4, 2), 2.0);
+	ck_assert_double_eq(cw(a, 0, 4), 2.0);
+	ck_assert_double_eq(cw(a, 2, 6), 0.0); /* two steps away */
+	ck_assert_int_eq(row_len(a, 4), 8);
+	ck_assert_int_eq(row_len(a, 0), 3);
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/*
+ * 2x2x2, weights {1, 2, 4}, 7 points.  Open: 3 neighbours each, 24 entries,
+ * 8 * (1 + 2 + 4) = 56.  Periodic: size 2 means +1 and -1 reach the same
+ * task, both messages counted: the same 24 entries, doubled: 112.
+ */
+START_TEST(stencil_3d_7)
+{
+	int dims[3] = { 2, 2, 2 };
+	double w[3] = { 1, 2, 4 };
+	topomatch_affinity_t *a = stencil(3, dims, 7, 0, w);
+
+	ck_assert_int_eq(topomatch_affinity_ntasks(a), 8);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 24);
+	ck_assert_double_eq(topomatch_affinity_total(a), 56.0);
+	ck_assert_double_eq(cw(a, 0, 1), 1.0);
+	ck_assert_double_eq(cw(a, 0, 2), 2.0);
+	ck_assert_double_eq(cw(a, 0, 4), 4.0);
+	ck_assert_double_eq(cw(a, 7, 3), 4.0); /* (1,1,1) -> (1,1,0) */
+	ck_assert_double_eq(cw(a, 0, 3), 0.0);
+	ck_assert_double_eq(cw(a, 0, 7), 0.0);
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+
+	a = stencil(3, dims, 7, 1, w);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 24);
+	ck_assert_double_eq(topomatch_affinity_total(a), 112.0);
+	ck_assert_double_eq(cw(a, 0, 1), 2.0);
+	ck_assert_double_eq(cw(a, 0, 2), 4.0);
+	ck_assert_double_eq(cw(a, 0, 4), 8.0);
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/*
+ * 27 points, 3x3x3 periodic, weights {1, 2, 4}: all 26 directions reach
+ * distinct tasks, so every pair communicates: 27 * 26 = 702 entries.
+ * Per task: faces 2(1+2+4) = 14; edges xy 4*1 + xz 4*1 + yz 4*2 = 16;
+ * corners 8*1 = 8; 38 in all, total 27 * 38 = 1026.
+ */
+START_TEST(stencil_3d_27_periodic)
+{
+	int dims[3] = { 3, 3, 3 };
+	double w[3] = { 1, 2, 4 };
+	topomatch_affinity_t *a = stencil(3, dims, 27, 1, w);
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 702);
+	ck_assert_double_eq(topomatch_affinity_total(a), 1026.0);
+	/* centre 13 = (1,1,1) */
+	ck_assert_double_eq(cw(a, 13, 0), 1.0);  /* corner */
+	ck_assert_double_eq(cw(a, 13, 1), 2.0);  /* (1,0,0): crosses y, z */
+	ck_assert_double_eq(cw(a, 13, 10), 1.0); /* (1,0,1)... x = 1, y = 0: id 1+0+9 */
+	ck_assert_double_eq(cw(a, 13, 4), 4.0);  /* (1,1,0): face z */
+	ck_assert_double_eq(cw(a, 13, 12), 1.0); /* (0,1,1): face x */
+	ck_assert_double_eq(cw(a, 13, 9), 1.0);  /* (0,0,1): crosses x, y */
+	ck_assert_double_eq(cw(a, 0, 26), 1.0);  /* wraps in all three */
+	ck_assert_double_eq(cw(a, 0, 18), 4.0);  /* (0,0,2): z wrap face */
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/*
+ * 27 points, 3x3x3 open: a direction crossing c dimensions has
+ * 2^c 3^(3-c) sources, and there are C(3,c) 2^c such directions:
+ * 3*2*18 + 3*4*12 + 1*8*8 = 108 + 144 + 64 = 316 entries.
+ */
+START_TEST(stencil_3d_27_open)
+{
+	int dims[3] = { 3, 3, 3 };
+	topomatch_affinity_t *a = stencil(3, dims, 27, 0, NULL);
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 316);
+	ck_assert_double_eq(topomatch_affinity_total(a), 316.0);
+	ck_assert_int_eq(row_len(a, 13), 26);
+	ck_assert_int_eq(row_len(a, 0), 7);
+	ck_assert_int_eq(row_len(a, 1), 11); /* edge of the cube: 3*3*2 - 1 - 6 */
+	ck_assert_double_eq(cw(a, 0, 26), 0.0);
+	ck_assert_double_eq(cw(a, 0, 13), 1.0);
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/*
+ * A dimension of size 1 has no neighbour even when periodic: 4x1 periodic
+ * is a ring of 4 (8 entries, 2 each) for 5 and 9 points alike (diagonals
+ * cross y).  2x3 periodic, 5 points: x has size 2, +1 and -1 are the same
+ * task: C(0,1) = 2 w_x; y has size 3: C(0,2) = C(0,4) = w_y.  3 distinct
+ * neighbours each: 18 entries; total 6 * (2 w_x + 2 w_y) = 6 * 10 = 60.
+ */
+START_TEST(stencil_small_dims)
+{
+	int ring[2] = { 4, 1 };
+	double w[2] = { 2, 3 };
+	topomatch_affinity_t *a = stencil(2, ring, 5, 1, w);
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 8);
+	ck_assert_double_eq(topomatch_affinity_total(a), 16.0);
+	ck_assert_double_eq(cw(a, 0, 3), 2.0);
+	ck_assert_double_eq(cw(a, 0, 2), 0.0);
+	topomatch_affinity_destroy(a);
+	a = stencil(2, ring, 9, 1, w);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 8);
+	ck_assert_double_eq(topomatch_affinity_total(a), 16.0);
+	topomatch_affinity_destroy(a);
+
+	int two[2] = { 2, 3 };
+	a = stencil(2, two, 5, 1, w);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 18);
+	ck_assert_double_eq(topomatch_affinity_total(a), 60.0);
+	ck_assert_double_eq(cw(a, 0, 1), 4.0);
+	ck_assert_double_eq(cw(a, 0, 2), 3.0);
+	ck_assert_double_eq(cw(a, 0, 4), 3.0);
+	ck_assert_double_eq(cw(a, 5, 4), 4.0);
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+
+	/* same grid, open: x pairs 3, y pairs 2 per column * 2 = 4:
+	 * 14 entries, 6*2 + 8*3 = 36 */
+	a = stencil(2, two, 5, 0, w);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 14);
+	ck_assert_double_eq(topomatch_affinity_total(a), 36.0);
+	ck_assert_double_eq(cw(a, 0, 1), 2.0);
+	topomatch_affinity_destroy(a);
+
+	int one[3] = { 1, 1, 1 };
+	a = stencil(3, one, 27, 1, NULL);
+	ck_assert_int_eq(topomatch_affinity_ntasks(a), 1);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 0);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/* A zero weight switches a dimension off; its diagonals get min = 0 too. */
+START_TEST(stencil_zero_weight)
+{
+	int dims[2] = { 3, 3 };
+	double w[2] = { 1, 0 };
+	topomatch_affinity_t *a = stencil(2, dims, 9, 0, w);
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 12); /* x only */
+	ck_assert_double_eq(topomatch_affinity_total(a), 12.0);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+static void stencil_refused(int ndims, const int *dims, int points, const double *w, int want,
+			    const char *msg)
+{
+	topomatch_affinity_t *a = (topomatch_affinity_t *)1;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_gen_stencil(ndims, dims, points, 0, w, &a, err), want);
+	ck_assert_ptr_null(a);
+	ck_assert_contains(err, msg);
+}
+
+START_TEST(stencil_errors)
+{
+	int d2[2] = { 3, 3 }, d3[3] = { 3, 3, 3 }, zero[2] = { 3, 0 }, neg[2] = { -1, 3 };
+	int huge[3] = { 100000, 100000, 1 };
+	double wneg[3] = { 1, -1, 1 }, wnan[3] = { 1, 1, NAN }, winf[2] = { INFINITY, 1 };
+
+	stencil_refused(1, d2, 5, NULL, TOPOMATCH_EINVAL, "ndims must be 2 or 3");
+	stencil_refused(4, d3, 7, NULL, TOPOMATCH_EINVAL, "ndims must be 2 or 3");
+	stencil_refused(2, d2, 7, NULL, TOPOMATCH_EINVAL, "5 or 9 points");
+	stencil_refused(3, d3, 9, NULL, TOPOMATCH_EINVAL, "7 or 27 points");
+	stencil_refused(3, d3, 5, NULL, TOPOMATCH_EINVAL, "7 or 27 points");
+	stencil_refused(2, zero, 5, NULL, TOPOMATCH_EINVAL, "dimension 1 has size 0");
+	stencil_refused(2, neg, 5, NULL, TOPOMATCH_EINVAL, "dimension 0 has size -1");
+	stencil_refused(2, NULL, 5, NULL, TOPOMATCH_EINVAL, "no dimensions");
+	stencil_refused(3, d3, 7, wneg, TOPOMATCH_EINVAL, "weight of dimension 1");
+	stencil_refused(3, d3, 7, wnan, TOPOMATCH_EINVAL, "weight of dimension 2");
+	stencil_refused(2, d2, 5, winf, TOPOMATCH_EINVAL, "weight of dimension 0");
+	stencil_refused(3, huge, 7, NULL, TOPOMATCH_ELIMIT, "tasks");
+}
+END_TEST
+
+/* ------------------------------------------------------------ hierarchical */
+
+/* Level of the smallest common group for arity {2,2,2}: pairs, quads, all. */
+static int level222(int i, int j)
+{
+	if (i / 2 == j / 2)
+		return 1;
+	return i / 4 == j / 4 ? 2 : 3;
+}
+
+/*
+ * arity {2,2,2}, base 100, ratio 4, jitter 0.2: (1-0.2)*4 = 3.2 > 1.2.
+ * Bands: level 1 [80, 120], level 2 [20, 30], level 3 [5, 7.5].
+ * Task 0 has 1 level-1, 2 level-2 and 4 level-3 partners: 56 entries.
+ */
+START_TEST(hier_bands)
+{
+	int arity[3] = { 2, 2, 2 };
+	double lo[4] = { 0, 80, 20, 5 }, hi[4] = { 0, 120, 30, 7.5 };
+	double min[4] = { 0, INFINITY, INFINITY, INFINITY }, max[4] = { 0 };
+	topomatch_affinity_t *a = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 100, 4, 0.2, 42, &a, err),
+			 TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_ntasks(a), 8);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 56);
+	for (int i = 0; i < 8; i++) {
+		for (int j = 0; j < 8; j++) {
+			if (i == j)
+				continue;
+			int l = level222(i, j);
+			double w = cw(a, i, j);
+			ck_assert_msg(w >= lo[l] && w <= hi[l], "C(%d,%d) = %g not in level %d band",
+				      i, j, w, l);
+			min[l] = fmin(min[l], w);
+			max[l] = fmax(max[l], w);
+		}
+	}
+	ck_assert_double_lt(max[2], min[1]);
+	ck_assert_double_lt(max[3], min[2]);
+	/* the jitter does something: not all level-1 weights are equal */
+	ck_assert_double_lt(min[1], max[1]);
+	assert_symmetric(a);
+	assert_no_self_loop(a);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/* No jitter: exact weights; per task 100 + 2*25 + 4*6.25 = 175, total 1400. */
+START_TEST(hier_exact)
+{
+	int arity[3] = { 2, 2, 2 };
+	topomatch_affinity_t *a = NULL;
+
+	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 100, 4, 0, 1, &a, NULL),
+			 TOPOMATCH_OK);
+	ck_assert_double_eq(cw(a, 0, 1), 100.0);
+	ck_assert_double_eq(cw(a, 6, 7), 100.0);
+	ck_assert_double_eq(cw(a, 0, 3), 25.0);
+	ck_assert_double_eq(cw(a, 5, 6), 6.25);
+	ck_assert_double_eq(cw(a, 3, 4), 6.25);
+	ck_assert_double_eq(topomatch_affinity_total(a), 1400.0);
+	topomatch_affinity_destroy(a);
+
+	/* arity listed innermost first: {3, 2} = 2 groups of 3 */
+	int a32[2] = { 3, 2 };
+	ck_assert_int_eq(topomatch_gen_hierarchical(2, a32, 10, 2, 0, 1, &a, NULL),
+			 TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_ntasks(a), 6);
+	ck_assert_double_eq(cw(a, 0, 2), 10.0);
+	ck_assert_double_eq(cw(a, 2, 3), 5.0);
+	topomatch_affinity_destroy(a);
+
+	/* one task: a valid, empty pattern */
+	int one = 1;
+	ck_assert_int_eq(topomatch_gen_hierarchical(1, &one, 10, 2, 0, 1, &a, NULL),
+			 TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 0);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+START_TEST(hier_seed)
+{
+	int arity[3] = { 2, 2, 2 };
+	topomatch_affinity_t *a = NULL, *b = NULL, *c = NULL;
+
+	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 100, 4, 0.2, 7, &a, NULL), 0);
+	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 100, 4, 0.2, 7, &b, NULL), 0);
+	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 100, 4, 0.2, 8, &c, NULL), 0);
+	ck_assert(same_matrix(a, b));
+	ck_assert(!same_matrix(a, c));
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	topomatch_affinity_destroy(c);
+}
+END_TEST
+
+static void hier_refused(int nlevels, const int *arity, double base, double ratio,
+			 double jitter, int want, const char *msg)
+{
+	topomatch_affinity_t *a = (topomatch_affinity_t *)1;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_gen_hierarchical(nlevels, arity, base, ratio, jitter, 1, &a,
+						    err),
+			 want);
+	ck_assert_ptr_null(a);
+	ck_assert_contains(err, msg);
+}
+
+START_TEST(hier_errors)
+{
+	int arity[3] = { 2, 2, 2 }, zero[2] = { 2, 0 }, big = 20000;
+
+	hier_refused(0, arity, 1, 2, 0, TOPOMATCH_EINVAL, "nlevels");
+	hier_refused(33, arity, 1, 2, 0, TOPOMATCH_EINVAL, "nlevels");
+	hier_refused(2, zero, 1, 2, 0, TOPOMATCH_EINVAL, "arity of level 2 is 0");
+	hier_refused(3, arity, 0, 2, 0, TOPOMATCH_EINVAL, "base");
+	hier_refused(3, arity, NAN, 2, 0, TOPOMATCH_EINVAL, "base");
+	hier_refused(3, arity, 1, 1, 0, TOPOMATCH_EINVAL, "ratio");
+	hier_refused(3, arity, 1, NAN, 0, TOPOMATCH_EINVAL, "ratio");
+	hier_refused(3, arity, 1, 2, 1, TOPOMATCH_EINVAL, "jitter");
+	hier_refused(3, arity, 1, 2, -0.1, TOPOMATCH_EINVAL, "jitter");
+	/* ratio 2: need jitter < 1/3; 0.5 * 2 = 1 is not > 1.5 */
+	hier_refused(3, arity, 1, 2, 0.5, TOPOMATCH_EINVAL, "overlap");
+	hier_refused(3, arity, 1, 2, 1.0 / 3.0, TOPOMATCH_EINVAL, "overlap");
+	hier_refused(3, arity, 1e-300, 1e10, 0, TOPOMATCH_EINVAL, "range of doubles");
+	/* 20000 * 19999 = 399,980,000 > 2^28 */
+	hier_refused(1, &big, 1, 2, 0, TOPOMATCH_ELIMIT, "dense");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ random */
+
+START_TEST(random_rows)
+{
+	topomatch_affinity_t *a = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_gen_random(50, 5, 10, 3, &a, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_ntasks(a), 50);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 250);
+	topomatch_csr_t c = topomatch_affinity_directed(a);
+	for (int64_t i = 0; i < 50; i++) {
+		ck_assert_int_eq(row_len(a, i), 5); /* distinct: no duplicate merged */
+		for (int64_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++) {
+			ck_assert_double_ge(c.w[p], 1.0);
+			ck_assert_double_le(c.w[p], 10.0);
+		}
+	}
+	assert_no_self_loop(a);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/* degree = n - 1 is a complete graph; maxw = 1 makes every weight 1. */
+START_TEST(random_full)
+{
+	topomatch_affinity_t *a = NULL;
+
+	ck_assert_int_eq(topomatch_gen_random(10, 9, 1, 5, &a, NULL), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 90);
+	ck_assert_double_eq(topomatch_affinity_total(a), 90.0);
+	assert_no_self_loop(a);
+	topomatch_affinity_destroy(a);
+
+	ck_assert_int_eq(topomatch_gen_random(1, 0, 1, 5, &a, NULL), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 0);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+START_TEST(random_seed)
+{
+	topomatch_affinity_t *a = NULL, *b = NULL, *c = NULL;
+
+	ck_assert_int_eq(topomatch_gen_random(100, 4, 8, 11, &a, NULL), 0);
+	ck_assert_int_eq(topomatch_gen_random(100, 4, 8, 11, &b, NULL), 0);
+	ck_assert_int_eq(topomatch_gen_random(100, 4, 8, 12, &c, NULL), 0);
+	ck_assert(same_matrix(a, b));
+	ck_assert(!same_matrix(a, c));
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	topomatch_affinity_destroy(c);
+}
+END_TEST
+
+/* With 2000 tasks and degree 3, targets must spread over the whole range
+ * (a sampler stuck on low ids would leave most columns empty). */
+START_TEST(random_spread)
+{
+	topomatch_affinity_t *a = NULL;
+
+	ck_assert_int_eq(topomatch_gen_random(2000, 3, 5, 1, &a, NULL), 0);
+	topomatch_csr_t s = topomatch_affinity_symmetric(a);
+	int64_t isolated = 0;
+	for (int64_t i = 0; i < 2000; i++)
+		isolated += s.rowptr[i + 1] == s.rowptr[i];
+	ck_assert_int_eq(isolated, 0); /* every task sends 3 at least */
+	topomatch_csr_t c = topomatch_affinity_directed(a);
+	int64_t hi = 0;
+	for (int64_t p = 0; p < c.rowptr[c.n]; p++)
+		hi += c.col[p] >= 1000;
+	/* about half of the 6000 targets are >= 1000 */
+	ck_assert_int_gt(hi, 2500);
+	ck_assert_int_lt(hi, 3500);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+START_TEST(random_errors)
+{
+	topomatch_affinity_t *a = (topomatch_affinity_t *)1;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_gen_random(0, 0, 1, 1, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_ptr_null(a);
+	ck_assert_int_eq(topomatch_gen_random(10, 10, 1, 1, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "degree");
+	ck_assert_int_eq(topomatch_gen_random(10, -1, 1, 1, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_gen_random(10, 2, 0.5, 1, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "maxw");
+	ck_assert_int_eq(topomatch_gen_random(10, 2, NAN, 1, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_gen_random(10, 2, INFINITY, 1, &a, err), TOPOMATCH_EINVAL);
+	/* 2^22 * 100 = 419,430,400 > 2^28 */
+	ck_assert_int_eq(topomatch_gen_random(INT64_C(1) << 22, 100, 1, 1, &a, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_int_eq(topomatch_gen_random((INT64_C(1) << 22) + 1, 1, 1, 1, &a, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_ptr_null(a);
+}
+END_TEST
+
+/* -------------------------------------------------------------- all-to-all */
+
+START_TEST(alltoall)
+{
+	topomatch_affinity_t *a = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	/* 5 tasks: 5 * 4 = 20 entries of 2 */
+	ck_assert_int_eq(topomatch_gen_alltoall(5, 2, 0, &a, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 20);
+	ck_assert_double_eq(topomatch_affinity_total(a), 40.0);
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 5; j++)
+			ck_assert_double_eq(cw(a, i, j), i == j ? 0.0 : 2.0);
+	topomatch_affinity_destroy(a);
+
+	ck_assert_int_eq(topomatch_gen_alltoall(5, 2, 20, &a, err), TOPOMATCH_OK);
+	topomatch_affinity_destroy(a);
+	ck_assert_int_eq(topomatch_gen_alltoall(5, 2, 19, &a, err), TOPOMATCH_ELIMIT);
+	ck_assert_ptr_null(a);
+	ck_assert_contains(err, "limit of 19");
+	/* default limit 2^28 < 20000 * 19999 */
+	ck_assert_int_eq(topomatch_gen_alltoall(20000, 1, 0, &a, err), TOPOMATCH_ELIMIT);
+	ck_assert_int_eq(topomatch_gen_alltoall(INT64_MAX, 1, 0, &a, err), TOPOMATCH_ELIMIT);
+
+	ck_assert_int_eq(topomatch_gen_alltoall(1, 2, 0, &a, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 0);
+	topomatch_affinity_destroy(a);
+
+	ck_assert_int_eq(topomatch_gen_alltoall(0, 2, 0, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_gen_alltoall(5, 0, 0, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_gen_alltoall(5, -1, 0, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_gen_alltoall(5, NAN, 0, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "weight");
+}
+END_TEST
+
+/* ----------------------------------------------------------------- shuffle */
+
+/*
+ * 6 tasks, task i sends 10 i + j + 1 to j = i+1 and i+3 (mod 6): every
+ * weight names its pair.  load[i] = i names the task, so after the
+ * shuffle perm[i] is the task whose load is i.
+ */
+static topomatch_affinity_t *labelled(void)
+{
+	int64_t src[12], dst[12];
+	double w[12], loads[6];
+	topomatch_affinity_t *a = NULL;
+
+	for (int i = 0; i < 6; i++) {
+		loads[i] = i;
+		src[2 * i] = src[2 * i + 1] = i;
+		dst[2 * i] = (i + 1) % 6;
+		dst[2 * i + 1] = (i + 3) % 6;
+		w[2 * i] = 10.0 * i + dst[2 * i] + 1;
+		w[2 * i + 1] = 10.0 * i + dst[2 * i + 1] + 1;
+	}
+	ck_assert_int_eq(topomatch_affinity_create(6, 12, src, dst, w, loads, &a, NULL), 0);
+	return a;
+}
+
+/* Recover perm from the loads; asserts that it is a bijection. */
+static void perm_of(const topomatch_affinity_t *b, int64_t *perm)
+{
+	const double *l = topomatch_affinity_loads(b);
+	int hits[6] = { 0 };
+
+	ck_assert_ptr_nonnull(l);
+	for (int i = 0; i < 6; i++)
+		perm[i] = -1;
+	for (int p = 0; p < 6; p++) {
+		int i = (int)l[p];
+		ck_assert_double_eq(l[p], i);
+		ck_assert(i >= 0 && i < 6);
+		perm[i] = p;
+		hits[i]++;
+	}
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(hits[i], 1);
+}
+
+START_TEST(shuffle_moves)
+{
+	topomatch_affinity_t *a = labelled(), *b = NULL, *c = NULL;
+	int64_t perm[6];
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_affinity_shuffle(a, 3, &b, err), TOPOMATCH_OK);
+	perm_of(b, perm);
+	int moved = 0;
+	for (int i = 0; i < 6; i++) {
+		moved += perm[i] != i;
+		for (int j = 0; j < 6; j++)
+			ck_assert_double_eq(cw(b, perm[i], perm[j]), cw(a, i, j));
+	}
+	ck_assert_int_gt(moved, 0);
+	ck_assert_int_eq(topomatch_affinity_nnz(b), 12);
+	ck_assert_double_eq(topomatch_affinity_total(b), topomatch_affinity_total(a));
+
+	ck_assert_int_eq(topomatch_affinity_shuffle(a, 3, &c, err), TOPOMATCH_OK);
+	ck_assert(same_matrix(b, c));
+	ck_assert_mem_eq(topomatch_affinity_loads(b), topomatch_affinity_loads(c),
+			 6 * sizeof(double));
+	topomatch_affinity_destroy(c);
+	ck_assert_int_eq(topomatch_affinity_shuffle(a, 4, &c, err), TOPOMATCH_OK);
+	ck_assert(!same_matrix(b, c));
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	topomatch_affinity_destroy(c);
+}
+END_TEST
+
+/* Without loads the result has none; a stencil keeps its volume and degree. */
+START_TEST(shuffle_no_loads)
+{
+	int dims[2] = { 4, 4 };
+	topomatch_affinity_t *a = stencil(2, dims, 5, 1, NULL), *b = NULL;
+
+	ck_assert_int_eq(topomatch_affinity_shuffle(a, 9, &b, NULL), TOPOMATCH_OK);
+	ck_assert_ptr_null(topomatch_affinity_loads(b));
+	ck_assert_int_eq(topomatch_affinity_nnz(b), 64);
+	ck_assert_double_eq(topomatch_affinity_total(b), 64.0);
+	for (int i = 0; i < 16; i++)
+		ck_assert_int_eq(row_len(b, i), 4);
+	assert_symmetric(b);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_int_eq(topomatch_affinity_shuffle(NULL, 1, &b, err), TOPOMATCH_EINVAL);
+	ck_assert_ptr_null(b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------- noise */
+
+/* 6 tasks, sparse: 0->1 100, 1->0 50, 2->3 10, 4->5 1, 5->2 7 (5 of 30). */
+static topomatch_affinity_t *sparse6(void)
+{
+	int64_t src[5] = { 0, 1, 2, 4, 5 }, dst[5] = { 1, 0, 3, 5, 2 };
+	double w[5] = { 100, 50, 10, 1, 7 }, loads[6] = { 1, 2, 3, 4, 5, 6 };
+	topomatch_affinity_t *a = NULL;
+
+	ck_assert_int_eq(topomatch_affinity_create(6, 5, src, dst, w, loads, &a, NULL), 0);
+	return a;
+}
+
+static topomatch_affinity_t *noisy(const topomatch_affinity_t *a, int model, double k,
+				   uint64_t seed)
+{
+	topomatch_affinity_t *b = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_msg(topomatch_affinity_noise(a, model, k, seed, 0, &b, err) == 0,
+		      "noise failed: %s", err);
+	ck_assert_mem_eq(topomatch_affinity_loads(b), topomatch_affinity_loads(a),
+			 6 * sizeof(double));
+	return b;
+}
+
+static void assert_positive(const topomatch_affinity_t *a)
+{
+	topomatch_csr_t c = topomatch_affinity_directed(a);
+
+	for (int64_t p = 0; p < c.rowptr[c.n]; p++)
+		ck_assert_double_gt(c.w[p], 0.0);
+}
+
+START_TEST(noise_k0)
+{
+	topomatch_affinity_t *a = sparse6();
+
+	for (int model = TOPOMATCH_NOISE_GA; model <= TOPOMATCH_NOISE_UM; model++) {
+		topomatch_affinity_t *b = noisy(a, model, 0, 5);
+		ck_assert_msg(same_matrix(a, b), "model %d with k = 0 changed the matrix", model);
+		topomatch_affinity_destroy(b);
+	}
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/* m + m U(-k, k) with k = 0.5 stays in [m/2, 3m/2]; never a new entry. */
+START_TEST(noise_multiplicative)
+{
+	topomatch_affinity_t *a = sparse6();
+
+	for (int model = TOPOMATCH_NOISE_GM; model <= TOPOMATCH_NOISE_UM; model += 2) {
+		topomatch_affinity_t *b = noisy(a, model, 0.5, 5);
+		topomatch_csr_t c = topomatch_affinity_directed(b);
+		for (int64_t i = 0; i < 6; i++) {
+			for (int64_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++) {
+				double m = cw(a, i, c.col[p]);
+				ck_assert_double_gt(m, 0.0);
+				if (model == TOPOMATCH_NOISE_UM) {
+					ck_assert_double_ge(c.w[p], 0.5 * m);
+					ck_assert_double_le(c.w[p], 1.5 * m);
+				}
+			}
+		}
+		ck_assert_int_le(topomatch_affinity_nnz(b), 5);
+		ck_assert(!same_matrix(a, b));
+		assert_positive(b);
+		topomatch_affinity_destroy(b);
+	}
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/*
+ * Gaussian multiplicative with k = 3 on 200 entries: P(1 + N(0,3) < 0) =
+ * P(N < -1/3) ~ 0.37, so many are truncated: the pattern shrinks, and no
+ * weight is ever negative.
+ */
+START_TEST(noise_truncates)
+{
+	topomatch_affinity_t *a = NULL, *b = NULL;
+
+	ck_assert_int_eq(topomatch_gen_alltoall(15, 1, 0, &a, NULL), 0); /* 210 entries */
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_GM, 3, 1, 0, &b, NULL), 0);
+	ck_assert_int_lt(topomatch_affinity_nnz(b), 180);
+	ck_assert_int_gt(topomatch_affinity_nnz(b), 90);
+	assert_positive(b);
+	topomatch_affinity_destroy(b);
+	/* additive on a full matrix: 1 + U(-3, 3) < 0 with probability 1/3 */
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_UA, 3, 1, 0, &b, NULL), 0);
+	ck_assert_int_lt(topomatch_affinity_nnz(b), 180);
+	ck_assert_int_gt(topomatch_affinity_nnz(b), 100);
+	assert_positive(b);
+	topomatch_affinity_destroy(b);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/*
+ * Uniform additive k = 1 on sparse6: the 25 zeros become U(-1, 1), about
+ * half of them positive (all in (0, 1)); the 5 entries move by < 1.
+ */
+START_TEST(noise_additive_fills)
+{
+	topomatch_affinity_t *a = sparse6();
+
+	for (int model = TOPOMATCH_NOISE_GA; model <= TOPOMATCH_NOISE_UA; model += 2) {
+		topomatch_affinity_t *b = noisy(a, model, 1, 5);
+		int64_t fresh = 0;
+		for (int64_t i = 0; i < 6; i++) {
+			for (int64_t j = 0; j < 6; j++) {
+				double m = cw(a, i, j), v = cw(b, i, j);
+				ck_assert_double_ge(v, 0.0);
+				if (model == TOPOMATCH_NOISE_UA && m >= 1.0)
+					ck_assert_double_le(fabs(v - m), 1.0);
+				if (m == 0.0 && v > 0.0)
+					fresh++;
+				if (model == TOPOMATCH_NOISE_UA && m == 0.0)
+					ck_assert_double_lt(v, 1.0);
+			}
+		}
+		ck_assert_double_eq(cw(b, 2, 2), 0.0);
+		ck_assert_int_gt(fresh, 3);
+		ck_assert_int_lt(fresh, 22);
+		ck_assert_int_gt(topomatch_affinity_nnz(b), topomatch_affinity_nnz(a));
+		assert_no_self_loop(b);
+		assert_positive(b);
+		topomatch_affinity_destroy(b);
+	}
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+START_TEST(noise_seed)
+{
+	topomatch_affinity_t *a = sparse6();
+
+	for (int model = TOPOMATCH_NOISE_GA; model <= TOPOMATCH_NOISE_UM; model++) {
+		topomatch_affinity_t *b = noisy(a, model, 0.3, 21);
+		topomatch_affinity_t *c = noisy(a, model, 0.3, 21);
+		topomatch_affinity_t *d = noisy(a, model, 0.3, 22);
+		ck_assert(same_matrix(b, c));
+		ck_assert(!same_matrix(b, d));
+		topomatch_affinity_destroy(b);
+		topomatch_affinity_destroy(c);
+		topomatch_affinity_destroy(d);
+	}
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+START_TEST(noise_limits)
+{
+	topomatch_affinity_t *a = sparse6(), *big = NULL, *b = (topomatch_affinity_t *)1;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	/* 6 * 5 = 30 possible entries */
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_UA, 1, 1, 29, &b, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_ptr_null(b);
+	ck_assert_contains(err, "multiplicative");
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_UA, 1, 1, 30, &b, err), 0);
+	topomatch_affinity_destroy(b);
+	/* multiplicative ignores the limit: it never adds entries */
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_UM, 1, 1, 2, &b, err), 0);
+	topomatch_affinity_destroy(b);
+
+	/* 20000 tasks, sparse: 20000 * 19999 > 2^28 for additive only */
+	ck_assert_int_eq(topomatch_gen_random(20000, 1, 1, 1, &big, NULL), 0);
+	ck_assert_int_eq(topomatch_affinity_noise(big, TOPOMATCH_NOISE_GA, 1, 1, 0, &b, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "multiplicative");
+	ck_assert_int_eq(topomatch_affinity_noise(big, TOPOMATCH_NOISE_GM, 1, 1, 0, &b, err), 0);
+	ck_assert_int_le(topomatch_affinity_nnz(b), 20000);
+	topomatch_affinity_destroy(b);
+	topomatch_affinity_destroy(big);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+START_TEST(noise_errors)
+{
+	topomatch_affinity_t *a = sparse6(), *b = (topomatch_affinity_t *)1;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_GA, -1, 1, 0, &b, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_ptr_null(b);
+	ck_assert_contains(err, "k must be");
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_GA, NAN, 1, 0, &b, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_UM, INFINITY, 1, 0, &b,
+						  err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_affinity_noise(a, 0, 1, 1, 0, &b, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "unknown model");
+	ck_assert_int_eq(topomatch_affinity_noise(a, 5, 1, 1, 0, &b, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_affinity_noise(a, -1, 1, 1, 0, &b, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_affinity_noise(NULL, 1, 1, 1, 0, &b, err), TOPOMATCH_EINVAL);
+	/* GM with a huge k overflows 100 + 100 * N(0, k) for some entry */
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_GM, 1e308, 1, 0, &b, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "overflow");
+	ck_assert_ptr_null(b);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+START_TEST(noise_names)
+{
+	ck_assert_int_eq(topomatch_noise_from_name("ga"), TOPOMATCH_NOISE_GA);
+	ck_assert_int_eq(topomatch_noise_from_name("GA"), TOPOMATCH_NOISE_GA);
+	ck_assert_int_eq(topomatch_noise_from_name("Gaussian-Additive"), TOPOMATCH_NOISE_GA);
+	ck_assert_int_eq(topomatch_noise_from_name("gm"), TOPOMATCH_NOISE_GM);
+	ck_assert_int_eq(topomatch_noise_from_name("gaussian-multiplicative"),
+			 TOPOMATCH_NOISE_GM);
+	ck_assert_int_eq(topomatch_noise_from_name("ua"), TOPOMATCH_NOISE_UA);
+	ck_assert_int_eq(topomatch_noise_from_name("UNIFORM-ADDITIVE"), TOPOMATCH_NOISE_UA);
+	ck_assert_int_eq(topomatch_noise_from_name("Um"), TOPOMATCH_NOISE_UM);
+	ck_assert_int_eq(topomatch_noise_from_name("uniform-multiplicative"),
+			 TOPOMATCH_NOISE_UM);
+	ck_assert_int_eq(topomatch_noise_from_name(""), -1);
+	ck_assert_int_eq(topomatch_noise_from_name("g"), -1);
+	ck_assert_int_eq(topomatch_noise_from_name("gax"), -1);
+	ck_assert_int_eq(topomatch_noise_from_name("gaussian"), -1);
+	ck_assert_int_eq(topomatch_noise_from_name("uniform-additive "), -1);
+	ck_assert_int_eq(topomatch_noise_from_name(NULL), -1);
+}
+END_TEST
+
+/* -------------------------------------------------------------------- main */
+
+static Suite *gen_suite(void)
+{
+	Suite *s = suite_create("gen");
+	TCase *st = tcase_create("stencil"), *hi = tcase_create("hierarchical");
+	TCase *ra = tcase_create("random"), *tr = tcase_create("transform");
+
+	tcase_add_test(st, stencil_2d_5_open);
+	tcase_add_test(st, stencil_2d_5_periodic);
+	tcase_add_test(st, stencil_2d_9_open);
+	tcase_add_test(st, stencil_3d_7);
+	tcase_add_test(st, stencil_3d_27_periodic);
+	tcase_add_test(st, stencil_3d_27_open);
+	tcase_add_test(st, stencil_small_dims);
+	tcase_add_test(st, stencil_zero_weight);
+	tcase_add_test(st, stencil_errors);
+	tcase_add_test(hi, hier_bands);
+	tcase_add_test(hi, hier_exact);
+	tcase_add_test(hi, hier_seed);
+	tcase_add_test(hi, hier_errors);
+	tcase_add_test(ra, random_rows);
+	tcase_add_test(ra, random_full);
+	tcase_add_test(ra, random_seed);
+	tcase_add_test(ra, random_spread);
+	tcase_add_test(ra, random_errors);
+	tcase_add_test(ra, alltoall);
+	tcase_add_test(tr, shuffle_moves);
+	tcase_add_test(tr, shuffle_no_loads);
+	tcase_add_test(tr, noise_k0);
+	tcase_add_test(tr, noise_multiplicative);
+	tcase_add_test(tr, noise_truncates);
+	tcase_add_test(tr, noise_additive_fills);
+	tcase_add_test(tr, noise_seed);
+	tcase_add_test(tr, noise_limits);
+	tcase_add_test(tr, noise_errors);
+	tcase_add_test(tr, noise_names);
+	suite_add_tcase(s, st);
+	suite_add_tcase(s, hi);
+	suite_add_tcase(s, ra);
+	suite_add_tcase(s, tr);
+	return s;
+}
+
+int main(void)
+{
+	return tm_run_suite(gen_suite());
+}

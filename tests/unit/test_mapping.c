@@ -1,1 +1,232 @@
-int main(void){return 1;}
+/*
+ * test_mapping.c - mappers (round-robin, random, auto), option checks and
+ * the PU-id list reader.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "tmtest.h"
+
+#include <unistd.h>
+
+static topomatch_topology_t *topo(const char *s)
+{
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_msg(topomatch_topology_parse(s, NULL, &t, err) == TOPOMATCH_OK, "%s", err);
+	return t;
+}
+
+/* 8 tasks: pairs (2i, 2i+1) exchange 100, pairs of pairs 10 (TreeMatch Fig. 1 style) */
+static topomatch_affinity_t *pairs8(void)
+{
+	int64_t s[32], d[32];
+	double w[32];
+	int k = 0;
+	for (int i = 0; i < 8; i++)
+		for (int j = 0; j < 8; j++) {
+			if (i == j || i / 4 != j / 4)
+				continue;
+			s[k] = i;
+			d[k] = j;
+			w[k] = (i / 2 == j / 2) ? 100 : 10;
+			k++;
+		}
+	topomatch_affinity_t *a;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_msg(topomatch_affinity_create(8, k, s, d, w, NULL, &a, err) == 0, "%s", err);
+	return a;
+}
+
+static char *tmpfile_with(const char *text)
+{
+	static char path[64];
+	strcpy(path, "/tmp/tm_test_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	return path;
+}
+
+START_TEST(round_robin_is_identity)
+{
+	topomatch_topology_t *t = topo("tleaf 2 2 10 4 1");
+	topomatch_affinity_t *a = pairs8();
+	topomatch_map_opts_t o = { .mapper = "round-robin" };
+	topomatch_map_result_t r;
+	int64_t pu[8];
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_map(a, t, &o, pu, &r, err), TOPOMATCH_OK);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(pu[i], i);
+	ck_assert_str_eq(r.mapper, "round-robin");
+	ck_assert_int_eq(r.fell_back, 0);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(round_robin_follows_constraints_and_wraps)
+{
+	topomatch_topology_t *t = topo("tleaf 2 2 10 4 1");
+	topomatch_affinity_t *a = pairs8();
+	int64_t allowed[] = { 7, 2, 5, 0 };
+	topomatch_map_opts_t o = { .mapper = "round-robin", .allowed = allowed, .nallowed = 4,
+				   .oversub = 2 };
+	int64_t pu[8];
+	ck_assert_int_eq(topomatch_map(a, t, &o, pu, NULL, NULL), TOPOMATCH_OK);
+	const int64_t want[] = { 7, 2, 5, 0, 7, 2, 5, 0 };
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(pu[i], want[i]);
+	ck_assert_int_eq(topomatch_mapping_check(t, 8, pu, allowed, 4, 2, NULL), TOPOMATCH_OK);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(random_is_valid_and_seeded)
+{
+	topomatch_topology_t *t = topo("tleaf 3 4 100 2 10 4 1"); /* 32 PUs */
+	topomatch_affinity_t *a = pairs8();
+	int64_t allowed[] = { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21 };
+	int64_t p1[8], p2[8], p3[8];
+	topomatch_map_opts_t o = { .mapper = "random", .seed = 5, .allowed = allowed,
+				   .nallowed = 11 };
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_map(a, t, &o, p1, NULL, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_map(a, t, &o, p2, NULL, err), TOPOMATCH_OK);
+	o.seed = 6;
+	ck_assert_int_eq(topomatch_map(a, t, &o, p3, NULL, err), TOPOMATCH_OK);
+	ck_assert_mem_eq(p1, p2, sizeof(p1));
+	ck_assert_msg(memcmp(p1, p3, sizeof(p1)) != 0, "seeds 5 and 6 gave the same mapping");
+	ck_assert_int_eq(topomatch_mapping_check(t, 8, p1, allowed, 11, 1, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_mapping_check(t, 8, p3, allowed, 11, 1, err), TOPOMATCH_OK);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(random_oversubscribed_fills_every_slot)
+{
+	topomatch_topology_t *t = topo("tleaf 1 4 1");
+	topomatch_affinity_t *a = pairs8();
+	topomatch_map_opts_t o = { .mapper = "random", .seed = 3, .oversub = 2 };
+	int64_t pu[8];
+	int per[4] = { 0 };
+	ck_assert_int_eq(topomatch_map(a, t, &o, pu, NULL, NULL), TOPOMATCH_OK);
+	for (int i = 0; i < 8; i++)
+		per[pu[i]]++;
+	for (int p = 0; p < 4; p++)
+		ck_assert_int_eq(per[p], 2);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(auto_never_worse_than_natural)
+{
+	/* round-robin is optimal here (each group of 4 on one node), so auto
+	 * must match it and, on the tie, report the natural placement */
+	topomatch_topology_t *t = topo("tleaf 2 2 10 4 1");
+	topomatch_affinity_t *a = pairs8();
+	int64_t pu[8], rr[8];
+	topomatch_map_opts_t o = { .seed = 1 }, orr = { .mapper = "round-robin" };
+	topomatch_map_result_t r;
+	topomatch_metrics_t m, mrr;
+	ck_assert_int_eq(topomatch_map(a, t, &o, pu, &r, NULL), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_map(a, t, &orr, rr, NULL, NULL), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_metrics_compute(a, t, pu, &m, NULL), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_metrics_compute(a, t, rr, &mrr, NULL), TOPOMATCH_OK);
+	ck_assert_double_le(m.hop_bytes, mrr.hop_bytes);
+	/* all traffic inside a node (2 hops); directed weight per group:
+	 * 4 x 100 + 8 x 10 = 480, two groups: 960 x 2 hops = 1920 */
+	ck_assert_double_eq(mrr.hop_bytes, 1920);
+	ck_assert_double_eq(m.hop_bytes, 1920);
+	ck_assert_str_eq(r.mapper, "round-robin");
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(option_errors)
+{
+	topomatch_topology_t *t = topo("tleaf 1 4 1");
+	topomatch_affinity_t *a = pairs8();
+	int64_t pu[8];
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_map_opts_t o = { .mapper = "round-robin" };
+	ck_assert_int_eq(topomatch_map(a, t, &o, pu, NULL, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "8 tasks do not fit on 4 PUs with at most 1 task per PU");
+	o.mapper = "nosuch";
+	o.oversub = 2;
+	ck_assert_int_eq(topomatch_map(a, t, &o, pu, NULL, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "unknown mapper 'nosuch'");
+	int64_t bad[] = { 0, 4 };
+	topomatch_map_opts_t ob = { .allowed = bad, .nallowed = 2, .oversub = 4 };
+	ck_assert_int_eq(topomatch_map(a, t, &ob, pu, NULL, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "allowed PU 4 is out of range [0, 4)");
+	int64_t dup[] = { 1, 1, 2 };
+	topomatch_map_opts_t od = { .allowed = dup, .nallowed = 3, .oversub = 4 };
+	ck_assert_int_eq(topomatch_map(a, t, &od, pu, NULL, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "allowed PU 1 is listed twice");
+	topomatch_map_opts_t oo = { .oversub = 5000 };
+	ck_assert_int_eq(topomatch_map(a, t, &oo, pu, NULL, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "oversubscription factor 5000");
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(id_list_reader)
+{
+	int64_t *ids, n;
+	char err[TOPOMATCH_ERRLEN];
+	char *p = tmpfile_with("# allowed PUs\n3 4\t5\n\n 7 # trailing comment\n9\n");
+	ck_assert_int_eq(topomatch_read_id_list(p, 10, 1, 0, &ids, &n, err), TOPOMATCH_OK);
+	ck_assert_int_eq(n, 5);
+	ck_assert_int_eq(ids[0], 3);
+	ck_assert_int_eq(ids[3], 7);
+	ck_assert_int_eq(ids[4], 9);
+	free(ids);
+	ck_assert_int_eq(topomatch_read_id_list(p, 8, 1, 0, &ids, &n, err), TOPOMATCH_EPARSE);
+	ck_assert_contains(err, ":5: PU id 9 out of range [0, 8)");
+	unlink(p);
+	p = tmpfile_with("1 2\n3 x\n");
+	ck_assert_int_eq(topomatch_read_id_list(p, 10, 0, 0, &ids, &n, err), TOPOMATCH_EPARSE);
+	ck_assert_contains(err, ":2: not a PU id: 'x'");
+	unlink(p);
+	p = tmpfile_with("1 2\n2\n");
+	ck_assert_int_eq(topomatch_read_id_list(p, 10, 1, 0, &ids, &n, err), TOPOMATCH_EPARSE);
+	ck_assert_contains(err, ":2: PU id 2 listed twice");
+	ck_assert_int_eq(topomatch_read_id_list(p, 10, 0, 0, &ids, &n, err), TOPOMATCH_OK);
+	ck_assert_int_eq(n, 3);
+	free(ids);
+	ck_assert_int_eq(topomatch_read_id_list(p, 10, 0, 2, &ids, &n, err), TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, ":2: more ids than expected (2)");
+	unlink(p);
+	p = tmpfile_with("# nothing\n\n");
+	ck_assert_int_eq(topomatch_read_id_list(p, 10, 0, 0, &ids, &n, err), TOPOMATCH_EPARSE);
+	ck_assert_contains(err, "no PU ids");
+	unlink(p);
+	ck_assert_int_eq(topomatch_read_id_list("/nonexistent/x", 10, 0, 0, &ids, &n, err),
+			 TOPOMATCH_EIO);
+	ck_assert_contains(err, "/nonexistent/x");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("mapping");
+	TCase *tc = tcase_create("mappers");
+	tcase_add_test(tc, round_robin_is_identity);
+	tcase_add_test(tc, round_robin_follows_constraints_and_wraps);
+	tcase_add_test(tc, random_is_valid_and_seeded);
+	tcase_add_test(tc, random_oversubscribed_fills_every_slot);
+	tcase_add_test(tc, auto_never_worse_than_natural);
+	tcase_add_test(tc, option_errors);
+	tcase_add_test(tc, id_list_reader);
+	suite_add_tcase(s, tc);
+	return tm_run_suite(s);
+}
