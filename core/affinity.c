@@ -104,9 +104,20 @@ static void sift(int64_t *col, double *w, int64_t root, int64_t end)
 	}
 }
 
+static bool row_sorted(const int64_t *col, int64_t len)
+{
+	for (int64_t i = 1; i < len; i++)
+		if (col[i - 1] > col[i])
+			return false;
+	return true;
+}
+
 static void sort_row(int64_t *col, double *w, int64_t len)
 {
-	if (len <= 16) {
+	/* readers and generators mostly emit rows in order already */
+	if (row_sorted(col, len))
+		return;
+	if (len <= 32) {
 		for (int64_t i = 1; i < len; i++) {
 			int64_t c = col[i];
 			double x = w[i];
@@ -201,6 +212,15 @@ static int csr_build(int64_t n, int64_t m, const int64_t *src, const int64_t *ds
 	return TOPOMATCH_OK;
 }
 
+/* A's weights are sums of C's in both directions: checking A covers C. */
+static bool csr_finite(int64_t n, const struct csr *m)
+{
+	for (int64_t k = 0; k < m->rowptr[n]; k++)
+		if (!isfinite(m->w[k]))
+			return false;
+	return true;
+}
+
 int tm_affinity_from_coo(int64_t ntasks, const tm_coo_t *coo, const double *loads,
 			 topomatch_affinity_t **out, char *err)
 {
@@ -255,6 +275,11 @@ int topomatch_affinity_create(int64_t ntasks, int64_t nentries, const int64_t *s
 		topomatch_affinity_destroy(a);
 		return tm_err(err, rc, "out of memory building a %lld-task pattern",
 			      (long long)ntasks);
+	}
+	/* every weight is finite, but duplicates and C + C^T add them up */
+	if (!isfinite(total) || !csr_finite(ntasks, &a->a)) {
+		topomatch_affinity_destroy(a);
+		return tm_err(err, TOPOMATCH_EINVAL, "weights sum to more than the largest double");
 	}
 	*out = a;
 	return TOPOMATCH_OK;

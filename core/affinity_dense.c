@@ -15,13 +15,29 @@ struct dense_shape {
 	int64_t first; /* line of the first row */
 };
 
+static const char *plural(int64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 static int ragged(struct tm_rd *rd, int64_t line, int64_t row, int64_t count,
 		  const struct dense_shape *sh)
 {
 	return tm_rd_fail(rd, line, TOPOMATCH_EPARSE,
-			  "row %lld has %lld numbers, but the first row (line %lld) has %lld",
-			  (long long)row + 1, (long long)count, (long long)sh->first,
-			  (long long)sh->n);
+			  "row %lld has %lld number%s, but the first row (line %lld) has %lld",
+			  (long long)row + 1, (long long)count, plural(count),
+			  (long long)sh->first, (long long)sh->n);
+}
+
+/* A single "0" or "1" first line is more often a Scotch graph header. */
+static int too_many_rows(struct tm_rd *rd, int64_t line, const struct dense_shape *sh)
+{
+	return tm_rd_fail(rd, line, TOPOMATCH_EPARSE,
+			  "too many rows: the first row (line %lld) has %lld number%s, so the "
+			  "matrix has %lld row%s%s",
+			  (long long)sh->first, (long long)sh->n, plural(sh->n),
+			  (long long)sh->n, plural(sh->n),
+			  sh->n == 1 ? " (if this is a Scotch graph, read it as grf)" : "");
 }
 
 static int dense_row(struct tm_rd *rd, tm_scan_t *sc, int64_t row, const struct dense_shape *sh)
@@ -64,9 +80,7 @@ int tm_read_dense(struct tm_rd *rd)
 		return rc;
 	do {
 		if (row == sh.n)
-			return tm_rd_fail(rd, sc.line, TOPOMATCH_EPARSE,
-					  "more than %lld rows: the first row (line %lld) has %lld numbers",
-					  (long long)sh.n, (long long)sh.first, (long long)sh.n);
+			return too_many_rows(rd, sc.line, &sh);
 		last = sc.line;
 		rc = dense_row(rd, &sc, row++, &sh);
 		if (rc != TOPOMATCH_OK)
@@ -74,7 +88,8 @@ int tm_read_dense(struct tm_rd *rd)
 	} while (tm_scan_next_line(&sc) && tm_scan_skip_empty(&sc));
 	if (row < sh.n)
 		return tm_rd_fail(rd, last, TOPOMATCH_EPARSE,
-				  "only %lld rows, but the first row (line %lld) has %lld numbers",
+				  "too few rows: %lld, but the first row (line %lld) has "
+				  "%lld numbers",
 				  (long long)row, (long long)sh.first, (long long)sh.n);
 	rd->ntasks = sh.n;
 	return TOPOMATCH_OK;

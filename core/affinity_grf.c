@@ -113,8 +113,8 @@ static int grf_header(struct tm_rd *rd, tm_scan_t *sc, struct grf_hdr *h)
 				  (long long)rd->lim.max_nnz);
 	rc = grf_int(rd, sc, &t, "base value", &h->baseval);
 	if (rc == TOPOMATCH_OK && h->baseval != 0 && h->baseval != 1)
-		return tm_rd_fail(rd, t.line, TOPOMATCH_EPARSE, "base value must be 0 or 1, not %lld",
-				  (long long)h->baseval);
+		return tm_rd_fail(rd, t.line, TOPOMATCH_EPARSE,
+				  "base value must be 0 or 1, not %lld", (long long)h->baseval);
 	if (rc == TOPOMATCH_OK)
 		rc = grf_int(rd, sc, &t, "flag value", &flag);
 	return rc != TOPOMATCH_OK ? rc : grf_flag(rd, &t, flag, h);
@@ -164,7 +164,8 @@ static int resolve(struct tm_rd *rd, const struct grf_pass *ps, const tm_token_t
 		return TOPOMATCH_OK;
 	}
 	if (nb < h->baseval || nb - h->baseval >= h->vertnbr)
-		return tm_rd_fail(rd, t->line, TOPOMATCH_EPARSE, "neighbour %lld out of range [%lld, %lld]",
+		return tm_rd_fail(rd, t->line, TOPOMATCH_EPARSE,
+				  "neighbour %lld out of range [%lld, %lld]",
 				  (long long)nb, (long long)h->baseval,
 				  (long long)(h->baseval + h->vertnbr - 1));
 	*u = nb - h->baseval;
@@ -175,7 +176,7 @@ static int grf_arcs(struct tm_rd *rd, tm_scan_t *sc, const struct grf_pass *ps, 
 		    int64_t deg)
 {
 	tm_token_t t;
-	int64_t nb, u;
+	int64_t nb, u = 0;
 	double w = 1.0;
 	int rc = TOPOMATCH_OK;
 
@@ -208,7 +209,8 @@ static int grf_vertex(struct tm_rd *rd, tm_scan_t *sc, const struct grf_pass *ps
 	if (h->labels) {
 		rc = grf_int(rd, sc, &t, "vertex label", &label);
 		if (rc == TOPOMATCH_OK && ps->collect)
-			ps->lbl[v] = (struct grf_label){ .label = label, .vert = v, .line = t.line };
+			ps->lbl[v] = (struct grf_label){ .label = label, .vert = v,
+							 .line = t.line };
 	}
 	if (rc == TOPOMATCH_OK && h->vloads) {
 		rc = grf_need(rd, sc, &t, "vertex load");
@@ -225,8 +227,9 @@ static int grf_vertex(struct tm_rd *rd, tm_scan_t *sc, const struct grf_pass *ps
 		return tm_rd_fail(rd, t.line, TOPOMATCH_EPARSE,
 				  "vertex %lld has degree %lld, but %lld of the %lld arcs declared "
 				  "on line %lld remain",
-				  (long long)(v + h->baseval), (long long)deg, (long long)*arcs_left,
-				  (long long)h->edgenbr, (long long)h->edge_line);
+				  (long long)(v + h->baseval), (long long)deg,
+				  (long long)*arcs_left, (long long)h->edgenbr,
+				  (long long)h->edge_line);
 	*arcs_left -= deg;
 	return grf_arcs(rd, sc, ps, v, deg);
 }
@@ -263,7 +266,8 @@ static int grf_labelled(struct tm_rd *rd, tm_scan_t *sc, struct grf_pass *ps)
 	ps->lbl = tm_alloc(ps->h->vertnbr, sizeof(*ps->lbl));
 	if (!ps->lbl)
 		return tm_rd_fail(rd, sc->line, TOPOMATCH_ENOMEM,
-				  "out of memory for %lld vertex labels", (long long)ps->h->vertnbr);
+				  "out of memory for %lld vertex labels",
+				  (long long)ps->h->vertnbr);
 	ps->collect = true;
 	rc = grf_vertices(rd, sc, ps);
 	if (rc == TOPOMATCH_OK)
@@ -290,7 +294,8 @@ int tm_read_grf(struct tm_rd *rd)
 		rd->loads = tm_alloc(h.vertnbr, sizeof(*rd->loads));
 		if (!rd->loads)
 			return tm_rd_fail(rd, sc.line, TOPOMATCH_ENOMEM,
-					  "out of memory for %lld vertex loads", (long long)h.vertnbr);
+					  "out of memory for %lld vertex loads",
+					  (long long)h.vertnbr);
 	}
 	rc = h.labels ? grf_labelled(rd, &sc, &ps) : grf_vertices(rd, &sc, &ps);
 	if (rc == TOPOMATCH_OK)

@@ -6,6 +6,9 @@
  *   i j [w]      (NNZ lines, 1-based; pattern entries weigh 1)
  * A symmetric file lists one triangle; each off-diagonal entry is
  * mirrored, so C(j,i) = C(i,j).  Duplicates are summed like everywhere.
+ * "integer" and "real" are read alike (any finite number >= 0).  The
+ * banner words are refused when the definition has them but a pattern
+ * cannot use them (array, complex, hermitian, skew-symmetric).
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -113,14 +116,14 @@ static int mm_size(struct tm_rd *rd, tm_scan_t *sc, struct mm_info *mi)
 	}
 	if (v[0] != v[1])
 		return tm_rd_fail(rd, sc->line, TOPOMATCH_EPARSE,
-				  "a pattern is square, this matrix is %lld x %lld", (long long)v[0],
-				  (long long)v[1]);
+				  "a pattern is square, this matrix is %lld x %lld",
+				  (long long)v[0], (long long)v[1]);
 	rc = tm_rd_check_tasks(rd, sc->line, v[0]);
 	if (rc != TOPOMATCH_OK)
 		return rc;
 	if (v[2] > rd->lim.max_nnz)
-		return tm_rd_fail(rd, sc->line, TOPOMATCH_ELIMIT, "more than %lld non-zeros (limit)",
-				  (long long)rd->lim.max_nnz);
+		return tm_rd_fail(rd, sc->line, TOPOMATCH_ELIMIT,
+				  "more than %lld non-zeros (limit)", (long long)rd->lim.max_nnz);
 	mi->n = v[0];
 	mi->nnz = v[2];
 	return TOPOMATCH_OK;

@@ -105,7 +105,8 @@ int tm_rd_int(const struct tm_rd *rd, const tm_token_t *t, const char *what, int
 	tm_tok_str(t, s, sizeof(s));
 	/* digits that do not fit in 64 bits are beyond any limit */
 	if (tok_is_integer(t))
-		return tm_rd_fail(rd, t->line, TOPOMATCH_ELIMIT, "%s '%s' is out of range", what, s);
+		return tm_rd_fail(rd, t->line, TOPOMATCH_ELIMIT, "%s '%s' is out of range", what,
+				  s);
 	if (tm_tok_double(t, &x))
 		return tm_rd_fail(rd, t->line, TOPOMATCH_EPARSE, "%s must be an integer: '%s'",
 				  what, s);
@@ -116,11 +117,12 @@ int tm_rd_check_tasks(const struct tm_rd *rd, int64_t line, int64_t ntasks)
 {
 	if (ntasks < 1)
 		return tm_rd_fail(rd, line, TOPOMATCH_EPARSE,
-				  "a pattern needs at least one task (got %lld)", (long long)ntasks);
+				  "a pattern needs at least one task (got %lld)",
+				  (long long)ntasks);
 	if (ntasks > rd->lim.max_tasks)
 		return tm_rd_fail(rd, line, TOPOMATCH_ELIMIT,
-				  "%lld tasks: more than the limit of %lld tasks", (long long)ntasks,
-				  (long long)rd->lim.max_tasks);
+				  "%lld tasks: more than the limit of %lld tasks",
+				  (long long)ntasks, (long long)rd->lim.max_tasks);
 	return TOPOMATCH_OK;
 }
 
@@ -181,10 +183,10 @@ static bool tok_nonneg_int(const tm_token_t *t)
 
 static bool starts_mm_banner(const char *buf, size_t len)
 {
-	const char *p = buf, *end = buf + len;
 	static const char banner[] = "%%MatrixMarket";
+	const char *p, *end = buf + len;
 
-	for (p = skip_blank(p, end); p < end && *p == '\n'; p = skip_blank(p + 1, end))
+	for (p = skip_blank(buf, end); p < end && *p == '\n'; p = skip_blank(p + 1, end))
 		;
 	return (size_t)(end - p) >= sizeof(banner) - 1 &&
 	       strncasecmp(p, banner, sizeof(banner) - 1) == 0;
@@ -285,7 +287,9 @@ static int run_reader(struct tm_rd *rd, int format, topomatch_affinity_t **out)
 	case TOPOMATCH_FORMAT_MM: rc = tm_read_mm(rd); break;
 	case TOPOMATCH_FORMAT_TRIPLETS: rc = tm_read_triplets(rd); break;
 	case TOPOMATCH_FORMAT_GRF: rc = tm_read_grf(rd); break;
-	default: return tm_err(rd->err, TOPOMATCH_EINVAL, "%s: unknown format %d", rd->name, format);
+	default:
+		return tm_err(rd->err, TOPOMATCH_EINVAL, "%s: unknown format %d", rd->name,
+			      format);
 	}
 	if (rc == TOPOMATCH_OK) {
 		char msg[TOPOMATCH_ERRLEN];
@@ -323,7 +327,8 @@ int topomatch_affinity_read_buffer(const char *buf, size_t len, const char *name
 		return tm_err(err, TOPOMATCH_EINVAL, "%s: unknown format %d", rd.name, format);
 	if ((uint64_t)len > (uint64_t)rd.lim.max_bytes)
 		return tm_rd_fail(&rd, line_at(buf, (size_t)rd.lim.max_bytes), TOPOMATCH_ELIMIT,
-				  "larger than the limit of %lld bytes", (long long)rd.lim.max_bytes);
+				  "larger than the limit of %lld bytes",
+				  (long long)rd.lim.max_bytes);
 	if (format == TOPOMATCH_FORMAT_AUTO)
 		format = tm_affinity_detect(rd.buf, len);
 	tm_coo_init(&rd.coo);
@@ -345,8 +350,8 @@ int topomatch_affinity_read(FILE *in, const char *name, int format,
 	if (!name)
 		name = "input";
 	if (!in || !out)
-		return tm_err(err, TOPOMATCH_EINVAL, "%s: no input stream or no place for the result",
-			      name);
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "%s: no input stream or no place for the result", name);
 	int rc = tm_read_all(in, name, lim.max_bytes, &buf, &len, err);
 	if (rc != TOPOMATCH_OK)
 		return rc;

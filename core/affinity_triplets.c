@@ -25,7 +25,8 @@ static int out_of_declared(struct tm_rd *rd, int64_t line, int64_t idx,
 			   const struct tri_state *st)
 {
 	return tm_rd_fail(rd, line, TOPOMATCH_EPARSE,
-			  "task index %lld out of range [0, %lld) set by '# tasks %lld' on line %lld",
+			  "task index %lld out of range [0, %lld) set by '# tasks %lld' "
+			  "on line %lld",
 			  (long long)idx, (long long)st->declared, (long long)st->declared,
 			  (long long)st->decl_line);
 }
@@ -59,8 +60,8 @@ static int tri_index(struct tm_rd *rd, const tm_token_t *t, struct tri_state *st
 		return out_of_declared(rd, t->line, *v, st);
 	if (*v >= rd->lim.max_tasks)
 		return tm_rd_fail(rd, t->line, TOPOMATCH_ELIMIT,
-				  "task index %lld: more than the limit of %lld tasks", (long long)*v,
-				  (long long)rd->lim.max_tasks);
+				  "task index %lld: more than the limit of %lld tasks",
+				  (long long)*v, (long long)rd->lim.max_tasks);
 	if (*v > st->maxidx) {
 		st->maxidx = *v;
 		st->max_line = t->line;
@@ -78,8 +79,8 @@ static int tri_line(struct tm_rd *rd, tm_scan_t *sc, struct tri_state *st)
 	if (got == 0)
 		return TOPOMATCH_OK;
 	if (got != 3)
-		return tm_rd_fail(rd, sc->line, TOPOMATCH_EPARSE, "expected 'i j w', got %lld fields",
-				  (long long)got);
+		return tm_rd_fail(rd, sc->line, TOPOMATCH_EPARSE,
+				  "expected 'i j w', got %lld fields", (long long)got);
 	tm_scan_token(sc, &t);
 	rc = tri_index(rd, &t, st, &i);
 	if (rc != TOPOMATCH_OK)

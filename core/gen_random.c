@@ -5,7 +5,8 @@
  * draws its `degree` distinct targets with Floyd's sampling algorithm
  * (exactly `degree` draws, even when degree is close to ntasks, where plain
  * rejection would degrade to a coupon collector), remembered in a small
- * hash set of about 2 x degree slots.  Weights are uniform in [1, maxw).
+ * hash set of about 2 x degree slots.  Weights are whole numbers (message
+ * volumes are), uniform in [1, floor(maxw)], so every output format holds them.
  * RNG order: row by row, one target draw then one weight draw per entry.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
@@ -68,7 +69,7 @@ static int random_row(int64_t n, int64_t i, int64_t degree, double maxw,
 			t = j; /* every value taken so far is < j */
 			idset_add(seen, t);
 		}
-		double w = 1.0 + (maxw - 1.0) * topomatch_rng_uniform(rng);
+		double w = 1.0 + (double)topomatch_rng_below(rng, (uint64_t)(maxw - 1.0) + 1);
 		int rc = tm_coo_push(coo, i, t < i ? t : t + 1, w, coo->cap);
 		if (rc != TOPOMATCH_OK)
 			return rc;
@@ -88,9 +89,9 @@ static int check_random(int64_t ntasks, int64_t degree, double maxw, int64_t *m,
 		return tm_err(err, TOPOMATCH_EINVAL,
 			      "random: degree must be in [0, ntasks - 1] = [0, %lld] (got %lld)",
 			      (long long)(ntasks - 1), (long long)degree);
-	if (!isfinite(maxw) || !(maxw >= 1.0))
+	if (!isfinite(maxw) || !(maxw >= 1.0) || maxw > 0x1p53)
 		return tm_err(err, TOPOMATCH_EINVAL,
-			      "random: maxw must be finite and >= 1 (got %g)", maxw);
+			      "random: maxw must be in [1, 2^53] (got %g)", maxw);
 	if (!tm_mul_ok(ntasks, degree, m) || *m > TOPOMATCH_DEFAULT_MAX_NNZ)
 		return tm_err(err, TOPOMATCH_ELIMIT,
 			      "random: %lld tasks x degree %lld exceed the limit of %lld entries",

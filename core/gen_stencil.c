@@ -47,7 +47,8 @@ static int check_args(int ndims, const int *dims, int points, const double *weig
 				      dims[d]);
 		if (weight && (!isfinite(weight[d]) || weight[d] < 0.0))
 			return tm_err(err, TOPOMATCH_EINVAL,
-				      "stencil: weight of dimension %d must be finite and >= 0 (got %g)",
+				      "stencil: weight of dimension %d must be finite and >= 0 "
+				      "(got %g)",
 				      d, weight[d]);
 	}
 	return TOPOMATCH_OK;

@@ -249,8 +249,9 @@ static int check_places(const topomatch_topology_t *t, int64_t n, const int64_t 
 	int rc = check_pus(t, n, pu, err);
 	for (int64_t i = 0; !rc && map && i < n; i++)
 		if (!map[pu[i]])
-			rc = tm_err(err, TOPOMATCH_EINVAL, "task %lld is on PU %lld, which is not allowed",
-				    (long long)i, (long long)pu[i]);
+			rc = tm_err(err, TOPOMATCH_EINVAL,
+				    "task %lld is on PU %lld, which is not allowed", (long long)i,
+				    (long long)pu[i]);
 	return rc;
 }
 
@@ -267,8 +268,9 @@ static int check_oversub(const topomatch_topology_t *t, int64_t n, const int64_t
 			bad = i;
 	if (bad >= 0) {
 		int64_t p = pu[bad];
-		tm_err(err, TOPOMATCH_EINVAL, "task %lld: PU %lld holds %lld tasks (at most %d allowed)",
-		       (long long)bad, (long long)p, (long long)cnt[p], oversub);
+		tm_err(err, TOPOMATCH_EINVAL,
+		       "task %lld: PU %lld holds %lld tasks (at most %d allowed)", (long long)bad,
+		       (long long)p, (long long)cnt[p], oversub);
 	}
 	free(cnt);
 	return bad >= 0 ? TOPOMATCH_EINVAL : TOPOMATCH_OK;

@@ -198,14 +198,14 @@ static int64_t grid_route(const topomatch_topology_t *t, int64_t p, int64_t q, i
 {
 	int64_t n = 0, v = p;
 	for (int k = 0; k < t->ndims; k++) {
-		int64_t x = t->dims[k], s = t->stride[k];
-		int64_t steps = grid_steps(t, k, tm_grid_coord(t, k, p), tm_grid_coord(t, k, q));
+		int64_t x = t->dims[k], s = t->stride[k], c = tm_grid_coord(t, k, p);
+		int64_t steps = grid_steps(t, k, c, tm_grid_coord(t, k, q));
 		int64_t dir = steps < 0 ? 1 : 0;
 		for (int64_t i = 0; i < llabs(steps); i++) {
-			int64_t c = tm_grid_coord(t, k, v);
 			n = emit(links, cap, n, 2 * (v * t->ndims + k) + dir);
 			int64_t nc = dir ? (c + x - 1) % x : (c + 1) % x;
 			v += (nc - c) * s;
+			c = nc;
 		}
 	}
 	return n;

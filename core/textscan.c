@@ -102,7 +102,7 @@ bool tm_scan_at_eof(const tm_scan_t *sc)
 
 bool tm_tok_int64(const tm_token_t *t, int64_t *v)
 {
-	char buf[32];
+	char buf[128];
 	if (t->len == 0 || t->len >= sizeof(buf))
 		return false;
 	memcpy(buf, t->s, t->len);
@@ -118,7 +118,7 @@ bool tm_tok_int64(const tm_token_t *t, int64_t *v)
 
 bool tm_tok_double(const tm_token_t *t, double *v)
 {
-	char buf[64];
+	char buf[128];
 	if (t->len == 0 || t->len >= sizeof(buf))
 		return false;
 	memcpy(buf, t->s, t->len);
@@ -173,10 +173,14 @@ int tm_read_all(FILE *in, const char *name, int64_t max_bytes, char **buf, size_
 		size_t got = fread(b + n, 1, cap - n - 1, in);
 		n += got;
 		if ((int64_t)n > max_bytes) {
+			/* name the line where the limit falls, as other messages do */
+			int64_t line = 1;
+			for (int64_t i = 0; i < max_bytes; i++)
+				line += b[i] == '\n';
 			free(b);
 			return tm_err(err, TOPOMATCH_ELIMIT,
-				      "%s: larger than the limit of %lld bytes", name,
-				      (long long)max_bytes);
+				      "%s:%lld: larger than the limit of %lld bytes", name,
+				      (long long)line, (long long)max_bytes);
 		}
 		if (got == 0) {
 			if (ferror(in)) {

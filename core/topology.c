@@ -43,6 +43,7 @@ static int tree_check(int nlevels, const int *arity, const double *cost, int64_t
 			      nlevels);
 	if (!arity)
 		return tm_err(err, TOPOMATCH_EINVAL, "tree: no arity array");
+	double sum = 0.0;
 	*npu = 1;
 	for (int k = 0; k < nlevels; k++) {
 		if (arity[k] < 1)
@@ -53,12 +54,16 @@ static int tree_check(int nlevels, const int *arity, const double *cost, int64_t
 			return tm_err(err, TOPOMATCH_EINVAL,
 				      "tree level %d: link cost must be finite and > 0 (got %g)",
 				      k + 1, cost[k]);
+		sum += cost ? cost[k] : 1.0;
 		/* arity >= 1 keeps the product monotone: checking each step is enough */
 		if (!tm_mul_ok(*npu, arity[k], npu) || *npu > TOPOMATCH_MAX_PUS)
 			return tm_err(err, TOPOMATCH_ELIMIT,
 				      "tree has more than %lld PUs (the limit)",
 				      (long long)TOPOMATCH_MAX_PUS);
 	}
+	/* the longest route costs twice the sum: keep every B finite */
+	if (!isfinite(2.0 * sum))
+		return tm_err(err, TOPOMATCH_EINVAL, "tree: link costs too large (sum %g)", sum);
 	return TOPOMATCH_OK;
 }
 
@@ -197,6 +202,7 @@ static int graph_check(int64_t nvert, int64_t nlinks, const int64_t *a, const in
 		return tm_err(err, nlinks < 0 ? TOPOMATCH_EINVAL : TOPOMATCH_ELIMIT,
 			      "a graph has 0 to %lld links (got %lld)",
 			      (long long)TM_MAX_GRAPH_LINKS, (long long)nlinks);
+	double sum = 0.0;
 	if (nlinks > 0 && (!a || !b))
 		return tm_err(err, TOPOMATCH_EINVAL, "graph: no link arrays");
 	for (int64_t k = 0; k < nlinks; k++) {
@@ -212,7 +218,11 @@ static int graph_check(int64_t nvert, int64_t nlinks, const int64_t *a, const in
 			return tm_err(err, TOPOMATCH_EINVAL,
 				      "graph link %lld: cost must be finite and > 0 (got %g)",
 				      (long long)k, cost[k]);
+		sum += cost ? cost[k] : 1.0;
 	}
+	/* a routed path is simple, so it costs at most the sum of all links */
+	if (!isfinite(sum))
+		return tm_err(err, TOPOMATCH_EINVAL, "graph: link costs too large (sum %g)", sum);
 	return TOPOMATCH_OK;
 }
 

@@ -84,6 +84,14 @@ static int read_int(tparse_t *ps, const char *what, int64_t want, int min, int *
 	return TOPOMATCH_OK;
 }
 
+static bool decimal(const tm_token_t *tok)
+{
+	for (size_t i = 0; i < tok->len; i++)
+		if (!strchr("0123456789+-.eE", tok->s[i]) || tok->s[i] == '\0')
+			return false;
+	return true;
+}
+
 /* A link cost: Scotch writes integers, any finite number > 0 is taken. */
 static int read_cost(tparse_t *ps, const char *what, int64_t want, double *v)
 {
@@ -92,7 +100,8 @@ static int read_cost(tparse_t *ps, const char *what, int64_t want, double *v)
 	int rc = next_value(ps, &tok, what, want);
 	if (rc)
 		return rc;
-	if (!tm_tok_double(&tok, v))
+	/* plain decimal only: strtod's hex floats are no Scotch syntax */
+	if (!decimal(&tok) || !tm_tok_double(&tok, v))
 		return perr(ps, TOPOMATCH_EPARSE, "%s: %s '%s' is not a number", ps->kw, what,
 			    tm_tok_str(&tok, s, sizeof(s)));
 	if (!isfinite(*v) || *v <= 0.0)

@@ -208,7 +208,9 @@ TOPOMATCH_API int topomatch_topology_hcub(int d, topomatch_topology_t **out, cha
  * General graph: nvert vertices, nlinks undirected links (a[k], b[k]) with
  * cost[k] > 0 (NULL: all 1), compute[v] != 0 when v holds a PU (NULL: all).
  * Routing and distances: shortest paths in hops, ties broken towards the
- * lower-numbered neighbour (BFS in vertex order).
+ * lower-numbered neighbour (BFS in vertex order).  Self-loops are refused;
+ * with parallel links the lowest-numbered one routes; only compute vertices
+ * must be connected to each other.
  */
 TOPOMATCH_API int topomatch_topology_graph(int64_t nvert, int64_t nlinks,
 					   const int64_t *a, const int64_t *b,
@@ -218,7 +220,9 @@ TOPOMATCH_API int topomatch_topology_graph(int64_t nvert, int64_t nlinks,
 /*
  * Parse a Scotch target string: "tleaf n a1 v1 ...", "torus2D X Y",
  * "torus3D X Y Z", "torusXD n d1 ... dn", "mesh2D/3D/XD ...", "hcub d".
- * `name` and `line` locate the text in messages (name NULL: "topology").
+ * `name` locates the text in messages ("NAME:LINE: ..."; NULL: "topology").
+ * The target may span several lines with '#' comments; "deco" targets give
+ * TOPOMATCH_EUNSUPPORTED.
  */
 TOPOMATCH_API int topomatch_topology_parse(const char *text, const char *name,
 					   topomatch_topology_t **out, char *err);
@@ -236,9 +240,13 @@ TOPOMATCH_API int64_t topomatch_topology_npu(const topomatch_topology_t *t);
  * of TOPOMATCH_MAX_LEVELS entries when non-NULL; -1 for other kinds. */
 TOPOMATCH_API int topomatch_topology_tree_shape(const topomatch_topology_t *t, int *arity,
 						double *cost);
-/* Grid shape (torus/mesh/hcub): returns ndims, fills dims; -1 otherwise. */
+/* Grid shape (torus/mesh/hcub): returns ndims, fills dims; -1 otherwise.
+ * dims must have room for TOPOMATCH_MAX_DIMS entries; a hypercube is d
+ * dimensions of size 2 (d <= TOPOMATCH_MAX_DIMS). */
 TOPOMATCH_API int topomatch_topology_grid_shape(const topomatch_topology_t *t, int *dims);
-/* Canonical text of the topology ("tleaf 2 4 10 2 1", "torus3D 8 8 8"). */
+/* Canonical text of the topology ("tleaf 2 4 10 2 1", "torus3D 8 8 8").
+ * Returns 0; TOPOMATCH_ELIMIT when truncated to len-1 characters;
+ * TOPOMATCH_EINVAL for a NULL buffer or len 0. */
 TOPOMATCH_API int topomatch_topology_describe(const topomatch_topology_t *t, char *buf,
 					      size_t len);
 
@@ -246,7 +254,8 @@ TOPOMATCH_API int topomatch_topology_describe(const topomatch_topology_t *t, cha
  * Distances between PUs p and q (0 <= p, q < npu).  Hops, and the cost
  * of the routed path (sum of link costs).  These are pure functions of
  * the topology except on general graphs, where they run a BFS: use a
- * topomatch_router for many queries.
+ * topomatch_router for many queries.  -1 when p or q is out of range (or,
+ * on graphs, when memory runs out).
  */
 TOPOMATCH_API int64_t topomatch_topology_hops(const topomatch_topology_t *t, int64_t p,
 					      int64_t q);
@@ -267,7 +276,10 @@ TOPOMATCH_API int topomatch_router_create(const topomatch_topology_t *t,
 TOPOMATCH_API void topomatch_router_destroy(topomatch_router_t *r);
 /* Number of directed link ids (for sizing load arrays). */
 TOPOMATCH_API int64_t topomatch_router_nlinks(const topomatch_router_t *r);
-/* Select the source PU; later queries are from it. */
+/* Select the source PU; later queries are from it (an out-of-range p
+ * deselects the source).  The queries below return -1 without a valid
+ * source or for q out of range; route() with links = NULL, cap = 0 gives
+ * the length. */
 TOPOMATCH_API void topomatch_router_source(topomatch_router_t *r, int64_t p);
 TOPOMATCH_API int64_t topomatch_router_hops(topomatch_router_t *r, int64_t q);
 TOPOMATCH_API double topomatch_router_cost(topomatch_router_t *r, int64_t q);
@@ -289,6 +301,8 @@ TOPOMATCH_API int64_t topomatch_router_route(topomatch_router_t *r, int64_t q,
  *   task_hop_bytes(t) = sum_j (C(t,j) + C(j,t)) d(s(t), s(j))
  *   avg/max_task_hop_bytes over tasks
  *   max_link_load = max over directed links of the C volume routed on it.
+ * On graphs B(s(i), s(j)) is the cost of the sender's route, so it may
+ * differ from B(s(j), s(i)).
  */
 typedef struct topomatch_metrics {
 	double hop_bytes;
@@ -309,7 +323,8 @@ TOPOMATCH_API int topomatch_metrics_task_hop_bytes(const topomatch_affinity_t *a
 						   const int64_t *pu, double *out, char *err);
 
 /* Check that pu[] is a valid assignment: every task on an allowed PU
- * (allowed == NULL: any), at most `oversub` tasks per PU. */
+ * (allowed == NULL: any), at most `oversub` (>= 1, else EINVAL) tasks per
+ * PU. */
 TOPOMATCH_API int topomatch_mapping_check(const topomatch_topology_t *t, int64_t ntasks,
 					  const int64_t *pu, const int64_t *allowed,
 					  int64_t nallowed, int oversub, char *err);
@@ -359,7 +374,9 @@ TOPOMATCH_API int topomatch_read_id_list(const char *path, int64_t bound, int un
  * dimension fastest.  points: 5 or 9 (2D), 7 or 27 (3D).  weight[d] is the
  * volume sent across a face orthogonal to dimension d (NULL: all 1);
  * diagonal neighbours get the smallest weight of the dimensions they
- * cross.  periodic: wrap around.
+ * cross.  periodic: wrap around.  A dimension of size 1 has no neighbour;
+ * with periodic size 2 the +-1 messages go to the same task and are summed.
+ * Weights finite and >= 0.
  */
 TOPOMATCH_API int topomatch_gen_stencil(int ndims, const int *dims, int points, int periodic,
 					const double *weight, topomatch_affinity_t **out,
@@ -370,19 +387,24 @@ TOPOMATCH_API int topomatch_gen_stencil(int ndims, const int *dims, int points, 
  * same level-1 group exchange base, then base/ratio between groups of the
  * next level, and so on; each weight is jittered by up to +-jitter (0..1)
  * from the seed so that the matrix is random but clearly hierarchical.
+ * Requires ratio > 1, base > 0, (1-jitter)*ratio > 1+jitter; refused
+ * (ELIMIT) when ntasks(ntasks-1) > TOPOMATCH_DEFAULT_MAX_NNZ.
  */
 TOPOMATCH_API int topomatch_gen_hierarchical(int nlevels, const int *arity, double base,
 					     double ratio, double jitter, uint64_t seed,
 					     topomatch_affinity_t **out, char *err);
-/* Random sparse: each task sends to `degree` distinct random others,
- * weights uniform in [1, maxw]. */
+/* Random sparse: each task sends to `degree` distinct random others
+ * (0 <= degree < ntasks), whole weights uniform in [1, floor(maxw)],
+ * 1 <= maxw <= 2^53. */
 TOPOMATCH_API int topomatch_gen_random(int64_t ntasks, int64_t degree, double maxw,
 				       uint64_t seed, topomatch_affinity_t **out, char *err);
-/* All-to-all: every ordered pair exchanges w (refused above the nnz limit). */
+/* All-to-all: every ordered pair exchanges w > 0 (refused above max_nnz;
+ * max_nnz <= 0 means TOPOMATCH_DEFAULT_MAX_NNZ). */
 TOPOMATCH_API int topomatch_gen_alltoall(int64_t ntasks, double w, int64_t max_nnz,
 					 topomatch_affinity_t **out, char *err);
 
-/* Relabel tasks with a random permutation from `seed` (task i -> perm[i]). */
+/* Relabel tasks with a random permutation from `seed`: task i becomes
+ * perm[i], C'(perm[i], perm[j]) = C(i,j); loads follow the tasks. */
 TOPOMATCH_API int topomatch_affinity_shuffle(const topomatch_affinity_t *a, uint64_t seed,
 					     topomatch_affinity_t **out, char *err);
 
@@ -391,7 +413,9 @@ TOPOMATCH_API int topomatch_affinity_shuffle(const topomatch_affinity_t *a, uint
  * negative results truncated to 0:
  *   GA: m + N(0,k)   GM: m + m N(0,k)   UA: m + U(-k,k)   UM: m + m U(-k,k)
  * Additive models touch the zero entries too (the paper's definition), so
- * they make the matrix dense: refused when n(n-1) exceeds max_nnz.
+ * they make the matrix dense: refused when n(n-1) exceeds max_nnz (<= 0:
+ * the default).  Multiplicative models change only the stored entries.
+ * k >= 0 and finite.
  */
 typedef enum topomatch_noise {
 	TOPOMATCH_NOISE_GA = 1,

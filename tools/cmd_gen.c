@@ -167,7 +167,7 @@ static int parse_opt(int c, const char *arg, struct gen_args *g)
 	case G_BASE: return cli_double("gen", "--base", arg, 1e-300, 1e300, &g->base) ? 0 : 2;
 	case G_RATIO: return cli_double("gen", "--ratio", arg, 1, 1e300, &g->ratio) ? 0 : 2;
 	case G_JITTER: return cli_double("gen", "--jitter", arg, 0, 0.999, &g->jitter) ? 0 : 2;
-	case G_MAXW: return cli_double("gen", "--max-weight", arg, 1, 1e300, &g->maxw) ? 0 : 2;
+	case G_MAXW: return cli_double("gen", "--max-weight", arg, 1, 0x1p53, &g->maxw) ? 0 : 2;
 	case G_WEIGHT: return cli_double("gen", "--weight", arg, 0, 1e300, &g->weight) ? 0 : 2;
 	case G_TASKS:
 		return cli_int64("gen", "--tasks", arg, 1, TOPOMATCH_DEFAULT_MAX_TASKS, &g->tasks)

@@ -365,8 +365,8 @@ START_TEST(hier_bands)
 				continue;
 			int l = level222(i, j);
 			double w = cw(a, i, j);
-			ck_assert_msg(w >= lo[l] && w <= hi[l], "C(%d,%d) = %g not in level %d band",
-				      i, j, w, l);
+			ck_assert_msg(w >= lo[l] && w <= hi[l],
+				      "C(%d,%d) = %g not in level %d band", i, j, w, l);
 			min[l] = fmin(min[l], w);
 			max[l] = fmax(max[l], w);
 		}
@@ -392,7 +392,8 @@ START_TEST(hier_exact)
 	ck_assert_double_eq(cw(a, 0, 1), 100.0);
 	ck_assert_double_eq(cw(a, 6, 7), 100.0);
 	ck_assert_double_eq(cw(a, 0, 3), 25.0);
-	ck_assert_double_eq(cw(a, 5, 6), 6.25);
+	ck_assert_double_eq(cw(a, 5, 6), 25.0); /* both in quad 4..7 */
+	ck_assert_double_eq(cw(a, 1, 6), 6.25);
 	ck_assert_double_eq(cw(a, 3, 4), 6.25);
 	ck_assert_double_eq(topomatch_affinity_total(a), 1400.0);
 	topomatch_affinity_destroy(a);
@@ -482,6 +483,7 @@ START_TEST(random_rows)
 		for (int64_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++) {
 			ck_assert_double_ge(c.w[p], 1.0);
 			ck_assert_double_le(c.w[p], 10.0);
+			ck_assert_double_eq(c.w[p], (double)(int64_t)c.w[p]); /* whole */
 		}
 	}
 	assert_no_self_loop(a);

@@ -1,1 +1,700 @@
-int main(void){return 1;}
+/*
+ * test_topology.c - unit tests of the topology model, the Scotch target
+ * parser, distances and the router.  Expected values are worked out by
+ * hand in the comments.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "tmtest.h"
+#include "topology_internal.h"
+
+#include <math.h>
+#include <unistd.h>
+
+static topomatch_topology_t *must_parse(const char *text)
+{
+	topomatch_topology_t *t = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+	int rc = topomatch_topology_parse(text, NULL, &t, err);
+	ck_assert_msg(rc == TOPOMATCH_OK, "'%s': %s", text, err);
+	ck_assert_ptr_nonnull(t);
+	return t;
+}
+
+static void check_describe(const topomatch_topology_t *t, const char *want)
+{
+	char buf[256];
+	ck_assert_int_eq(topomatch_topology_describe(t, buf, sizeof(buf)), TOPOMATCH_OK);
+	ck_assert_str_eq(buf, want);
+}
+
+/* Parse `text` (named `name`), expect `status` and `needle` in the message. */
+static void parse_fails(const char *text, const char *name, int status, const char *needle)
+{
+	topomatch_topology_t *t = (topomatch_topology_t *)&t; /* must be reset */
+	char err[TOPOMATCH_ERRLEN] = "";
+	int rc = topomatch_topology_parse(text, name, &t, err);
+	ck_assert_msg(rc == status, "'%s': status %d, want %d (%s)", text, rc, status, err);
+	ck_assert_ptr_null(t);
+	ck_assert_contains(err, needle);
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+START_TEST(parse_tleaf)
+{
+	/* 16 x 2 x 16 = 512 PUs; costs 100 (top), 10, 1 (cores) */
+	topomatch_topology_t *t = must_parse("tleaf 3 16 100 2 10 16 1");
+	int arity[TOPOMATCH_MAX_LEVELS];
+	double cost[TOPOMATCH_MAX_LEVELS];
+	ck_assert_int_eq(topomatch_topology_kind(t), TOPOMATCH_TOPO_TREE);
+	ck_assert_int_eq(topomatch_topology_npu(t), 512);
+	ck_assert_int_eq(topomatch_topology_tree_shape(t, arity, cost), 3);
+	ck_assert_int_eq(arity[0], 16);
+	ck_assert_int_eq(arity[1], 2);
+	ck_assert_int_eq(arity[2], 16);
+	ck_assert_double_eq(cost[0], 100.0);
+	ck_assert_double_eq(cost[1], 10.0);
+	ck_assert_double_eq(cost[2], 1.0);
+	ck_assert_int_eq(topomatch_topology_grid_shape(t, NULL), -1);
+	check_describe(t, "tleaf 3 16 100 2 10 16 1");
+	topomatch_topology_destroy(t);
+
+	/* fractional costs are kept and printed back exactly */
+	t = must_parse("tleaf 1 4 2.5");
+	check_describe(t, "tleaf 1 4 2.5");
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(parse_grids)
+{
+	static const struct {
+		const char *in, *canon;
+		int kind;
+		int64_t npu;
+		int ndims;
+		int dims[4];
+	} cases[] = {
+		{ "torus2D 4 3", "torus2D 4 3", TOPOMATCH_TOPO_TORUS, 12, 2, { 4, 3 } },
+		{ "torus3D 8 8 8", "torus3D 8 8 8", TOPOMATCH_TOPO_TORUS, 512, 3, { 8, 8, 8 } },
+		{ "torusXD 4 2 2 2 2", "torusXD 4 2 2 2 2", TOPOMATCH_TOPO_TORUS, 16, 4,
+		  { 2, 2, 2, 2 } },
+		/* an XD target of 2 or 3 dimensions is written in its short form */
+		{ "torusXD 2 5 6", "torus2D 5 6", TOPOMATCH_TOPO_TORUS, 30, 2, { 5, 6 } },
+		{ "torusXD 1 7", "torusXD 1 7", TOPOMATCH_TOPO_TORUS, 7, 1, { 7 } },
+		{ "mesh2D 4 4", "mesh2D 4 4", TOPOMATCH_TOPO_MESH, 16, 2, { 4, 4 } },
+		{ "mesh3D 2 3 4", "mesh3D 2 3 4", TOPOMATCH_TOPO_MESH, 24, 3, { 2, 3, 4 } },
+		{ "meshXD 1 5", "meshXD 1 5", TOPOMATCH_TOPO_MESH, 5, 1, { 5 } },
+		{ "hcub 4", "hcub 4", TOPOMATCH_TOPO_HCUB, 16, 4, { 2, 2, 2, 2 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		topomatch_topology_t *t = must_parse(cases[i].in);
+		int dims[TOPOMATCH_MAX_DIMS];
+		ck_assert_int_eq(topomatch_topology_kind(t), cases[i].kind);
+		ck_assert_int_eq(topomatch_topology_npu(t), cases[i].npu);
+		ck_assert_int_eq(topomatch_topology_grid_shape(t, dims), cases[i].ndims);
+		for (int k = 0; k < cases[i].ndims; k++)
+			ck_assert_int_eq(dims[k], cases[i].dims[k]);
+		ck_assert_int_eq(topomatch_topology_tree_shape(t, NULL, NULL), -1);
+		check_describe(t, cases[i].canon);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
+START_TEST(parse_layout)
+{
+	/* several lines, comments, tabs: the same target */
+	topomatch_topology_t *t = must_parse("# cluster\ntleaf\t2\n  2 10 # nodes\n\n3 1\n");
+	check_describe(t, "tleaf 2 2 10 3 1");
+	ck_assert_int_eq(topomatch_topology_npu(t), 6);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(parse_errors)
+{
+	parse_fails("tleef 2 2 10 3 1", "topo.tgt", TOPOMATCH_EPARSE,
+		    "topo.tgt:1: unknown target 'tleef' (expected tleaf, torus2D, torus3D, "
+		    "torusXD, mesh2D, mesh3D, meshXD, hcub)");
+	parse_fails("", NULL, TOPOMATCH_EPARSE, "topology:1: empty target");
+	parse_fails("# nothing\n\n", NULL, TOPOMATCH_EPARSE, "topology:1: empty target");
+	/* too few values: 2 sizes due, 1 given */
+	parse_fails("torus2D 4", NULL, TOPOMATCH_EPARSE,
+		    "topology:1: torus2D needs 2 values, got 1 (missing size of dimension 2)");
+	/* tleaf 2 takes 1 + 2 x 2 = 5 values; the error is on the last line read */
+	parse_fails("tleaf 2\n2 10\n3", NULL, TOPOMATCH_EPARSE,
+		    "topology:3: tleaf needs 5 values, got 4 (missing link cost of level 2)");
+	parse_fails("torusXD", NULL, TOPOMATCH_EPARSE,
+		    "topology:1: torusXD: missing dimension count");
+	parse_fails("hcub", NULL, TOPOMATCH_EPARSE, "hcub needs 1 value, got 0");
+	/* too many values */
+	parse_fails("torus2D 4 4 4", NULL, TOPOMATCH_EPARSE,
+		    "topology:1: trailing garbage '4' after the torus2D target");
+	parse_fails("mesh2D 4 4\n\nxyz", "m.tgt", TOPOMATCH_EPARSE,
+		    "m.tgt:3: trailing garbage 'xyz'");
+	/* not integers */
+	parse_fails("torus2D 4 4.5", NULL, TOPOMATCH_EPARSE,
+		    "topology:1: torus2D: size of dimension 2 '4.5' is not an integer");
+	parse_fails("mesh3D 2 x 2", NULL, TOPOMATCH_EPARSE, "'x' is not an integer");
+	parse_fails("tleaf 2 2 ten 3 1", NULL, TOPOMATCH_EPARSE,
+		    "tleaf: link cost of level 1 'ten' is not a number");
+	/* zero or negative sizes, bad costs */
+	parse_fails("tleaf 2 0 10 3 1", NULL, TOPOMATCH_EPARSE,
+		    "topology:1: tleaf: arity of level 1 must be >= 1 (got 0)");
+	parse_fails("tleaf 0", NULL, TOPOMATCH_EPARSE, "level count must be >= 1 (got 0)");
+	parse_fails("mesh2D 4 -1", NULL, TOPOMATCH_EPARSE, "must be >= 1 (got -1)");
+	parse_fails("hcub 0", NULL, TOPOMATCH_EPARSE, "hcub: dimension must be >= 1");
+	parse_fails("tleaf 1 2 0", NULL, TOPOMATCH_EPARSE, "must be finite and > 0 (got '0')");
+	parse_fails("tleaf 1 2 1e400", NULL, TOPOMATCH_EPARSE,
+		    "must be finite and > 0 (got '1e400')");
+	parse_fails("tleaf 1 2 nan", NULL, TOPOMATCH_EPARSE, "'nan' is not a number");
+	parse_fails("tleaf 1 2 0x10", NULL, TOPOMATCH_EPARSE, "'0x10' is not a number");
+	parse_fails("tleaf 1 2 -3", NULL, TOPOMATCH_EPARSE, "must be finite and > 0");
+	/* Scotch's decomposition-defined targets come later */
+	parse_fails("deco 0 2 2 1 1", "d.tgt", TOPOMATCH_EUNSUPPORTED, "d.tgt:1: 'deco'");
+	/* a NUL byte inside a file is refused with its line */
+	topomatch_topology_t *t = NULL;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(tm_topology_parse_buf("hcub\n2\0", 7, "n.tgt", &t, err), TOPOMATCH_EPARSE);
+	ck_assert_contains(err, "n.tgt:2: NUL byte");
+}
+END_TEST
+
+START_TEST(parse_limits)
+{
+	/* 100000^2 = 1e10 PUs > 2^26 */
+	parse_fails("tleaf 2 100000 1 100000 1", NULL, TOPOMATCH_ELIMIT,
+		    "topology:1: tleaf: tree has more than 67108864 PUs");
+	parse_fails("tleaf 2 99999999999 1 2 1", NULL, TOPOMATCH_ELIMIT, "too large");
+	parse_fails("tleaf 33", NULL, TOPOMATCH_ELIMIT, "tleaf: 33 levels (at most 32)");
+	/* 1024^3 = 2^30 > 2^26 */
+	parse_fails("torus3D 1024 1024 1024", NULL, TOPOMATCH_ELIMIT, "more than 67108864 PUs");
+	parse_fails("torusXD 17", NULL, TOPOMATCH_ELIMIT, "17 dimensions (at most 16)");
+	parse_fails("hcub 17", NULL, TOPOMATCH_ELIMIT, "hcub");
+	/* 2^26 exactly is accepted */
+	topomatch_topology_t *t = must_parse("tleaf 2 8192 1 8192 1");
+	ck_assert_int_eq(topomatch_topology_npu(t), INT64_C(1) << 26);
+	topomatch_topology_destroy(t);
+
+	/* the API refuses the same */
+	int big[2] = { 1 << 20, 1 << 20 };
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_topology_tree(2, big, NULL, &t, err), TOPOMATCH_ELIMIT);
+	ck_assert_ptr_null(t);
+	ck_assert_int_eq(topomatch_topology_grid(2, big, 1, &t, err), TOPOMATCH_ELIMIT);
+	ck_assert_int_eq(topomatch_topology_tree(33, big, NULL, &t, err), TOPOMATCH_ELIMIT);
+	ck_assert_int_eq(topomatch_topology_tree(0, big, NULL, &t, err), TOPOMATCH_EINVAL);
+	int zero[2] = { 2, 0 };
+	ck_assert_int_eq(topomatch_topology_grid(2, zero, 0, &t, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "dimension 2: size must be >= 1");
+	double bad[2] = { 1.0, INFINITY };
+	int ar[2] = { 2, 2 };
+	ck_assert_int_eq(topomatch_topology_tree(2, ar, bad, &t, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "tree level 2: link cost");
+	ck_assert_int_eq(topomatch_topology_grid(17, ar, 1, &t, err), TOPOMATCH_ELIMIT);
+	/* each cost is finite, but a route (2 x (1e308 + 1e308)) would not be */
+	double huge[2] = { 1e308, 1e308 };
+	ck_assert_int_eq(topomatch_topology_tree(2, ar, huge, &t, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "link costs too large");
+	static const int64_t ga[] = { 0, 1 }, gb[] = { 1, 2 };
+	ck_assert_int_eq(topomatch_topology_graph(3, 2, ga, gb, huge, NULL, &t, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "graph: link costs too large");
+}
+END_TEST
+
+START_TEST(describe_truncates)
+{
+	topomatch_topology_t *t = must_parse("tleaf 3 16 100 2 10 16 1");
+	char buf[8];
+	ck_assert_int_eq(topomatch_topology_describe(t, buf, sizeof(buf)), TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(buf, "tleaf 3");
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- loading */
+
+static char *temp_file(const char *content)
+{
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/tm_topo_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs(content, f);
+	fclose(f);
+	return path;
+}
+
+START_TEST(load_file_vs_literal)
+{
+	topomatch_topology_t *a, *b;
+	char err[TOPOMATCH_ERRLEN];
+	char *path = temp_file("# two levels\ntleaf 2\n2 10\n3 1\n");
+	ck_assert_int_eq(topomatch_topology_load(path, &a, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_topology_load("tleaf 2 2 10 3 1", &b, err), TOPOMATCH_OK);
+	check_describe(a, "tleaf 2 2 10 3 1");
+	check_describe(b, "tleaf 2 2 10 3 1");
+	topomatch_topology_destroy(a);
+	topomatch_topology_destroy(b);
+	unlink(path);
+
+	/* a file's messages carry its path and line */
+	path = temp_file("\n\ntleef 1 2 1\n");
+	ck_assert_int_eq(topomatch_topology_load(path, &a, err), TOPOMATCH_EPARSE);
+	ck_assert_ptr_null(a);
+	char want[128];
+	snprintf(want, sizeof(want), "%s:3: unknown target 'tleef'", path);
+	ck_assert_contains(err, want);
+	unlink(path);
+
+	/* a literal gets "topology"; a lone unknown word may have been a path */
+	ck_assert_int_eq(topomatch_topology_load("torus2D 4", &a, err), TOPOMATCH_EPARSE);
+	ck_assert_contains(err, "topology:1: torus2D needs 2 values");
+	ck_assert_int_eq(topomatch_topology_load("/nonexistent/x.tgt", &a, err),
+			 TOPOMATCH_EPARSE);
+	ck_assert_contains(err, "unknown target '/nonexistent/x.tgt', and no file of that name");
+	/* a directory is not a target file */
+	ck_assert_int_eq(topomatch_topology_load("/tmp", &a, err), TOPOMATCH_EPARSE);
+}
+END_TEST
+
+START_TEST(load_data_files)
+{
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_topology_load(tm_data("topology/cluster-tleaf.tgt"), &t, err),
+			 TOPOMATCH_OK);
+	check_describe(t, "tleaf 3 16 100 2 10 16 1");
+	topomatch_topology_destroy(t);
+	ck_assert_int_eq(topomatch_topology_load(tm_data("topology/torus-4x3.tgt"), &t, err),
+			 TOPOMATCH_OK);
+	check_describe(t, "torus2D 4 3");
+	topomatch_topology_destroy(t);
+	ck_assert_int_eq(topomatch_topology_load(tm_data("topology/bad-name.tgt"), &t, err),
+			 TOPOMATCH_EPARSE);
+	ck_assert_contains(err, "bad-name.tgt:2: unknown target 'tleef'");
+	ck_assert_int_eq(topomatch_topology_load(tm_data("topology/bad-garbage.tgt"), &t, err),
+			 TOPOMATCH_EPARSE);
+	ck_assert_contains(err, "bad-garbage.tgt:3: trailing garbage '4' after the mesh2D target");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- distances */
+
+START_TEST(tree_numbering_and_distances)
+{
+	/*
+	 * tleaf 2 2 10 3 1: root -> 2 nodes (links cost 10) -> 3 PUs each
+	 * (links cost 1).  PU p sits under node p / 3: PUs 0-2 and 3-5.
+	 * Same node: LCA at depth 1, d = 2 x (2 - 1) = 2, B = 2 x 1 = 2.
+	 * Different nodes: LCA = root, d = 4, B = 2 x (10 + 1) = 22.
+	 */
+	topomatch_topology_t *t = must_parse("tleaf 2 2 10 3 1");
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 0), 0);
+	ck_assert_double_eq(topomatch_topology_cost(t, 4, 4), 0.0);
+	/* LCA depths: 2 for the same PU, 1 under one node, 0 = root */
+	ck_assert_int_eq(tm_tree_lca(t, 4, 4), 2);
+	ck_assert_int_eq(tm_tree_lca(t, 3, 5), 1);
+	ck_assert_int_eq(tm_tree_lca(t, 2, 3), 0);
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 1), 2);
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 2), 2);
+	ck_assert_int_eq(topomatch_topology_hops(t, 2, 3), 4); /* 2/3 = 0, 3/3 = 1 */
+	ck_assert_int_eq(topomatch_topology_hops(t, 3, 5), 2);
+	ck_assert_double_eq(topomatch_topology_cost(t, 0, 1), 2.0);
+	ck_assert_double_eq(topomatch_topology_cost(t, 0, 3), 22.0);
+	ck_assert_double_eq(topomatch_topology_cost(t, 5, 1), 22.0);
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 6), -1);
+	ck_assert_int_eq(topomatch_topology_hops(t, -1, 0), -1);
+	topomatch_topology_destroy(t);
+
+	/*
+	 * tleaf 3 2 1 2 1 2 1, 8 PUs; PU digits (depth 0, 1, 2) of 5 = 1 0 1
+	 * and of 4 = 1 0 0: LCA depth 2, d = 2.  5 vs 7 (1 1 1): depth 1,
+	 * d = 4.  5 vs 2 (0 1 0): root, d = 6, B = 6.
+	 */
+	t = must_parse("tleaf 3 2 1 2 1 2 1");
+	ck_assert_int_eq(topomatch_topology_hops(t, 5, 4), 2);
+	ck_assert_int_eq(topomatch_topology_hops(t, 5, 7), 4);
+	ck_assert_int_eq(topomatch_topology_hops(t, 5, 2), 6);
+	ck_assert_double_eq(topomatch_topology_cost(t, 5, 2), 6.0);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(grid_numbering_and_distances)
+{
+	/* torus 4 x 3: PU = x + 4y, so PU 5 = (1, 1) and PU 10 = (2, 2) */
+	topomatch_topology_t *t = must_parse("torus2D 4 3");
+	ck_assert_int_eq(tm_grid_coord(t, 0, 5), 1);
+	ck_assert_int_eq(tm_grid_coord(t, 1, 5), 1);
+	ck_assert_int_eq(tm_grid_coord(t, 0, 10), 2);
+	ck_assert_int_eq(tm_grid_coord(t, 1, 10), 2);
+	/* (0,0)-(1,1): 1 + 1 */
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 5), 2);
+	/* (0,0)-(3,0): |dx| = 3 but the wrap link makes it 1 */
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 3), 1);
+	/* (0,0)-(2,2): x min(2, 2) = 2, y min(2, 1) = 1 */
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 10), 3);
+	ck_assert_double_eq(topomatch_topology_cost(t, 0, 10), 3.0);
+	topomatch_topology_destroy(t);
+
+	/* the same shape as a mesh: no wrap */
+	t = must_parse("mesh2D 4 3");
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 3), 3);
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 10), 4);
+	ck_assert_int_eq(topomatch_topology_hops(t, 11, 0), 5);
+	topomatch_topology_destroy(t);
+
+	/* torus 3D 4 4 4: PU 63 = (3,3,3) is one wrap hop away in each dim */
+	t = must_parse("torus3D 4 4 4");
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 63), 3);
+	topomatch_topology_destroy(t);
+
+	/* hypercube: popcount of the XOR; 5 = 101, 2 = 010 */
+	t = must_parse("hcub 3");
+	ck_assert_int_eq(topomatch_topology_hops(t, 5, 2), 3);
+	ck_assert_int_eq(topomatch_topology_hops(t, 5, 4), 1);
+	ck_assert_double_eq(topomatch_topology_cost(t, 6, 0), 2.0);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(degenerate_torus_dims)
+{
+	/* dims of 1 and 2: the wrap adds nothing; 2 PUs, 1 hop either way */
+	int dims[2] = { 2, 1 };
+	topomatch_topology_t *t;
+	topomatch_router_t *r;
+	int64_t links[4];
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_topology_grid(2, dims, 1, &t, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_topology_npu(t), 2);
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 1), 1);
+	ck_assert_int_eq(topomatch_topology_hops(t, 1, 0), 1);
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	/* 0 -> 1: tie (1 each way) goes +: link 2(0*2 + 0) + 0 = 0;
+	 * 1 -> 0: also +, over the wrap: link 2(1*2 + 0) = 4 */
+	topomatch_router_source(r, 0);
+	ck_assert_int_eq(topomatch_router_route(r, 1, links, 4), 1);
+	ck_assert_int_eq(links[0], 0);
+	topomatch_router_source(r, 1);
+	ck_assert_int_eq(topomatch_router_route(r, 0, links, 4), 1);
+	ck_assert_int_eq(links[0], 4);
+	topomatch_router_destroy(r);
+	topomatch_topology_destroy(t);
+
+	/* a single-PU torus */
+	int one = 1;
+	ck_assert_int_eq(topomatch_topology_grid(1, &one, 1, &t, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 0), 0);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- graphs */
+
+/*
+ * Two paths from 0 to 5: 0-1-4-5 (links of cost 1) and 0-2-3-5 (cost 10).
+ * Link k is 2k from a[k] to b[k], 2k+1 back.
+ */
+static const int64_t g6_a[] = { 0, 0, 1, 2, 3, 4 };
+static const int64_t g6_b[] = { 1, 2, 4, 3, 5, 5 };
+static const double g6_c[] = { 1, 10, 1, 10, 10, 1 };
+
+START_TEST(graph_bfs_ties)
+{
+	topomatch_topology_t *t;
+	topomatch_router_t *r;
+	int64_t links[8];
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_topology_graph(6, 6, g6_a, g6_b, g6_c, NULL, &t, err),
+			 TOPOMATCH_OK);
+	check_describe(t, "graph 6 vertices, 6 links, 6 PUs");
+	ck_assert_int_eq(topomatch_topology_kind(t), TOPOMATCH_TOPO_GRAPH);
+	ck_assert_int_eq(topomatch_topology_grid_shape(t, NULL), -1);
+	/*
+	 * BFS from 0 takes neighbour 1 before 2, so 4 (via 1) is dequeued
+	 * before 3 (via 2) and finds 5: route 0 -> 1 -> 4 -> 5, links
+	 * 0 (k0 forward), 4 (k2 forward), 10 (k5 forward), cost 3.
+	 * BFS from 5 takes 3 before 4, so 2 (via 3) comes before 1 (via 4)
+	 * and finds 0: route 5 -> 3 -> 2 -> 0, links 9, 7, 3, cost 30.
+	 */
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 5), 3);
+	ck_assert_int_eq(topomatch_topology_hops(t, 5, 0), 3);
+	ck_assert_double_eq(topomatch_topology_cost(t, 0, 5), 3.0);
+	ck_assert_double_eq(topomatch_topology_cost(t, 5, 0), 30.0);
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_router_nlinks(r), 12);
+	topomatch_router_source(r, 0);
+	ck_assert_int_eq(topomatch_router_route(r, 5, links, 8), 3);
+	ck_assert_int_eq(links[0], 0);
+	ck_assert_int_eq(links[1], 4);
+	ck_assert_int_eq(links[2], 10);
+	ck_assert_double_eq(topomatch_router_cost(r, 5), 3.0);
+	topomatch_router_source(r, 5);
+	ck_assert_int_eq(topomatch_router_route(r, 0, links, 8), 3);
+	ck_assert_int_eq(links[0], 9);
+	ck_assert_int_eq(links[1], 7);
+	ck_assert_int_eq(links[2], 3);
+	ck_assert_double_eq(topomatch_router_cost(r, 0), 30.0);
+	/* 5 -> 2: via 3, links 9, 7, cost 20 */
+	ck_assert_int_eq(topomatch_router_hops(r, 2), 2);
+	ck_assert_double_eq(topomatch_router_cost(r, 2), 20.0);
+	/* a short buffer gets the first links; the count is still the length */
+	int64_t one[1] = { -7 };
+	ck_assert_int_eq(topomatch_router_route(r, 0, one, 1), 3);
+	ck_assert_int_eq(one[0], 9);
+	topomatch_router_destroy(r);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(graph_switches)
+{
+	/*
+	 * Star: vertex 0 is a switch, vertices 1-3 are compute (PUs 0-2),
+	 * vertex 4 is a switch hanging off vertex 3.  Links listed out of
+	 * order; parallel links 1-0 (k3) and 0-1 (k0): the lower id routes.
+	 */
+	static const int64_t a[] = { 0, 0, 3, 1, 0 };
+	static const int64_t b[] = { 1, 2, 4, 0, 3 };
+	static const unsigned char comp[] = { 0, 1, 1, 1, 0 };
+	topomatch_topology_t *t;
+	topomatch_router_t *r;
+	int64_t links[4];
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_topology_graph(5, 5, a, b, NULL, comp, &t, err),
+			 TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_topology_npu(t), 3);
+	check_describe(t, "graph 5 vertices, 5 links, 3 PUs");
+	/* PU 0 = vertex 1, PU 2 = vertex 3: 1 -> 0 -> 3 */
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 2), 2);
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	topomatch_router_source(r, 0);
+	/* vertex 1 reaches 0 by k0 backwards (id 1) before k3 forwards (6);
+	 * then 0 -> 3 is k4 forwards (8) */
+	ck_assert_int_eq(topomatch_router_route(r, 2, links, 4), 2);
+	ck_assert_int_eq(links[0], 1);
+	ck_assert_int_eq(links[1], 8);
+	topomatch_router_destroy(r);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(graph_errors)
+{
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN];
+	/* 0-1 and 2-3: PU 2 cannot reach PU 0 */
+	static const int64_t a[] = { 0, 2 }, b[] = { 1, 3 };
+	ck_assert_int_eq(topomatch_topology_graph(4, 2, a, b, NULL, NULL, &t, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_ptr_null(t);
+	ck_assert_contains(err, "graph is not connected: PU 2 (vertex 2)");
+	/* the same with 2 and 3 as switches is fine: only PUs must connect */
+	static const unsigned char comp[] = { 1, 1, 0, 0 };
+	ck_assert_int_eq(topomatch_topology_graph(4, 2, a, b, NULL, comp, &t, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_topology_npu(t), 2);
+	topomatch_topology_destroy(t);
+	/* no PU at all */
+	static const unsigned char none[] = { 0, 0, 0, 0 };
+	ck_assert_int_eq(topomatch_topology_graph(4, 2, a, b, NULL, none, &t, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "no compute vertex");
+	/* out of range, self loop, bad cost */
+	static const int64_t bad_b[] = { 1, 4 };
+	ck_assert_int_eq(topomatch_topology_graph(4, 2, a, bad_b, NULL, NULL, &t, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "graph link 1: vertex out of range [0, 4)");
+	static const int64_t loop_b[] = { 0, 3 };
+	ck_assert_int_eq(topomatch_topology_graph(4, 2, a, loop_b, NULL, NULL, &t, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "connects vertex 0 to itself");
+	static const double c[] = { 1.0, -2.0 };
+	ck_assert_int_eq(topomatch_topology_graph(4, 2, a, b, c, NULL, &t, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "graph link 1: cost must be finite and > 0");
+	ck_assert_int_eq(topomatch_topology_graph(0, 0, NULL, NULL, NULL, NULL, &t, err),
+			 TOPOMATCH_EINVAL);
+	/* a single vertex without links is a 1-PU graph */
+	ck_assert_int_eq(topomatch_topology_graph(1, 0, NULL, NULL, NULL, NULL, &t, err),
+			 TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 0), 0);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- routes */
+
+static void check_route(topomatch_router_t *r, int64_t p, int64_t q, int n,
+			const int64_t *want)
+{
+	int64_t links[16];
+	topomatch_router_source(r, p);
+	ck_assert_int_eq(topomatch_router_route(r, q, links, 16), n);
+	ck_assert_int_eq(topomatch_router_hops(r, q), n);
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(links[i] == want[i], "route %lld->%lld link %d: %lld, want %lld",
+			      (long long)p, (long long)q, i, (long long)links[i],
+			      (long long)want[i]);
+}
+
+START_TEST(route_tree)
+{
+	/*
+	 * tleaf 2 2 10 3 1: non-root nodes are 0, 1 (depth 1) and 2 + p
+	 * (depth 2, above PU p); node n: up link 2n, down link 2n+1.
+	 * 0 -> 4: up from node 2 (4), up from node 0 (0), down to node 1 (3),
+	 * down to node 6 (13).  1 -> 2: up from node 3 (6), down to node 4 (9).
+	 */
+	topomatch_topology_t *t = must_parse("tleaf 2 2 10 3 1");
+	topomatch_router_t *r;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_router_nlinks(r), 16);
+	check_route(r, 0, 4, 4, (const int64_t[]){ 4, 0, 3, 13 });
+	ck_assert_double_eq(topomatch_router_cost(r, 4), 22.0);
+	check_route(r, 1, 2, 2, (const int64_t[]){ 6, 9 });
+	check_route(r, 5, 5, 0, NULL);
+	/* no source selected / out of range */
+	topomatch_router_source(r, 6);
+	ck_assert_int_eq(topomatch_router_hops(r, 0), -1);
+	ck_assert_int_eq(topomatch_router_route(r, 0, NULL, 0), -1);
+	topomatch_router_destroy(r);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(route_grid)
+{
+	/*
+	 * torus 4 x 3 (ndims 2): node v's + link in dim k is 2(2v + k), its
+	 * - link 2(2v + k) + 1.
+	 */
+	topomatch_topology_t *t = must_parse("torus2D 4 3");
+	topomatch_router_t *r;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_router_nlinks(r), 48);
+	/* 0 -> 3: x 0 -> 3 is 1 step back over the wrap: link 1 */
+	check_route(r, 0, 3, 1, (const int64_t[]){ 1 });
+	/* 0 -> 2: exactly half-way (2 either way): + through nodes 0, 1 */
+	check_route(r, 0, 2, 2, (const int64_t[]){ 0, 4 });
+	/* 0 -> 10 = (2,2): x + + (links 0, 4) to node 2, then y 0 -> 2 is
+	 * 1 step back: link 2(2*2 + 1) + 1 = 11 */
+	check_route(r, 0, 10, 3, (const int64_t[]){ 0, 4, 11 });
+	/* 10 -> 0: x tie, + from 10 (40) and 11 (44) to 8 = (0,2); y 2 -> 0
+	 * is 1 step + over the wrap from node 8: 2(8*2 + 1) = 34 */
+	check_route(r, 10, 0, 3, (const int64_t[]){ 40, 44, 34 });
+	topomatch_router_destroy(r);
+	topomatch_topology_destroy(t);
+
+	t = must_parse("mesh2D 4 3");
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	/* 0 -> 10: x + from 0, 1 (0, 4); y + from 2, 6 (2*5 = 10, 2*13 = 26) */
+	check_route(r, 0, 10, 4, (const int64_t[]){ 0, 4, 10, 26 });
+	/* 10 -> 0: x - from 10, 9 (41, 37); y - from 8, 4 (35, 19) */
+	check_route(r, 10, 0, 4, (const int64_t[]){ 41, 37, 35, 19 });
+	topomatch_router_destroy(r);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(route_hcub)
+{
+	/* hcub 3: link v*3 + b flips bit b of v.  5 -> 2: bit 0 from 5
+	 * (15), bit 1 from 4 (13), bit 2 from 6 (20). */
+	topomatch_topology_t *t = must_parse("hcub 3");
+	topomatch_router_t *r;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_router_nlinks(r), 24);
+	check_route(r, 5, 2, 3, (const int64_t[]){ 15, 13, 20 });
+	check_route(r, 2, 5, 3, (const int64_t[]){ 6, 10, 5 });
+	topomatch_router_destroy(r);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* Every route: length = hops = topology_hops, ids in range, link costs
+ * summing to the router's cost, consecutive links chaining (trees). */
+static void check_all_routes(topomatch_topology_t *t)
+{
+	topomatch_router_t *r;
+	char err[TOPOMATCH_ERRLEN];
+	int64_t links[64], n = topomatch_topology_npu(t);
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	for (int64_t p = 0; p < n; p++) {
+		topomatch_router_source(r, p);
+		for (int64_t q = 0; q < n; q++) {
+			int64_t h = topomatch_router_route(r, q, links, 64);
+			ck_assert_int_eq(h, topomatch_topology_hops(t, p, q));
+			ck_assert_int_eq(h, topomatch_router_hops(r, q));
+			ck_assert_double_eq_tol(topomatch_router_cost(r, q),
+						topomatch_topology_cost(t, p, q), 1e-12);
+			for (int64_t i = 0; i < h; i++)
+				ck_assert(links[i] >= 0 && links[i] < topomatch_router_nlinks(r));
+		}
+	}
+	topomatch_router_destroy(r);
+}
+
+START_TEST(routes_consistent)
+{
+	static const char *const targets[] = { "tleaf 3 2 5 3 2 2 1", "torus2D 5 4",
+					       "torus3D 2 3 4", "mesh3D 3 2 3", "hcub 4",
+					       "torusXD 1 6" };
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		topomatch_topology_t *t = must_parse(targets[i]);
+		check_all_routes(t);
+		topomatch_topology_destroy(t);
+	}
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_topology_graph(6, 6, g6_a, g6_b, g6_c, NULL, &t, err),
+			 TOPOMATCH_OK);
+	check_all_routes(t);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+static Suite *topology_suite(void)
+{
+	Suite *s = suite_create("topology");
+	TCase *tc = tcase_create("parse");
+	tcase_add_test(tc, parse_tleaf);
+	tcase_add_test(tc, parse_grids);
+	tcase_add_test(tc, parse_layout);
+	tcase_add_test(tc, parse_errors);
+	tcase_add_test(tc, parse_limits);
+	tcase_add_test(tc, describe_truncates);
+	tcase_add_test(tc, load_file_vs_literal);
+	tcase_add_test(tc, load_data_files);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("distances");
+	tcase_add_test(tc, tree_numbering_and_distances);
+	tcase_add_test(tc, grid_numbering_and_distances);
+	tcase_add_test(tc, degenerate_torus_dims);
+	tcase_add_test(tc, graph_bfs_ties);
+	tcase_add_test(tc, graph_switches);
+	tcase_add_test(tc, graph_errors);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("router");
+	tcase_add_test(tc, route_tree);
+	tcase_add_test(tc, route_grid);
+	tcase_add_test(tc, route_hcub);
+	tcase_add_test(tc, routes_consistent);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tm_run_suite(topology_suite());
+}
