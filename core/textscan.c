@@ -100,14 +100,22 @@ bool tm_scan_at_eof(const tm_scan_t *sc)
 	return sc->p >= sc->end;
 }
 
-bool tm_tok_int64(const tm_token_t *t, int64_t *v)
+/* Tokens are not NUL-terminated: copy into buf for strto*(); numbers longer
+ * than any valid spelling are refused. */
+static bool tok_cstr(const tm_token_t *t, char *buf, size_t len)
 {
-	char buf[128];
-	if (t->len == 0 || t->len >= sizeof(buf))
+	if (t->len == 0 || t->len >= len)
 		return false;
 	memcpy(buf, t->s, t->len);
 	buf[t->len] = '\0';
-	char *e;
+	return true;
+}
+
+bool tm_tok_int64(const tm_token_t *t, int64_t *v)
+{
+	char buf[128], *e;
+	if (!tok_cstr(t, buf, sizeof(buf)))
+		return false;
 	errno = 0;
 	long long x = strtoll(buf, &e, 10);
 	if (errno || *e != '\0')
@@ -118,13 +126,9 @@ bool tm_tok_int64(const tm_token_t *t, int64_t *v)
 
 bool tm_tok_double(const tm_token_t *t, double *v)
 {
-	char buf[128];
-	if (t->len == 0 || t->len >= sizeof(buf))
+	char buf[128], *e;
+	if (!tok_cstr(t, buf, sizeof(buf)))
 		return false;
-	memcpy(buf, t->s, t->len);
-	buf[t->len] = '\0';
-	char *e;
-	errno = 0;
 	double x = strtod(buf, &e);
 	if (*e != '\0')
 		return false;

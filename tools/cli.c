@@ -170,6 +170,7 @@ void cli_print_metrics(const char *mapper, int64_t ntasks, const topomatch_topol
 	printf("mapper              %s\n", mapper);
 	printf("tasks               %lld\n", (long long)ntasks);
 	printf("topology            %s (%lld PUs)\n", desc, (long long)topomatch_topology_npu(t));
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+	for (size_t i = 0; i + 1 < sizeof(f) / sizeof(f[0]); i++)
 		printf("%-20s%.15g\n", f[i].key, f[i].v);
+	printf("%-20s%.6f\n", "time_s", time_s);
 }

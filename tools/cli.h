@@ -32,6 +32,17 @@ enum {
 	OPT_FIRST_PRIVATE /* subcommands number their own options from here */
 };
 
+/* getopt_long entries of the options cli_common_opt() handles, plus -t/-c. */
+#define CLI_INPUT_LONGOPTS                                              \
+	{ "topology", required_argument, NULL, 't' },                   \
+	{ "pattern", required_argument, NULL, 'c' },                    \
+	{ "format", required_argument, NULL, OPT_FORMAT },              \
+	{ "json", no_argument, NULL, OPT_JSON },                        \
+	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },        \
+	{ "max-nnz", required_argument, NULL, OPT_MAX_NNZ },            \
+	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },        \
+	{ "help", no_argument, NULL, 'h' }
+
 /* Inputs common to map and eval. */
 struct cli_inputs {
 	const char *topo;

@@ -32,16 +32,9 @@ static const char help[] =
 int cmd_eval(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "pattern", required_argument, NULL, 'c' },
+		CLI_INPUT_LONGOPTS,
 		{ "mapping", required_argument, NULL, 's' },
 		{ "oversub", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
-		{ "max-nnz", required_argument, NULL, OPT_MAX_NNZ },
-		{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_inputs in = { .format = TOPOMATCH_FORMAT_AUTO };

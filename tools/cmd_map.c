@@ -51,20 +51,13 @@ struct map_args {
 static int parse_args(int argc, char **argv, struct map_args *m)
 {
 	static const struct option longopts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "pattern", required_argument, NULL, 'c' },
+		CLI_INPUT_LONGOPTS,
 		{ "constraints", required_argument, NULL, 'b' },
 		{ "oversub", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "mapper", required_argument, NULL, OPT_MAPPER },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "time-budget", required_argument, NULL, OPT_BUDGET },
 		{ "out", required_argument, NULL, OPT_OUT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
-		{ "max-nnz", required_argument, NULL, OPT_MAX_NNZ },
-		{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
