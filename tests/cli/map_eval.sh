@@ -63,6 +63,16 @@ run "$tm" map -t "$topo" -c "$work/h.mat" --json
 expect_eq "auto: reproducible" "$(echo "$a1" | sed 's/, "time_s".*//')" \
 	"$(echo "$out" | sed 's/, "time_s".*//')"
 
+# the wall-clock guard: past the budget the natural placement is kept, said on stderr
+"$tm" gen random --tasks 20000 --degree 2 --out "$work/big.tri"
+run "$tm" map -t "tleaf 2 200 10 100 1" -c "$work/big.tri" --mapper random \
+	--time-budget 0.000000001 --json
+expect_eq "guard: exit 0" 0 "$rc"
+expect_eq "guard: fell back to round-robin" round-robin "$(json_get mapper)"
+expect_contains "guard: said on stderr" "time budget of 1e-09 s exceeded" "$err"
+run "$tm" map -t "tleaf 2 200 10 100 1" -c "$work/big.tri" --mapper random --time-budget 60 --json
+expect_eq "generous budget: random mapping kept" random "$(json_get mapper)"
+
 # --json prints exactly one JSON object with the documented keys
 run "$tm" map -t "$topo" -c "$work/s.mtx" --json
 keys=$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(json.load(sys.stdin)))')
