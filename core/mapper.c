@@ -1,12 +1,14 @@
 /*
- * mapper.c - mapper entry point: option checks, the baseline mappers
- * (round-robin, random) and `auto`.
+ * mapper.c - the mapping entry point: checks the request, picks the
+ * algorithm (TopoMatch Fig. 3 for `auto`), runs it under the wall-clock
+ * guard, verifies what it returns, and holds the baseline mappers
+ * (round-robin, random).
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
-#include "tm_internal.h"
+#include "mapper_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,33 +17,22 @@
 /* Keeps the random mapper's slot array (PUs x oversubscription) bounded. */
 #define MAX_OVERSUB 1024
 
-/* What a mapper sees: the PU slots it may use, in PU-list order. */
-struct slots {
-	const int64_t *allowed; /* NULL: PU k is allowed[k] = k */
-	int64_t m;              /* number of allowed PUs */
-	int f;                  /* tasks per PU at most */
-	double deadline;        /* tm_now() value; 0 = none */
-};
-
-static int64_t slot_pu(const struct slots *s, int64_t k)
-{
-	return s->allowed ? s->allowed[k] : k;
-}
+typedef int (*mapper_fn)(const tm_map_ctx_t *c, int64_t *pu, char *err);
 
 /* Task i on the i-th allowed PU, wrapping around when oversubscribed:
  * the natural placement that Slurm and mpirun use by default. */
-static int map_round_robin(int64_t n, const struct slots *s, int64_t *pu)
+static int map_round_robin(const tm_map_ctx_t *c, int64_t *pu, char *err)
 {
-	for (int64_t i = 0; i < n; i++)
-		pu[i] = slot_pu(s, i % s->m);
+	(void)err;
+	for (int64_t i = 0; i < c->ntasks; i++)
+		pu[i] = c->allowed[i % c->m];
 	return TOPOMATCH_OK;
 }
 
-/* A uniformly random choice of n of the m x f slots (partial Fisher-Yates). */
-static int map_random(int64_t n, const struct slots *s, uint64_t seed, int64_t *pu,
-		      char *err)
+/* A uniformly random choice of ntasks of the m x f slots (partial Fisher-Yates). */
+static int map_random(const tm_map_ctx_t *c, int64_t *pu, char *err)
 {
-	int64_t total = s->m * s->f; /* fits: checked by check_opts */
+	int64_t total = c->m * c->f; /* fits: checked by check_opts */
 	int64_t *slot = tm_alloc(total, sizeof(*slot));
 	if (!slot)
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (%lld PU slots)",
@@ -49,9 +40,9 @@ static int map_random(int64_t n, const struct slots *s, uint64_t seed, int64_t *
 	for (int64_t k = 0; k < total; k++)
 		slot[k] = k;
 	topomatch_rng_t rng;
-	topomatch_rng_seed(&rng, seed);
-	for (int64_t i = 0; i < n; i++) {
-		if ((i & 0xffff) == 0 && s->deadline > 0 && tm_now() > s->deadline) {
+	topomatch_rng_seed(&rng, c->seed);
+	for (int64_t i = 0; i < c->ntasks; i++) {
+		if ((i & 0xffff) == 0 && tm_ctx_expired(c)) {
 			free(slot);
 			return tm_err(err, TOPOMATCH_EBUDGET, "random mapper: time budget exceeded");
 		}
@@ -59,56 +50,57 @@ static int map_random(int64_t n, const struct slots *s, uint64_t seed, int64_t *
 		int64_t t = slot[i];
 		slot[i] = slot[j];
 		slot[j] = t;
-		pu[i] = slot_pu(s, slot[i] % s->m);
+		pu[i] = c->allowed[slot[i] % c->m];
 	}
 	free(slot);
 	return TOPOMATCH_OK;
 }
 
-static double hop_bytes_of(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-			   const int64_t *pu, char *err, int *rc)
-{
-	topomatch_metrics_t m;
-	*rc = topomatch_metrics_compute(a, t, pu, &m, err);
-	return m.hop_bytes;
-}
+static const struct mapper {
+	const char *name;
+	mapper_fn run;
+	bool tree_only;
+	bool no_constraints;
+} mappers[] = {
+	{ "round-robin", map_round_robin, false, false },
+	{ "random", map_random, false, false },
+	{ "treematch", tm_map_treematch, true, true },
+	{ "topomatch-const", tm_map_topomatch_const, true, false },
+	{ "scotch", tm_map_scotch, false, false },
+};
 
-/*
- * auto: every mapper of this build that uses the pattern competes and the
- * lowest hop-bytes wins, ties to the natural placement — TopoMatch keeps the
- * round-robin mapping when it is not beaten (§5.5).  The tree and graph
- * algorithms of TopoMatch Fig. 3 join this list as they are implemented.
- */
-static int map_auto(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-		    const struct slots *s, uint64_t seed, int64_t *pu, char *name, char *err)
-{
-	int64_t n = topomatch_affinity_ntasks(a);
-	int rc = map_round_robin(n, s, pu);
-	double best = hop_bytes_of(a, t, pu, err, &rc);
-	if (rc != TOPOMATCH_OK)
-		return rc;
-	strcpy(name, "round-robin");
-	int64_t *cand = tm_alloc(n, sizeof(*cand));
-	if (!cand)
-		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	rc = map_random(n, s, seed, cand, err);
-	if (rc == TOPOMATCH_OK) {
-		double hb = hop_bytes_of(a, t, cand, err, &rc);
-		if (rc == TOPOMATCH_OK && hb < best) {
-			memcpy(pu, cand, (size_t)n * sizeof(*pu));
-			strcpy(name, "random");
-		}
-	}
-	free(cand);
-	/* the natural placement is already in pu[]: a guard hit keeps it */
-	return rc == TOPOMATCH_EBUDGET ? TOPOMATCH_OK : rc;
-}
-
-static const char *const mapper_names[] = { "auto", "round-robin", "random", NULL };
+static const char *const mapper_names[] = { "auto", "round-robin", "random", "treematch",
+					    "topomatch-const", "scotch", NULL };
 
 const char *const *topomatch_mapper_names(void)
 {
 	return mapper_names;
+}
+
+static const struct mapper *find_mapper(const char *name)
+{
+	for (size_t i = 0; i < sizeof(mappers) / sizeof(mappers[0]); i++)
+		if (!strcmp(mappers[i].name, name))
+			return &mappers[i];
+	return NULL;
+}
+
+/* TopoMatch Fig. 3: tree -> TreeMatch, or TOPOMATCHCONST under
+ * constraints; any other topology -> Scotch (Alg. 2, or Alg. 4). */
+static const struct mapper *fig3_choice(const tm_map_ctx_t *c)
+{
+	if (topomatch_topology_kind(c->t) == TOPOMATCH_TOPO_TREE)
+		return find_mapper(c->constrained ? "topomatch-const" : "treematch");
+	return find_mapper("scotch");
+}
+
+void topomatch_map_opts_init(topomatch_map_opts_t *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	o->oversub = 1;
+	o->tau = TOPOMATCH_DEFAULT_TAU;
+	o->sparse_factor = TOPOMATCH_DEFAULT_SPARSE_FACTOR;
 }
 
 static int check_allowed(const topomatch_map_opts_t *o, int64_t npu, char *err)
@@ -133,71 +125,160 @@ static int check_allowed(const topomatch_map_opts_t *o, int64_t npu, char *err)
 	return rc;
 }
 
-static int check_opts(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-		      const topomatch_map_opts_t *o, struct slots *s, char *err)
+/* The allowed PU list as mappers see it: the user's, or 0..npu-1. */
+static int set_allowed(const topomatch_map_opts_t *o, tm_map_ctx_t *c, int64_t **owned,
+		       char *err)
 {
-	int64_t n = topomatch_affinity_ntasks(a), npu = topomatch_topology_npu(t);
-	s->f = o->oversub > 0 ? o->oversub : 1;
-	if (o->oversub < 0 || s->f > MAX_OVERSUB)
-		return tm_err(err, TOPOMATCH_EINVAL,
-			      "oversubscription factor %d out of range [1, %d]", o->oversub,
-			      MAX_OVERSUB);
+	int64_t npu = topomatch_topology_npu(c->t);
+	*owned = NULL;
 	if (o->allowed) {
 		if (o->nallowed <= 0)
 			return tm_err(err, TOPOMATCH_EINVAL, "the constraint list is empty");
 		int rc = check_allowed(o, npu, err);
 		if (rc != TOPOMATCH_OK)
 			return rc;
-		s->allowed = o->allowed;
-		s->m = o->nallowed;
-	} else {
-		s->allowed = NULL;
-		s->m = npu;
+		c->allowed = o->allowed;
+		c->m = o->nallowed;
+		c->constrained = 1;
+		return TOPOMATCH_OK;
 	}
+	if (!(*owned = tm_alloc(npu, sizeof(int64_t))))
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (%lld PUs)", (long long)npu);
+	for (int64_t p = 0; p < npu; p++)
+		(*owned)[p] = p;
+	c->allowed = *owned;
+	c->m = npu;
+	c->constrained = 0;
+	return TOPOMATCH_OK;
+}
+
+static int check_opts(const topomatch_map_opts_t *o, tm_map_ctx_t *c, char *err)
+{
+	c->f = o->oversub > 0 ? o->oversub : 1;
+	if (o->oversub < 0 || c->f > MAX_OVERSUB)
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "oversubscription factor %d out of range [1, %d]", o->oversub,
+			      MAX_OVERSUB);
 	int64_t cap;
-	if (!tm_mul_ok(s->m, s->f, &cap) || n > cap)
+	if (!tm_mul_ok(c->m, c->f, &cap) || c->ntasks > cap)
 		return tm_err(err, TOPOMATCH_EINVAL,
 			      "%lld tasks do not fit on %lld PUs with at most %d task%s per PU "
 			      "(raise the oversubscription factor)",
-			      (long long)n, (long long)s->m, s->f, s->f > 1 ? "s" : "");
+			      (long long)c->ntasks, (long long)c->m, c->f, c->f > 1 ? "s" : "");
 	if (!isfinite(o->time_budget_s))
 		return tm_err(err, TOPOMATCH_EINVAL, "the time budget must be a finite number");
-	s->deadline = o->time_budget_s > 0 ? tm_now() + o->time_budget_s : 0;
+	if (!(o->sparse_factor >= 0.0 && o->sparse_factor <= 1.0))
+		return tm_err(err, TOPOMATCH_EINVAL, "the sparse factor must be in [0, 1]");
+	if (isnan(o->tau))
+		return tm_err(err, TOPOMATCH_EINVAL, "tau must be a number");
+	c->seed = o->seed;
+	c->tau = o->tau > 0 ? o->tau : TOPOMATCH_DEFAULT_TAU;
+	c->sparse_factor = o->sparse_factor;
+	c->deadline = o->time_budget_s > 0 ? tm_now() + o->time_budget_s : 0;
 	return TOPOMATCH_OK;
+}
+
+static int check_applicable(const struct mapper *mp, const tm_map_ctx_t *c, char *err)
+{
+	if (mp->tree_only && topomatch_topology_kind(c->t) != TOPOMATCH_TOPO_TREE)
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "mapper '%s' needs a tree topology (use scotch or auto)", mp->name);
+	if (mp->no_constraints && c->constrained)
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "mapper '%s' takes no constraints (use topomatch-const or auto)",
+			      mp->name);
+	return TOPOMATCH_OK;
+}
+
+/* Run one mapper and insist on a valid result: a mapper bug must surface
+ * as an error, never as two tasks on a PU or a task on a forbidden PU. */
+static int run_checked(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	int rc = mp->run(c, pu, err);
+	if (rc != TOPOMATCH_OK)
+		return rc;
+	char why[TOPOMATCH_ERRLEN];
+	if (topomatch_mapping_check(c->t, c->ntasks, pu, c->constrained ? c->allowed : NULL,
+				    c->m, c->f, why) != TOPOMATCH_OK)
+		return tm_err(err, TOPOMATCH_EINVAL, "internal error: mapper %s: %s", mp->name,
+			      why);
+	return TOPOMATCH_OK;
+}
+
+static double hop_bytes_of(const tm_map_ctx_t *c, const int64_t *pu, int *rc, char *err)
+{
+	topomatch_metrics_t m;
+	*rc = topomatch_metrics_compute(c->a, c->t, pu, &m, err);
+	return m.hop_bytes;
+}
+
+/*
+ * auto: the TopoMatch Fig. 3 algorithm, kept only when it beats the natural
+ * placement — TopoMatch's Alg. 1 starts from round-robin for the same
+ * reason, and falls back to it when the pattern says too little (§5.5).
+ */
+static int map_auto(const tm_map_ctx_t *c, int64_t *pu, char *name, char *err)
+{
+	const struct mapper *mp = fig3_choice(c);
+	int64_t *rr = tm_alloc(c->ntasks, sizeof(*rr));
+	if (!rr)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	int rc = run_checked(mp, c, pu, err);
+	double hb = 0, hb_rr = 0;
+	if (rc == TOPOMATCH_OK)
+		hb = hop_bytes_of(c, pu, &rc, err);
+	if (rc == TOPOMATCH_OK) {
+		map_round_robin(c, rr, err);
+		hb_rr = hop_bytes_of(c, rr, &rc, err);
+	}
+	if (rc == TOPOMATCH_OK) {
+		strcpy(name, mp->name);
+		if (hb_rr <= hb) {
+			memcpy(pu, rr, (size_t)c->ntasks * sizeof(*pu));
+			strcpy(name, "round-robin");
+		}
+	}
+	free(rr);
+	return rc;
 }
 
 int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 		  const topomatch_map_opts_t *opts, int64_t *pu, topomatch_map_result_t *res,
 		  char *err)
 {
-	static const topomatch_map_opts_t defaults = { .seed = 1 };
+	topomatch_map_opts_t defaults;
+	topomatch_map_opts_init(&defaults);
 	const topomatch_map_opts_t *o = opts ? opts : &defaults;
 	topomatch_map_result_t r = { .mapper = "" };
 	double t0 = tm_now();
-	struct slots s;
-	int rc = check_opts(a, t, o, &s, err);
-	if (rc != TOPOMATCH_OK)
-		return rc;
 	const char *name = o->mapper ? o->mapper : "auto";
-	int64_t n = topomatch_affinity_ntasks(a);
-	if (strcmp(name, "round-robin") == 0) {
-		rc = map_round_robin(n, &s, pu);
-		strcpy(r.mapper, name);
-	} else if (strcmp(name, "random") == 0) {
-		rc = map_random(n, &s, o->seed, pu, err);
-		strcpy(r.mapper, name);
-		if (rc == TOPOMATCH_EBUDGET) {
-			rc = map_round_robin(n, &s, pu);
-			r.fell_back = 1;
-			strcpy(r.mapper, "round-robin");
-		}
-	} else if (strcmp(name, "auto") == 0) {
-		rc = map_auto(a, t, &s, o->seed, pu, r.mapper, err);
-		r.fell_back = s.deadline > 0 && tm_now() > s.deadline;
-	} else {
+	const struct mapper *mp = strcmp(name, "auto") ? find_mapper(name) : NULL;
+	if (strcmp(name, "auto") && !mp)
 		return tm_err(err, TOPOMATCH_EINVAL,
-			      "unknown mapper '%s' (known: auto, round-robin, random)", name);
+			      "unknown mapper '%s' (known: auto, round-robin, random, treematch, "
+			      "topomatch-const, scotch)", name);
+	tm_map_ctx_t c = { .a = a, .t = t, .ntasks = topomatch_affinity_ntasks(a) };
+	int64_t *owned;
+	int rc = set_allowed(o, &c, &owned, err);
+	if (rc == TOPOMATCH_OK)
+		rc = check_opts(o, &c, err);
+	if (rc == TOPOMATCH_OK && mp)
+		rc = check_applicable(mp, &c, err);
+	if (rc == TOPOMATCH_OK) {
+		if (mp) {
+			rc = run_checked(mp, &c, pu, err);
+			strcpy(r.mapper, mp->name);
+		} else {
+			rc = map_auto(&c, pu, r.mapper, err);
+		}
+		if (rc == TOPOMATCH_EBUDGET) {
+			/* the guard only ever cuts a run short to the natural placement */
+			rc = map_round_robin(&c, pu, err);
+			strcpy(r.mapper, "round-robin");
+			r.fell_back = 1;
+		}
 	}
+	free(owned);
 	if (rc != TOPOMATCH_OK)
 		return rc;
 	r.time_s = tm_now() - t0;

@@ -334,13 +334,22 @@ TOPOMATCH_API int topomatch_mapping_check(const topomatch_topology_t *t, int64_t
 /* ------------------------------------------------------------------ */
 
 typedef struct topomatch_map_opts {
-	const char *mapper;     /* "auto" (NULL), "round-robin", "random" */
+	const char *mapper;     /* NULL = "auto"; see topomatch_mapper_names() */
 	uint64_t seed;          /* default 1 */
 	int oversub;            /* at most this many tasks per PU; 0 = 1 */
 	const int64_t *allowed; /* allowed PU ids, or NULL = all */
 	int64_t nallowed;
 	double time_budget_s;   /* wall-clock guard; <= 0: none */
+	double tau;             /* TopoMatch Alg. 1 threshold; <= 0 = 30000 */
+	double sparse_factor;   /* TopoMatch Alg. 2: keep weights > max x this */
 } topomatch_map_opts_t;
+
+#define TOPOMATCH_DEFAULT_TAU 30000.0
+#define TOPOMATCH_DEFAULT_SPARSE_FACTOR 0.5
+
+/* Fill opts with the defaults: auto, seed 1, 1 task per PU, no constraints,
+ * no guard, tau 30000, sparse factor 0.5.  (NULL opts mean the same.) */
+TOPOMATCH_API void topomatch_map_opts_init(topomatch_map_opts_t *opts);
 
 typedef struct topomatch_map_result {
 	char mapper[32]; /* the mapper that produced pu[] */
@@ -348,7 +357,17 @@ typedef struct topomatch_map_result {
 	double time_s;   /* mapping time */
 } topomatch_map_result_t;
 
-/* Names of the mappers this build has, NULL-terminated. */
+/*
+ * Names of the mappers this build has, NULL-terminated:
+ *  auto            TopoMatch Fig. 3: treematch on trees (topomatch-const
+ *                  with constraints), scotch otherwise; the natural
+ *                  placement is kept when it is not beaten
+ *  round-robin     task i on the i-th allowed PU (the natural placement)
+ *  random          a uniformly random assignment from the seed
+ *  treematch       TreeMatch / TopoMatch Alg. 1 (trees, no constraints)
+ *  topomatch-const TOPOMATCHCONST, TopoMatch Alg. 3 (trees)
+ *  scotch          TopoMatch Alg. 2 (Alg. 4 with constraints), any topology
+ */
 TOPOMATCH_API const char *const *topomatch_mapper_names(void);
 
 /* Map ntasks = topomatch_affinity_ntasks(a) tasks; pu[] gets ntasks ids. */

@@ -29,6 +29,8 @@ enum {
 	OPT_BUDGET,
 	OPT_OUT,
 	OPT_HELP,
+	OPT_TAU,
+	OPT_SPARSE,
 	OPT_FIRST_PRIVATE /* subcommands number their own options from here */
 };
 

@@ -26,7 +26,14 @@ static const char help[] =
 	"      --format FMT        force the pattern format: dense, mm, triplets, grf\n"
 	"  -b, --constraints FILE  allowed PU ids, whitespace-separated\n"
 	"  -o, --oversub F         at most F tasks per PU (default 1)\n"
-	"      --mapper NAME       auto (default), round-robin, random\n"
+	"      --mapper NAME       auto (default: TopoMatch's choice for the\n"
+	"                          topology, kept when it beats round-robin),\n"
+	"                          treematch, topomatch-const, scotch,\n"
+	"                          round-robin, random\n"
+	"      --tau N             treematch: enumerate all candidate groups when\n"
+	"                          there are at most N (default 30000)\n"
+	"      --sparse-factor F   scotch: keep only weights above F x the largest\n"
+	"                          (0 to 1, default 0.5)\n"
 	"      --seed N            seed of the randomised mappers (default 1)\n"
 	"      --time-budget SEC   wall-clock guard; past it the mapper falls back\n"
 	"                          to the natural placement (default: none)\n"
@@ -57,6 +64,8 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		{ "mapper", required_argument, NULL, OPT_MAPPER },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "time-budget", required_argument, NULL, OPT_BUDGET },
+		{ "tau", required_argument, NULL, OPT_TAU },
+		{ "sparse-factor", required_argument, NULL, OPT_SPARSE },
 		{ "out", required_argument, NULL, OPT_OUT },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -87,6 +96,15 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		case OPT_BUDGET:
 			if (!cli_double("map", "--time-budget", optarg, 0, 1e9,
 					&m->opts.time_budget_s))
+				return CLI_USAGE;
+			break;
+		case OPT_TAU:
+			if (!cli_double("map", "--tau", optarg, 1, 1e15, &m->opts.tau))
+				return CLI_USAGE;
+			break;
+		case OPT_SPARSE:
+			if (!cli_double("map", "--sparse-factor", optarg, 0, 1,
+					&m->opts.sparse_factor))
 				return CLI_USAGE;
 			break;
 		case OPT_OUT: m->out = optarg; break;
@@ -172,7 +190,7 @@ static int run(struct map_args *m, topomatch_topology_t *t, topomatch_affinity_t
 int cmd_map(int argc, char **argv)
 {
 	struct map_args m = { .in = { .format = TOPOMATCH_FORMAT_AUTO } };
-	m.opts.seed = 1;
+	topomatch_map_opts_init(&m.opts);
 	int rc = parse_args(argc, argv, &m);
 	if (rc != CLI_OK)
 		return rc;

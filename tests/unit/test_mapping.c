@@ -8,6 +8,7 @@
 #include "config.h"
 #include "tmtest.h"
 
+#include <stdbool.h>
 #include <unistd.h>
 
 static topomatch_topology_t *topo(const char *s)
@@ -216,6 +217,166 @@ START_TEST(id_list_reader)
 }
 END_TEST
 
+/* A random balanced tree: 1-3 levels of arity 2-5, often a few hundred PUs. */
+static topomatch_topology_t *random_tree(topomatch_rng_t *rng)
+{
+	int nl = 1 + (int)topomatch_rng_below(rng, 3), arity[3];
+	double cost[3];
+	for (int k = 0; k < nl; k++) {
+		arity[k] = 2 + (int)topomatch_rng_below(rng, 4);
+		cost[k] = (double)(1 + topomatch_rng_below(rng, 100));
+	}
+	topomatch_topology_t *t;
+	ck_assert_int_eq(topomatch_topology_tree(nl, arity, cost, &t, NULL), TOPOMATCH_OK);
+	return t;
+}
+
+static topomatch_topology_t *random_topology(topomatch_rng_t *rng)
+{
+	static const char *const grids[] = { "torus2D 4 5", "mesh3D 3 3 2", "hcub 4",
+					     "torus3D 2 3 4" };
+	if (topomatch_rng_below(rng, 3))
+		return random_tree(rng);
+	return topo(grids[topomatch_rng_below(rng, 4)]);
+}
+
+/* Up to m x f tasks communicating at random. */
+static topomatch_affinity_t *random_pattern(topomatch_rng_t *rng, int64_t cap)
+{
+	int64_t n = 1 + (int64_t)topomatch_rng_below(rng, (uint64_t)cap);
+	topomatch_affinity_t *a;
+	int64_t degree = n > 4 ? 3 : n - 1;
+	ck_assert_int_eq(topomatch_gen_random(n, degree, 50, topomatch_rng_next(rng), &a, NULL),
+			 TOPOMATCH_OK);
+	return a;
+}
+
+/* A random subset of the PUs (at least one), in random order. */
+static int64_t random_allowed(topomatch_rng_t *rng, int64_t npu, int64_t *allowed)
+{
+	int64_t m = 0;
+	for (int64_t p = 0; p < npu; p++)
+		if (topomatch_rng_below(rng, 3))
+			allowed[m++] = p;
+	if (m == 0)
+		allowed[m++] = (int64_t)topomatch_rng_below(rng, (uint64_t)npu);
+	for (int64_t i = m - 1; i > 0; i--) {
+		int64_t j = (int64_t)topomatch_rng_below(rng, (uint64_t)i + 1), x = allowed[i];
+		allowed[i] = allowed[j];
+		allowed[j] = x;
+	}
+	return m;
+}
+
+static bool applicable(const char *mapper, const topomatch_topology_t *t, bool constrained)
+{
+	bool tree = topomatch_topology_kind(t) == TOPOMATCH_TOPO_TREE;
+	if (!strcmp(mapper, "treematch"))
+		return tree && !constrained;
+	if (!strcmp(mapper, "topomatch-const"))
+		return tree;
+	return true;
+}
+
+/*
+ * Every mapper, over random topologies, constraint sets, oversubscription
+ * factors and patterns: a valid assignment (allowed PUs, at most f tasks
+ * per PU) and the same result for the same seed.
+ */
+START_TEST(property_valid_and_deterministic)
+{
+	topomatch_rng_t rng;
+	topomatch_rng_seed(&rng, 20261122);
+	char err[TOPOMATCH_ERRLEN];
+	int runs = 0;
+	for (int iter = 0; iter < 60; iter++) {
+		topomatch_topology_t *t = random_topology(&rng);
+		int64_t npu = topomatch_topology_npu(t);
+		int64_t *allowed = malloc((size_t)npu * sizeof(*allowed));
+		bool constrained = topomatch_rng_below(&rng, 2);
+		int64_t m = constrained ? random_allowed(&rng, npu, allowed) : npu;
+		int f = 1 + (int)topomatch_rng_below(&rng, 3);
+		topomatch_affinity_t *a = random_pattern(&rng, m * f);
+		int64_t n = topomatch_affinity_ntasks(a);
+		int64_t *p1 = malloc((size_t)n * sizeof(*p1)), *p2 = malloc((size_t)n * sizeof(*p2));
+		for (const char *const *name = topomatch_mapper_names(); *name; name++) {
+			if (!applicable(*name, t, constrained))
+				continue;
+			topomatch_map_opts_t o;
+			topomatch_map_opts_init(&o);
+			o.mapper = *name;
+			o.oversub = f;
+			o.seed = iter;
+			o.allowed = constrained ? allowed : NULL;
+			o.nallowed = constrained ? m : 0;
+			ck_assert_msg(topomatch_map(a, t, &o, p1, NULL, err) == TOPOMATCH_OK,
+				      "iter %d %s: %s", iter, *name, err);
+			ck_assert_msg(topomatch_mapping_check(t, n, p1, o.allowed, o.nallowed, f,
+							      err) == TOPOMATCH_OK,
+				      "iter %d %s: %s", iter, *name, err);
+			ck_assert_int_eq(topomatch_map(a, t, &o, p2, NULL, err), TOPOMATCH_OK);
+			ck_assert_msg(!memcmp(p1, p2, (size_t)n * sizeof(*p1)),
+				      "iter %d %s: not deterministic", iter, *name);
+			runs++;
+		}
+		free(p1);
+		free(p2);
+		free(allowed);
+		topomatch_affinity_destroy(a);
+		topomatch_topology_destroy(t);
+	}
+	ck_assert_int_ge(runs, 250);
+}
+END_TEST
+
+/*
+ * TreeMatch §5.1 / Fig. 1: pairs talk most, then pairs of pairs, ...;
+ * with shuffled ranks, auto must find the optimum, which is the natural
+ * placement of the unshuffled pattern.
+ */
+START_TEST(hierarchical_shuffled_is_optimal)
+{
+	static const struct {
+		const char *tree;
+		int nl, arity[4];
+	} cases[] = {
+		{ "tleaf 3 2 100 2 10 2 1", 3, { 2, 2, 2 } },
+		{ "tleaf 3 4 100 4 10 4 1", 3, { 4, 4, 4 } },
+		{ "tleaf 4 2 1000 4 100 2 10 8 1", 4, { 8, 2, 4, 2 } },
+	};
+	char err[TOPOMATCH_ERRLEN];
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		topomatch_topology_t *t = topo(cases[k].tree);
+		topomatch_affinity_t *h, *s;
+		ck_assert_int_eq(topomatch_gen_hierarchical(cases[k].nl, cases[k].arity, 1000, 10,
+							    0.1, 3, &h, err), TOPOMATCH_OK);
+		ck_assert_int_eq(topomatch_affinity_shuffle(h, 11, &s, err), TOPOMATCH_OK);
+		int64_t n = topomatch_affinity_ntasks(h), *pu = malloc((size_t)n * sizeof(*pu));
+		topomatch_map_opts_t o;
+		topomatch_map_opts_init(&o);
+		o.mapper = "round-robin";
+		topomatch_metrics_t best, got, shuffled_rr;
+		ck_assert_int_eq(topomatch_map(h, t, &o, pu, NULL, err), TOPOMATCH_OK);
+		ck_assert_int_eq(topomatch_metrics_compute(h, t, pu, &best, err), TOPOMATCH_OK);
+		ck_assert_int_eq(topomatch_metrics_compute(s, t, pu, &shuffled_rr, err), 0);
+		o.mapper = NULL;
+		topomatch_map_result_t r;
+		ck_assert_int_eq(topomatch_map(s, t, &o, pu, &r, err), TOPOMATCH_OK);
+		ck_assert_int_eq(topomatch_metrics_compute(s, t, pu, &got, err), TOPOMATCH_OK);
+		ck_assert_msg(got.hop_bytes <= best.hop_bytes * (1 + 1e-12),
+			      "%s: auto (%s) %.17g, optimum %.17g", cases[k].tree, r.mapper,
+			      got.hop_bytes, best.hop_bytes);
+		/* the shuffle must have made the natural placement worse */
+		ck_assert_double_gt(shuffled_rr.hop_bytes, best.hop_bytes);
+		ck_assert_str_eq(r.mapper, "treematch");
+		free(pu);
+		topomatch_affinity_destroy(h);
+		topomatch_affinity_destroy(s);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mapping");
@@ -228,5 +389,10 @@ int main(void)
 	tcase_add_test(tc, option_errors);
 	tcase_add_test(tc, id_list_reader);
 	suite_add_tcase(s, tc);
+	TCase *tp = tcase_create("properties");
+	tcase_set_timeout(tp, 120);
+	tcase_add_test(tp, property_valid_and_deterministic);
+	tcase_add_test(tp, hierarchical_shuffled_is_optimal);
+	suite_add_tcase(s, tp);
 	return tm_run_suite(s);
 }

@@ -1,0 +1,1268 @@
+/*
+ * tm_bench.c - libtopomatch's mappers side by side with Scotch's library
+ * mapper called directly, on shuffled 3D stencils (bench/README.md).
+ *
+ * Every measurement runs in a forked child: the peak resident set that
+ * wait4() reports is then the measurement's own (plus the input the parent
+ * held when it forked), a mapper that crashes or hangs costs one row, and
+ * the parent, which never calls Scotch, stays single-threaded across forks.
+ * The child sends its report and the mapping back through a pipe; the
+ * parent scores every mapping with the same metrics code.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include <scotch.h>
+
+#include "topomatch.h"
+
+#define SEED 1			/* shuffle, fragment choice, mappers, Scotch */
+#define FRAG_NODES 128		/* nodes of the fragmented case's tree */
+#define FRAG_PICK 32		/* nodes the job got */
+#define FRAG_NODE_PUS 32	/* PUs of one node (2 sockets x 16 cores) */
+#define MAX_ROWS 8
+#define DEFAULT_TIMEOUT 900	/* seconds a single measurement may take */
+
+enum case_kind { CASE_TREE, CASE_FRAG, CASE_TORUS, CASE_SCALE };
+
+struct bench_case {
+	const char *name;
+	const char *target;	/* Scotch target string */
+	int dims[3];		/* stencil grid, prod = ranks = PUs used */
+	enum case_kind kind;
+	int quick;		/* part of --quick */
+	double balance;		/* Scotch direct's imbalance tolerance */
+	const char *mappers[5];	/* topomatch_map() names, NULL-terminated */
+};
+
+static const struct bench_case cases[] = {
+	{ "tree-1k", "tleaf 3 32 100 2 10 16 1", { 16, 8, 8 }, CASE_TREE, 1, 0.05,
+	  { "treematch", "topomatch-const", "scotch", "auto", NULL } },
+	{ "frag-1k", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 1, 0.0,
+	  { "topomatch-const", "scotch", "auto", NULL } }, /* treematch: no constraints */
+	{ "tree-4k", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0, 0.05,
+	  { "treematch", "topomatch-const", "scotch", "auto", NULL } },
+	{ "torus-4k", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0, 0.05,
+	  { "auto", "scotch", NULL } },
+	{ "scale-16k", "tleaf 3 512 100 2 10 16 1", { 32, 32, 16 }, CASE_SCALE, 0, 0.05,
+	  { "treematch", NULL } },
+	{ "scale-64k", "tleaf 3 2048 100 2 10 16 1", { 64, 32, 32 }, CASE_SCALE, 0, 0.05,
+	  { "treematch", NULL } },
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+/* Face weights of the x, y, z halos (the issue's 1000/500/100). */
+static const double face_weight[3] = { 1000.0, 500.0, 100.0 };
+
+enum target_what { T_HB_RATIO, T_TIME_RATIO, T_TIME_S, T_RSS_MIB };
+
+struct target {
+	const char *case_name;
+	const char *mapper;
+	enum target_what what;
+	double limit;
+	const char *text;
+};
+
+/* The issue's targets; 1 GB is read as 10^9 bytes. */
+static const struct target targets[] = {
+	{ "tree-1k", "treematch", T_HB_RATIO, 1.08, "hop-bytes <= 1.08 x scotch-direct" },
+	{ "tree-4k", "treematch", T_HB_RATIO, 1.08, "hop-bytes <= 1.08 x scotch-direct" },
+	{ "tree-4k", "treematch", T_TIME_RATIO, 0.5, "time <= 0.5 x scotch-direct" },
+	{ "frag-1k", "topomatch-const", T_HB_RATIO, 1.0,
+	  "hop-bytes <= 1.0 x scotch-direct (sub-architecture)" },
+	{ "torus-4k", "auto", T_HB_RATIO, 1.05, "hop-bytes within 5% of scotch-direct" },
+	{ "scale-64k", "treematch", T_TIME_S, 5.0, "time < 5 s" },
+	{ "scale-64k", "treematch", T_RSS_MIB, 1e9 / 1048576.0, "peak RSS < 1 GB" },
+};
+#define NTARGETS (sizeof(targets) / sizeof(targets[0]))
+
+struct config {
+	int quick;
+	int json;
+	const char *only;	/* --case NAME, or NULL */
+	unsigned timeout;
+	int repeat;
+};
+
+/* One measurement: a topomatch_map() call, or Scotch direct (mapper NULL). */
+struct job {
+	const topomatch_affinity_t *a;
+	const topomatch_topology_t *t;
+	const char *mapper;
+	const int64_t *allowed;	/* NULL: every PU */
+	int64_t nallowed;
+	double balance;		/* Scotch direct only */
+	unsigned timeout;
+	int repeat;		/* runs; the time reported is the fastest */
+};
+
+/* What a child sends ahead of the mapping (which follows when rc == 0). */
+struct report {
+	int rc;
+	int fell_back;
+	int differed;		/* repeated runs gave different mappings */
+	double time_s;
+	char mapper[32];
+	char err[TOPOMATCH_ERRLEN];
+};
+
+struct row {
+	char label[32];
+	int ok;
+	char err[TOPOMATCH_ERRLEN];
+	const char *requested;	/* topomatch_map() name; NULL: Scotch direct */
+	char picked[32];	/* mapper that produced the result (auto) */
+	int fell_back;
+	int differed;
+	double hop_bytes;
+	double time_s;
+	double rss_mib;
+	int64_t doubled;	/* PUs holding more than one task */
+	char invalid[TOPOMATCH_ERRLEN];	/* mapping_check message, "" if valid */
+	char what[48];		/* short description for the note column */
+};
+
+struct case_result {
+	const struct bench_case *c;
+	int64_t ntasks;
+	int64_t npu;
+	int64_t nallowed;	/* PUs the job may use */
+	double input_rss_mib;
+	int nrows;
+	int direct;		/* index of the scotch-direct row */
+	struct row rows[MAX_ROWS];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void set_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_err(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, TOPOMATCH_ERRLEN, fmt, ap);
+	va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Scotch called directly (runs in the child)                          */
+/* ------------------------------------------------------------------ */
+
+/* Everything one direct Scotch mapping needs; freed by sd_free(). */
+struct sdirect {
+	SCOTCH_Graph graph;
+	SCOTCH_Graph bound;	/* the graph bound to the deterministic context */
+	SCOTCH_Arch arch;
+	SCOTCH_Arch sub;
+	SCOTCH_Strat strat;
+	SCOTCH_Context ctx;
+	int have_graph, have_bound, have_arch, have_sub, have_strat, have_ctx;
+	SCOTCH_Num *vert, *edge, *edlo, *terms, *part;
+};
+
+static void sd_free(struct sdirect *s)
+{
+	/* the bound graph goes before its context (Scotch's rule) */
+	if (s->have_bound)
+		SCOTCH_graphExit(&s->bound);
+	if (s->have_ctx)
+		SCOTCH_contextExit(&s->ctx);
+	if (s->have_strat)
+		SCOTCH_stratExit(&s->strat);
+	if (s->have_sub)
+		SCOTCH_archExit(&s->sub);
+	if (s->have_arch)
+		SCOTCH_archExit(&s->arch);
+	if (s->have_graph)
+		SCOTCH_graphExit(&s->graph);
+	free(s->vert);
+	free(s->edge);
+	free(s->edlo);
+	free(s->terms);
+	free(s->part);
+}
+
+/*
+ * Scotch takes integer edge loads (SCOTCH_Num is 32-bit here): the stencil
+ * weights are whole numbers, so A = C + C^T converts exactly; anything
+ * else is refused rather than rounded, so that both sides see one graph.
+ */
+static int sd_graph(struct sdirect *s, const topomatch_affinity_t *a, char *err)
+{
+	topomatch_csr_t A = topomatch_affinity_symmetric(a);
+	int64_t m = A.rowptr[A.n];
+	double total = 0.0;
+
+	if (A.n > SCOTCH_NUMMAX || m > SCOTCH_NUMMAX) {
+		set_err(err, "graph too large for SCOTCH_Num (%lld vertices, %lld arcs)",
+			(long long)A.n, (long long)m);
+		return -1;
+	}
+	s->vert = malloc((size_t)(A.n + 1) * sizeof(*s->vert));
+	s->edge = malloc((size_t)(m + 1) * sizeof(*s->edge));
+	s->edlo = malloc((size_t)(m + 1) * sizeof(*s->edlo));
+	if (!s->vert || !s->edge || !s->edlo) {
+		set_err(err, "out of memory for the Scotch graph");
+		return -1;
+	}
+	for (int64_t i = 0; i <= A.n; i++)
+		s->vert[i] = (SCOTCH_Num)A.rowptr[i];
+	for (int64_t k = 0; k < m; k++) {
+		double w = A.w[k];
+		if (!(w >= 1.0 && w <= SCOTCH_NUMMAX) || w != floor(w)) {
+			set_err(err, "edge weight %g is not an integer in [1, %d]", w,
+				SCOTCH_NUMMAX);
+			return -1;
+		}
+		s->edge[k] = (SCOTCH_Num)A.col[k];
+		s->edlo[k] = (SCOTCH_Num)w;
+		total += w;
+	}
+	/* Scotch sums edge loads in SCOTCH_Num */
+	if (total > SCOTCH_NUMMAX) {
+		set_err(err, "total edge load %.0f overflows SCOTCH_Num", total);
+		return -1;
+	}
+	SCOTCH_graphInit(&s->graph);
+	s->have_graph = 1;
+	if (SCOTCH_graphBuild(&s->graph, 0, (SCOTCH_Num)A.n, s->vert, NULL, NULL, NULL,
+			      (SCOTCH_Num)m, s->edge, s->edlo) != 0 ||
+	    SCOTCH_graphCheck(&s->graph) != 0) {
+		set_err(err, "SCOTCH_graphBuild/graphCheck failed");
+		return -1;
+	}
+	return 0;
+}
+
+static int sd_tleaf(SCOTCH_Arch *arch, const topomatch_topology_t *t, char *err)
+{
+	int arity[TOPOMATCH_MAX_LEVELS];
+	double cost[TOPOMATCH_MAX_LEVELS];
+	SCOTCH_Num size[TOPOMATCH_MAX_LEVELS], link[TOPOMATCH_MAX_LEVELS];
+	int nlev = topomatch_topology_tree_shape(t, arity, cost);
+
+	for (int k = 0; k < nlev; k++) {
+		if (cost[k] < 1.0 || cost[k] > SCOTCH_NUMMAX || cost[k] != floor(cost[k])) {
+			set_err(err, "tleaf link cost %g is not a positive integer", cost[k]);
+			return -1;
+		}
+		size[k] = arity[k];
+		link[k] = (SCOTCH_Num)cost[k];
+	}
+	if (SCOTCH_archTleaf(arch, nlev, size, link) != 0) {
+		set_err(err, "SCOTCH_archTleaf failed");
+		return -1;
+	}
+	return 0;
+}
+
+/* The target as a Scotch architecture, from the parsed topology's shape. */
+static int sd_arch(SCOTCH_Arch *arch, const topomatch_topology_t *t, char *err)
+{
+	int dims[TOPOMATCH_MAX_DIMS];
+	SCOTCH_Num sdims[TOPOMATCH_MAX_DIMS];
+	int kind = topomatch_topology_kind(t), n, rc;
+
+	if (kind == TOPOMATCH_TOPO_TREE)
+		return sd_tleaf(arch, t, err);
+	if (kind != TOPOMATCH_TOPO_TORUS && kind != TOPOMATCH_TOPO_MESH) {
+		set_err(err, "no Scotch architecture for this topology kind (%d)", kind);
+		return -1;
+	}
+	n = topomatch_topology_grid_shape(t, dims);
+	for (int d = 0; d < n; d++)
+		sdims[d] = dims[d];
+	if (kind == TOPOMATCH_TOPO_TORUS)
+		rc = SCOTCH_archTorusX(arch, n, sdims);
+	else
+		rc = SCOTCH_archMeshX(arch, n, sdims);
+	if (rc != 0) {
+		set_err(err, "SCOTCH_archTorusX/MeshX failed");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The sub-architecture of the allowed PUs: Scotch numbers its terminals
+ * by position in the list (checked against SCOTCH_archDomDist with an
+ * unsorted list), so terminal j is allowed[j].
+ */
+static int sd_sub(struct sdirect *s, const struct job *job, char *err)
+{
+	s->terms = malloc((size_t)job->nallowed * sizeof(*s->terms));
+	if (!s->terms) {
+		set_err(err, "out of memory");
+		return -1;
+	}
+	for (int64_t j = 0; j < job->nallowed; j++)
+		s->terms[j] = (SCOTCH_Num)job->allowed[j];
+	SCOTCH_archInit(&s->sub);
+	s->have_sub = 1;
+	if (SCOTCH_archSub(&s->sub, &s->arch, (SCOTCH_Num)job->nallowed, s->terms) != 0) {
+		set_err(err, "SCOTCH_archSub failed");
+		return -1;
+	}
+	return 0;
+}
+
+/* DESIGN.md: Scotch 7 is reproducible only through such a context. */
+static int sd_context(struct sdirect *s, char *err)
+{
+	SCOTCH_contextInit(&s->ctx);
+	s->have_ctx = 1;
+	if (SCOTCH_contextOptionSetNum(&s->ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
+	    SCOTCH_contextOptionSetNum(&s->ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) != 0) {
+		set_err(err, "SCOTCH_contextOptionSetNum failed");
+		return -1;
+	}
+	SCOTCH_contextRandomSeed(&s->ctx, SEED);
+	SCOTCH_graphInit(&s->bound);
+	s->have_bound = 1;
+	if (SCOTCH_contextBindGraph(&s->ctx, &s->graph, &s->bound) != 0) {
+		set_err(err, "SCOTCH_contextBindGraph failed");
+		return -1;
+	}
+	return 0;
+}
+
+/* Scotch's terminals back to our PU ids; the map is scored as returned. */
+static int sd_result(const struct sdirect *s, const struct job *job, SCOTCH_Num nterm,
+		     int64_t n, int64_t *pu, char *err)
+{
+	for (int64_t i = 0; i < n; i++) {
+		SCOTCH_Num p = s->part[i];
+		if (p < 0 || p >= nterm) {
+			set_err(err, "Scotch put task %lld on terminal %d, outside [0, %d)",
+				(long long)i, (int)p, (int)nterm);
+			return -1;
+		}
+		pu[i] = job->allowed ? job->allowed[p] : p;
+	}
+	return 0;
+}
+
+static void measure_scotch(const struct job *job, int64_t *pu, struct report *rep)
+{
+	struct sdirect s;
+	int64_t n = topomatch_affinity_ntasks(job->a);
+	const SCOTCH_Arch *target;
+	SCOTCH_Num nterm;
+
+	memset(&s, 0, sizeof(s));
+	strcpy(rep->mapper, "scotch-direct");
+	rep->rc = TOPOMATCH_EINVAL;
+	if (sd_graph(&s, job->a, rep->err) != 0)
+		goto out;
+	SCOTCH_archInit(&s.arch);
+	s.have_arch = 1;
+	if (sd_arch(&s.arch, job->t, rep->err) != 0)
+		goto out;
+	if (job->allowed && sd_sub(&s, job, rep->err) != 0)
+		goto out;
+	target = job->allowed ? &s.sub : &s.arch;
+	nterm = SCOTCH_archSize(target);
+	SCOTCH_stratInit(&s.strat);
+	s.have_strat = 1;
+	if (SCOTCH_stratGraphMapBuild(&s.strat, SCOTCH_STRATDEFAULT, nterm, job->balance) != 0) {
+		set_err(rep->err, "SCOTCH_stratGraphMapBuild failed");
+		goto out;
+	}
+	if (sd_context(&s, rep->err) != 0)
+		goto out;
+	s.part = malloc((size_t)(n + 1) * sizeof(*s.part));
+	if (!s.part) {
+		set_err(rep->err, "out of memory");
+		goto out;
+	}
+	double t0 = now_s();
+	int rc = SCOTCH_graphMap(&s.bound, target, &s.strat, s.part);
+	rep->time_s = now_s() - t0;
+	if (rc != 0) {
+		set_err(rep->err, "SCOTCH_graphMap failed");
+		goto out;
+	}
+	if (sd_result(&s, job, nterm, n, pu, rep->err) == 0)
+		rep->rc = TOPOMATCH_OK;
+out:
+	sd_free(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Our mappers (runs in the child)                                     */
+/* ------------------------------------------------------------------ */
+
+static void measure_map(const struct job *job, int64_t *pu, struct report *rep)
+{
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+
+	/* the library's defaults (tau, sparse factor), our seed and job */
+	topomatch_map_opts_init(&o);
+	o.mapper = job->mapper;
+	o.seed = SEED;
+	o.allowed = job->allowed;
+	o.nallowed = job->nallowed;
+	memset(&res, 0, sizeof(res));
+	rep->rc = topomatch_map(job->a, job->t, &o, pu, &res, rep->err);
+	rep->time_s = res.time_s;
+	rep->fell_back = res.fell_back;
+	snprintf(rep->mapper, sizeof(rep->mapper), "%s", res.mapper);
+}
+
+/* ------------------------------------------------------------------ */
+/* Forked measurement                                                  */
+/* ------------------------------------------------------------------ */
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t k = write(fd, p, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len > 0) {
+		ssize_t k = read(fd, p, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+static void measure(const struct job *job, int64_t *pu, struct report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	if (job->mapper)
+		measure_map(job, pu, rep);
+	else
+		measure_scotch(job, pu, rep);
+}
+
+/*
+ * Repeated runs damp the noise of a busy machine: the fastest counts.
+ * The mappings must not differ (same inputs, same seed), which this
+ * checks on the way.
+ */
+static void measure_repeated(const struct job *job, int64_t n, int64_t *pu, struct report *rep)
+{
+	int64_t *again = NULL;
+	struct report cur;
+
+	measure(job, pu, rep);
+	if (rep->rc != TOPOMATCH_OK || job->repeat < 2)
+		return;
+	again = malloc((size_t)n * sizeof(*again));
+	for (int k = 1; again && k < job->repeat; k++) {
+		measure(job, again, &cur);
+		if (cur.rc != TOPOMATCH_OK) {
+			*rep = cur;
+			break;
+		}
+		if (memcmp(again, pu, (size_t)n * sizeof(*pu)) != 0)
+			rep->differed = 1;
+		if (cur.time_s < rep->time_s)
+			rep->time_s = cur.time_s;
+	}
+	free(again);
+}
+
+static void __attribute__((noreturn)) child_main(const struct job *job, int fd)
+{
+	int64_t n = topomatch_affinity_ntasks(job->a);
+	int64_t *pu = malloc((size_t)n * sizeof(*pu));
+	struct report rep;
+
+	/* a mapper that hangs dies of SIGALRM and costs one row */
+	alarm(job->timeout);
+	memset(&rep, 0, sizeof(rep));
+	if (!pu) {
+		rep.rc = TOPOMATCH_ENOMEM;
+		set_err(rep.err, "out of memory");
+	} else {
+		measure_repeated(job, n, pu, &rep);
+	}
+	if (write_full(fd, &rep, sizeof(rep)) != 0 ||
+	    (rep.rc == TOPOMATCH_OK && write_full(fd, pu, (size_t)n * sizeof(*pu)) != 0))
+		_exit(1);
+	_exit(0);
+}
+
+static void died(struct report *rep, int status, unsigned timeout)
+{
+	rep->rc = -1;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		set_err(rep->err, "timed out after %u s", timeout);
+	else if (WIFSIGNALED(status))
+		set_err(rep->err, "killed by signal %d (%s)", WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	else
+		set_err(rep->err, "measurement process failed (exit status %d)",
+			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/*
+ * Run the job in a child; fills rep and pu[], and the child's peak RSS
+ * from wait4().  Returns -1 only when the child could not be started.
+ */
+static int run_child(const struct job *job, int64_t *pu, struct report *rep, double *rss_mib)
+{
+	int64_t n = topomatch_affinity_ntasks(job->a);
+	int fd[2], status, got;
+	struct rusage ru;
+	pid_t pid;
+
+	if (pipe(fd) != 0)
+		return -1;
+	/* stdio buffers would otherwise be flushed twice */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fd[0]);
+		close(fd[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		child_main(job, fd[1]);
+	}
+	close(fd[1]);
+	memset(rep, 0, sizeof(*rep));
+	got = read_full(fd[0], rep, sizeof(*rep)) == 0;
+	if (got && rep->rc == TOPOMATCH_OK)
+		got = read_full(fd[0], pu, (size_t)n * sizeof(*pu)) == 0;
+	close(fd[0]);
+	while (wait4(pid, &status, 0, &ru) < 0)
+		if (errno != EINTR)
+			return -1;
+	*rss_mib = (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
+	if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		died(rep, status, job->timeout);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scoring                                                             */
+/* ------------------------------------------------------------------ */
+
+static int64_t count_doubled(const topomatch_topology_t *t, int64_t n, const int64_t *pu)
+{
+	int64_t npu = topomatch_topology_npu(t), doubled = 0;
+	unsigned char *seen = calloc((size_t)npu, 1);
+
+	if (!seen)
+		return -1;
+	for (int64_t i = 0; i < n; i++) {
+		if (pu[i] < 0 || pu[i] >= npu)
+			continue; /* mapping_check reports it */
+		if (seen[pu[i]] == 1)
+			doubled++;
+		if (seen[pu[i]] < 2)
+			seen[pu[i]]++;
+	}
+	free(seen);
+	return doubled;
+}
+
+/*
+ * Scotch direct may double PUs up (DESIGN.md) and is scored as returned:
+ * it is only checked for range and allowed PUs; our mappers must be
+ * one task per PU.
+ */
+static void score_row(struct row *r, const struct job *job, const int64_t *pu)
+{
+	int64_t n = topomatch_affinity_ntasks(job->a);
+	int oversub = job->mapper ? 1 : (int)(n < INT_MAX ? n : INT_MAX);
+	topomatch_metrics_t m;
+
+	r->doubled = count_doubled(job->t, n, pu);
+	if (topomatch_mapping_check(job->t, n, pu, job->allowed, job->nallowed, oversub,
+				    r->invalid) == TOPOMATCH_OK)
+		r->invalid[0] = '\0';
+	if (topomatch_metrics_compute(job->a, job->t, pu, &m, r->err) != TOPOMATCH_OK) {
+		r->ok = 0;
+		return;
+	}
+	r->hop_bytes = m.hop_bytes;
+	r->ok = isfinite(m.hop_bytes) && m.hop_bytes > 0.0;
+	if (!r->ok)
+		set_err(r->err, "hop-bytes %g is not finite and positive", m.hop_bytes);
+}
+
+/* Resident size of this process now, in MiB (NAN when unknown). */
+static double current_rss_mib(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long size, resident;
+	int got;
+
+	if (!f)
+		return NAN;
+	got = fscanf(f, "%ld %ld", &size, &resident);
+	fclose(f);
+	if (got != 2)
+		return NAN;
+	return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+}
+
+static void progress_start(const char *case_name, const char *label)
+{
+	fprintf(stderr, "tm_bench: %-9s %-16s ...\n", case_name, label);
+}
+
+static void progress_end(const char *case_name, const struct row *r)
+{
+	if (r->ok)
+		fprintf(stderr, "tm_bench: %-9s %-16s hop-bytes %.0f, %.3g s, %.1f MiB\n",
+			case_name, r->label, r->hop_bytes, r->time_s, r->rss_mib);
+	else
+		fprintf(stderr, "tm_bench: %-9s %-16s n/a (%s)\n", case_name, r->label, r->err);
+}
+
+/* Measure one row and append it to the case; -1 when fork/pipe failed. */
+static int add_row(struct case_result *cr, const char *label, const char *what,
+		   const struct job *job, int64_t *pu)
+{
+	struct row *r = &cr->rows[cr->nrows++];
+	struct report rep;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->label, sizeof(r->label), "%s", label);
+	snprintf(r->what, sizeof(r->what), "%s", what ? what : "");
+	r->requested = job->mapper;
+	progress_start(cr->c->name, label);
+	if (run_child(job, pu, &rep, &r->rss_mib) != 0) {
+		set_err(r->err, "cannot start a measurement: %s", strerror(errno));
+		return -1;
+	}
+	r->time_s = rep.time_s;
+	r->fell_back = rep.fell_back;
+	r->differed = rep.differed;
+	snprintf(r->picked, sizeof(r->picked), "%s", rep.mapper);
+	if (rep.rc != TOPOMATCH_OK)
+		snprintf(r->err, sizeof(r->err), "%s", rep.err[0] ? rep.err : "failed");
+	else
+		score_row(r, job, pu);
+	progress_end(cr->c->name, r);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases                                                               */
+/* ------------------------------------------------------------------ */
+
+static int cmp_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * The fragmented job: FRAG_PICK distinct nodes drawn from the seeded
+ * generator (partial Fisher-Yates), sorted, and all their PUs.
+ */
+static void frag_allowed(int64_t *allowed)
+{
+	int node[FRAG_NODES];
+	topomatch_rng_t rng;
+
+	for (int i = 0; i < FRAG_NODES; i++)
+		node[i] = i;
+	topomatch_rng_seed(&rng, SEED);
+	for (int i = 0; i < FRAG_PICK; i++) {
+		int j = i + (int)topomatch_rng_below(&rng, (uint64_t)(FRAG_NODES - i));
+		int tmp = node[i];
+		node[i] = node[j];
+		node[j] = tmp;
+	}
+	qsort(node, FRAG_PICK, sizeof(node[0]), cmp_int);
+	for (int i = 0; i < FRAG_PICK; i++)
+		for (int c = 0; c < FRAG_NODE_PUS; c++)
+			allowed[i * FRAG_NODE_PUS + c] = (int64_t)node[i] * FRAG_NODE_PUS + c;
+}
+
+/* Inputs of one case, built in the parent and shared by every child. */
+struct inputs {
+	topomatch_topology_t *t;
+	topomatch_affinity_t *natural;	/* stencil in grid order */
+	topomatch_affinity_t *a;	/* the same, ranks shuffled */
+	int64_t *frag;			/* allowed PUs of the fragmented case */
+	int64_t *all;			/* every PU, for topomatch-const */
+	int64_t *pu;			/* a child's mapping lands here */
+};
+
+static void inputs_free(struct inputs *in)
+{
+	topomatch_topology_destroy(in->t);
+	topomatch_affinity_destroy(in->natural);
+	topomatch_affinity_destroy(in->a);
+	free(in->frag);
+	free(in->all);
+	free(in->pu);
+}
+
+static int inputs_make(const struct bench_case *c, struct inputs *in, char *err)
+{
+	int64_t n = (int64_t)c->dims[0] * c->dims[1] * c->dims[2], npu;
+
+	memset(in, 0, sizeof(*in));
+	if (topomatch_topology_parse(c->target, c->name, &in->t, err) != TOPOMATCH_OK ||
+	    topomatch_gen_stencil(3, c->dims, 7, 0, face_weight, &in->natural, err) !=
+		    TOPOMATCH_OK)
+		return -1;
+	npu = topomatch_topology_npu(in->t);
+	in->pu = malloc((size_t)n * sizeof(*in->pu));
+	in->all = malloc((size_t)npu * sizeof(*in->all));
+	if (!in->pu || !in->all) {
+		set_err(err, "out of memory");
+		return -1;
+	}
+	for (int64_t p = 0; p < npu; p++)
+		in->all[p] = p;
+	if (c->kind != CASE_FRAG)
+		return 0;
+	if (npu != FRAG_NODES * FRAG_NODE_PUS || n != FRAG_PICK * FRAG_NODE_PUS) {
+		set_err(err, "%s: the fragmented case wants %d PUs and %d ranks", c->name,
+			FRAG_NODES * FRAG_NODE_PUS, FRAG_PICK * FRAG_NODE_PUS);
+		return -1;
+	}
+	in->frag = malloc((size_t)n * sizeof(*in->frag));
+	if (!in->frag) {
+		set_err(err, "out of memory");
+		return -1;
+	}
+	frag_allowed(in->frag);
+	return 0;
+}
+
+/* The job template of a case: the shuffled pattern, the job's PUs. */
+static struct job case_job(const struct bench_case *c, const struct inputs *in,
+			   const struct config *cfg)
+{
+	struct job j = {
+		.a = in->a,
+		.t = in->t,
+		.balance = c->balance,
+		.timeout = cfg->timeout,
+		.repeat = cfg->repeat,
+	};
+
+	if (c->kind == CASE_FRAG) {
+		j.allowed = in->frag;
+		j.nallowed = topomatch_affinity_ntasks(in->a);
+	}
+	return j;
+}
+
+/* Our mappers on the shuffled pattern, then Scotch direct. */
+static int measure_mappers(struct case_result *cr, struct inputs *in, const struct config *cfg)
+{
+	const struct bench_case *c = cr->c;
+	struct job j = case_job(c, in, cfg);
+	char direct_what[48];
+
+	j.mapper = "round-robin";
+	if (add_row(cr, "round-robin", "shuffled ranks in order", &j, in->pu) != 0)
+		return -1;
+	for (int k = 0; c->mappers[k]; k++) {
+		struct job jm = j;
+		const char *what = NULL;
+		jm.mapper = c->mappers[k];
+		/* topomatch-const is a constrained mapper: give it the whole tree */
+		if (c->kind != CASE_FRAG && strcmp(jm.mapper, "topomatch-const") == 0) {
+			jm.allowed = in->all;
+			jm.nallowed = cr->npu;
+			what = "all PUs allowed";
+		}
+		if (add_row(cr, jm.mapper, what, &jm, in->pu) != 0)
+			return -1;
+	}
+	snprintf(direct_what, sizeof(direct_what), "%s, balance %g",
+		 c->kind == CASE_FRAG ? "sub-architecture" : "whole target", c->balance);
+	j.mapper = NULL;
+	cr->direct = cr->nrows;
+	return add_row(cr, "scotch-direct", direct_what, &j, in->pu);
+}
+
+static int run_case(const struct bench_case *c, const struct config *cfg,
+		    struct case_result *cr, char *err)
+{
+	struct inputs in;
+	struct job j;
+	int rc = -1;
+
+	memset(cr, 0, sizeof(*cr));
+	cr->c = c;
+	cr->direct = -1;
+	err[0] = '\0';
+	if (inputs_make(c, &in, err) != 0)
+		goto out;
+	cr->ntasks = topomatch_affinity_ntasks(in.natural);
+	cr->npu = topomatch_topology_npu(in.t);
+	cr->nallowed = c->kind == CASE_FRAG ? cr->ntasks : cr->npu;
+	in.a = in.natural;
+	j = case_job(c, &in, cfg);
+	j.mapper = "round-robin";
+	if (add_row(cr, "natural", "unshuffled ranks in order", &j, in.pu) != 0)
+		goto out;
+	if (topomatch_affinity_shuffle(in.natural, SEED, &in.a, err) != TOPOMATCH_OK) {
+		in.a = NULL;
+		goto out;
+	}
+	/* the children should inherit only what the measurements need */
+	topomatch_affinity_destroy(in.natural);
+	in.natural = NULL;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	cr->input_rss_mib = current_rss_mib();
+	rc = measure_mappers(cr, &in, cfg);
+out:
+	if (rc != 0 && !err[0] && cr->nrows > 0)
+		set_err(err, "%s", cr->rows[cr->nrows - 1].err);
+	if (in.a == in.natural)
+		in.a = NULL;
+	inputs_free(&in);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+static const struct row *direct_row(const struct case_result *cr)
+{
+	if (cr->direct < 0 || !cr->rows[cr->direct].ok)
+		return NULL;
+	return &cr->rows[cr->direct];
+}
+
+static double hb_ratio(const struct case_result *cr, const struct row *r)
+{
+	const struct row *d = direct_row(cr);
+
+	return d && r->ok ? r->hop_bytes / d->hop_bytes : NAN;
+}
+
+static double time_ratio(const struct case_result *cr, const struct row *r)
+{
+	const struct row *d = direct_row(cr);
+
+	return d && r->ok && d->time_s > 0.0 ? r->time_s / d->time_s : NAN;
+}
+
+/* decimals < 0: that many significant digits (times span 1e-6 .. 1e2 s) */
+static void fmt_num(char *buf, size_t len, int decimals, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (decimals < 0)
+		snprintf(buf, len, "%.*g", -decimals, v);
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+}
+
+static void row_note(const struct row *r, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	if (r->what[0])
+		k += (size_t)snprintf(buf + k, len - k, "%s; ", r->what);
+	if (r->requested && r->picked[0] && strcmp(r->picked, r->requested) != 0 && k < len)
+		k += (size_t)snprintf(buf + k, len - k, "picked %s; ", r->picked);
+	if (r->fell_back && k < len)
+		k += (size_t)snprintf(buf + k, len - k, "fell back; ");
+	if (r->differed && k < len)
+		k += (size_t)snprintf(buf + k, len - k, "NOT REPRODUCIBLE across repeats; ");
+	if (r->doubled > 0 && k < len)
+		k += (size_t)snprintf(buf + k, len - k, "%lld PUs doubled up; ",
+				      (long long)r->doubled);
+	if (r->invalid[0] && k < len)
+		k += (size_t)snprintf(buf + k, len - k, "INVALID: %s; ", r->invalid);
+	if (k >= 2 && k < len)
+		buf[k - 2] = '\0';
+}
+
+static void print_header(void)
+{
+	printf("# tm_bench: libtopomatch %s, Scotch %d.%d.%d; ratios are to scotch-direct "
+	       "of the same case (< 1: fewer hop-bytes / faster)\n",
+	       topomatch_version(), SCOTCH_VERSION, SCOTCH_RELEASE, SCOTCH_PATCHLEVEL);
+	printf("%-9s %-15s %14s %9s %9s %9s %9s  %s\n", "case", "mapper", "hop-bytes",
+	       "hb/direct", "time(s)", "t/direct", "peak(MiB)", "note");
+}
+
+static void print_case_table(const struct case_result *cr)
+{
+	const struct bench_case *c = cr->c;
+
+	printf("# %s: %lld ranks, 7-point stencil %dx%dx%d shuffled (seed %d), on \"%s\" "
+	       "(%lld PUs, %lld allowed); parent resident at fork %.1f MiB\n",
+	       c->name, (long long)cr->ntasks, c->dims[0], c->dims[1], c->dims[2], SEED,
+	       c->target, (long long)cr->npu, (long long)cr->nallowed, cr->input_rss_mib);
+	for (int k = 0; k < cr->nrows; k++) {
+		const struct row *r = &cr->rows[k];
+		char hb[32], hr[32], tm[32], tr[32], rss[32], note[2 * TOPOMATCH_ERRLEN];
+		if (!r->ok) {
+			printf("%-9s %-15s n/a (%s)\n", c->name, r->label, r->err);
+			continue;
+		}
+		fmt_num(hb, sizeof(hb), 0, r->hop_bytes);
+		fmt_num(hr, sizeof(hr), 3, hb_ratio(cr, r));
+		fmt_num(tm, sizeof(tm), -3, r->time_s);
+		fmt_num(tr, sizeof(tr), -3, time_ratio(cr, r));
+		fmt_num(rss, sizeof(rss), 1, r->rss_mib);
+		row_note(r, note, sizeof(note));
+		printf("%-9s %-15s %14s %9s %9s %9s %9s%s%s\n", c->name, r->label, hb, hr, tm,
+		       tr, rss, note[0] ? "  " : "", note);
+	}
+	fflush(stdout);
+}
+
+static const struct case_result *find_case(const struct case_result *res, int nres,
+					   const char *name)
+{
+	for (int i = 0; i < nres; i++)
+		if (strcmp(res[i].c->name, name) == 0)
+			return &res[i];
+	return NULL;
+}
+
+/* The value a target looks at, NAN when its row did not run or failed. */
+static double target_value(const struct target *tg, const struct case_result *cr)
+{
+	for (int k = 0; k < cr->nrows; k++) {
+		const struct row *r = &cr->rows[k];
+		if (strcmp(r->label, tg->mapper) != 0 || !r->ok)
+			continue;
+		switch (tg->what) {
+		case T_HB_RATIO: return hb_ratio(cr, r);
+		case T_TIME_RATIO: return time_ratio(cr, r);
+		case T_TIME_S: return r->time_s;
+		case T_RSS_MIB: return r->rss_mib;
+		}
+	}
+	return NAN;
+}
+
+static const char *target_status(double v, double limit)
+{
+	if (!isfinite(v))
+		return "n/a";
+	return v <= limit ? "pass" : "FAIL";
+}
+
+static void print_targets(const struct case_result *res, int nres)
+{
+	printf("# targets (informative; the run's exit status does not depend on them)\n");
+	for (size_t i = 0; i < NTARGETS; i++) {
+		const struct target *tg = &targets[i];
+		const struct case_result *cr = find_case(res, nres, tg->case_name);
+		char v[32], lim[32];
+		if (!cr)
+			continue;
+		double val = target_value(tg, cr);
+		fmt_num(v, sizeof(v), 3, val);
+		fmt_num(lim, sizeof(lim), 3, tg->limit);
+		printf("target %-9s %-15s %-50s %9s (limit %s)  %s\n", tg->case_name, tg->mapper,
+		       tg->text, v, lim, target_status(val, tg->limit));
+	}
+}
+
+/* JSON ------------------------------------------------------------------ */
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void json_num(double v)
+{
+	if (isfinite(v))
+		printf("%.17g", v);
+	else
+		printf("null");
+}
+
+static void json_row(const struct case_result *cr, const struct row *r)
+{
+	printf("{\"mapper\": ");
+	json_str(r->label);
+	printf(", \"ok\": %s, \"error\": ", r->ok ? "true" : "false");
+	if (r->ok)
+		printf("null");
+	else
+		json_str(r->err);
+	printf(", \"picked\": ");
+	json_str(r->picked);
+	printf(", \"hop_bytes\": ");
+	json_num(r->ok ? r->hop_bytes : NAN);
+	printf(", \"hop_bytes_ratio\": ");
+	json_num(hb_ratio(cr, r));
+	printf(", \"time_s\": ");
+	json_num(r->ok ? r->time_s : NAN);
+	printf(", \"time_ratio\": ");
+	json_num(time_ratio(cr, r));
+	printf(", \"peak_rss_mib\": ");
+	json_num(r->rss_mib);
+	printf(", \"fell_back\": %s, \"reproducible\": %s", r->fell_back ? "true" : "false",
+	       r->differed ? "false" : "true");
+	printf(", \"doubled_pus\": %lld, \"valid\": %s", (long long)r->doubled,
+	       r->ok && !r->invalid[0] ? "true" : "false");
+	if (r->invalid[0]) {
+		printf(", \"invalid\": ");
+		json_str(r->invalid);
+	}
+	printf("}");
+}
+
+static void json_case(const struct case_result *cr)
+{
+	const struct bench_case *c = cr->c;
+
+	printf("    {\"name\": ");
+	json_str(c->name);
+	printf(", \"target\": ");
+	json_str(c->target);
+	printf(", \"dims\": [%d, %d, %d], \"ranks\": %lld, \"pus\": %lld, \"allowed_pus\": %lld,"
+	       " \"scotch_balance\": %g, \"input_rss_mib\": ",
+	       c->dims[0], c->dims[1], c->dims[2], (long long)cr->ntasks, (long long)cr->npu,
+	       (long long)cr->nallowed, c->balance);
+	json_num(cr->input_rss_mib);
+	printf(",\n     \"rows\": [\n");
+	for (int k = 0; k < cr->nrows; k++) {
+		printf("      ");
+		json_row(cr, &cr->rows[k]);
+		printf("%s\n", k + 1 < cr->nrows ? "," : "");
+	}
+	printf("     ]}");
+}
+
+static void json_targets(const struct case_result *res, int nres)
+{
+	int first = 1;
+
+	printf("  \"targets\": [");
+	for (size_t i = 0; i < NTARGETS; i++) {
+		const struct target *tg = &targets[i];
+		const struct case_result *cr = find_case(res, nres, tg->case_name);
+		if (!cr)
+			continue;
+		double v = target_value(tg, cr);
+		printf("%s\n    {\"case\": ", first ? "" : ",");
+		first = 0;
+		json_str(tg->case_name);
+		printf(", \"mapper\": ");
+		json_str(tg->mapper);
+		printf(", \"text\": ");
+		json_str(tg->text);
+		printf(", \"value\": ");
+		json_num(v);
+		printf(", \"limit\": %.17g, \"status\": \"%s\"}", tg->limit,
+		       target_status(v, tg->limit));
+	}
+	printf("%s]\n", first ? "" : "\n  ");
+}
+
+static void print_json(const struct config *cfg, const struct case_result *res, int nres)
+{
+	printf("{\n  \"tool\": \"tm_bench\", \"libtopomatch\": ");
+	json_str(topomatch_version());
+	printf(", \"scotch\": \"%d.%d.%d\", \"quick\": %s, \"seed\": %d, \"repeat\": %d,\n",
+	       SCOTCH_VERSION, SCOTCH_RELEASE, SCOTCH_PATCHLEVEL, cfg->quick ? "true" : "false",
+	       SEED, cfg->repeat);
+	printf("  \"cases\": [\n");
+	for (int i = 0; i < nres; i++) {
+		json_case(&res[i]);
+		printf("%s\n", i + 1 < nres ? "," : "");
+	}
+	printf("  ],\n");
+	json_targets(res, nres);
+	printf("}\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Main                                                                */
+/* ------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: tm_bench [--quick] [--case NAME] [--json] [--repeat N] [--timeout SEC]\n"
+		"Map shuffled 3D stencils with libtopomatch's mappers and with Scotch's\n"
+		"SCOTCH_graphMap called directly; print hop-bytes, mapping time and peak\n"
+		"RSS, with ratios to Scotch direct.  Progress goes to stderr.\n"
+		"\n"
+		"  --quick         the smallest cases only (tree-1k, frag-1k)\n"
+		"  --case NAME     only this case:");
+	for (size_t i = 0; i < NCASES; i++)
+		fprintf(f, " %s", cases[i].name);
+	fprintf(f, "\n"
+		"  --json          one JSON object on stdout instead of the table\n"
+		"  --repeat N      run each measurement N times (1 to 100, default 1) and\n"
+		"                  report the fastest; the mappings must agree\n"
+		"  --timeout SEC   a measurement (all its repeats) running longer is killed\n"
+		"                  (default %d)\n"
+		"  -h, --help      this text\n",
+		DEFAULT_TIMEOUT);
+}
+
+static int parse_count(const char *opt, const char *arg, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || *v == 0 || *v > max || arg[0] == '-') {
+		fprintf(stderr, "tm_bench: %s wants an integer in [1, %lu], not '%s'\n", opt, max,
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "case", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+	unsigned long v;
+
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'q': cfg->quick = 1; break;
+		case 'j': cfg->json = 1; break;
+		case 'c': cfg->only = optarg; break;
+		case 't':
+			if (parse_count("--timeout", optarg, 86400, &v) != 0)
+				return 2;
+			cfg->timeout = (unsigned)v;
+			break;
+		case 'r':
+			if (parse_count("--repeat", optarg, 100, &v) != 0)
+				return 2;
+			cfg->repeat = (int)v;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tm_bench: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	for (size_t i = 0; cfg->only && i < NCASES; i++)
+		if (strcmp(cases[i].name, cfg->only) == 0)
+			return -1;
+	if (cfg->only) {
+		fprintf(stderr, "tm_bench: no case named '%s'\n", cfg->only);
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+static int selected(const struct bench_case *c, const struct config *cfg)
+{
+	if (cfg->only)
+		return strcmp(c->name, cfg->only) == 0;
+	return !cfg->quick || c->quick;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg = { .timeout = DEFAULT_TIMEOUT, .repeat = 1 };
+	struct case_result res[NCASES];
+	char err[TOPOMATCH_ERRLEN];
+	int nres = 0, rc = parse_args(argc, argv, &cfg);
+
+	if (rc >= 0)
+		return rc;
+	if (!cfg.json)
+		print_header();
+	for (size_t i = 0; i < NCASES; i++) {
+		if (!selected(&cases[i], &cfg))
+			continue;
+		if (run_case(&cases[i], &cfg, &res[nres], err) != 0) {
+			fprintf(stderr, "tm_bench: %s: %s\n", cases[i].name, err);
+			return 1;
+		}
+		if (!cfg.json)
+			print_case_table(&res[nres]);
+		nres++;
+	}
+	if (cfg.json)
+		print_json(&cfg, res, nres);
+	else
+		print_targets(res, nres);
+	return 0;
+}

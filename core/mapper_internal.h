@@ -1,0 +1,83 @@
+/*
+ * mapper_internal.h - what the mappers share: the mapping request as the
+ * dispatcher (mapper.c) hands it over, a weighted graph type for
+ * aggregated matrices, and graph partitioning with exact part sizes.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TM_MAPPER_INTERNAL_H
+#define TM_MAPPER_INTERNAL_H
+
+#include "tm_internal.h"
+
+/*
+ * A mapping request, validated by mapper.c: `allowed` lists m distinct
+ * valid PU ids (never NULL: mapper.c materialises 0..npu-1 when the user
+ * gave no constraints, and sets `constrained` accordingly); ntasks <= m * f.
+ * Mappers fill pu[ntasks] with ids from `allowed`, at most f tasks per PU,
+ * and must be deterministic for a given seed: the deadline is only a guard
+ * (return TOPOMATCH_EBUDGET when it passes; mapper.c then falls back).
+ */
+typedef struct tm_map_ctx {
+	const topomatch_affinity_t *a;
+	const topomatch_topology_t *t;
+	int64_t ntasks;
+	const int64_t *allowed;
+	int64_t m;
+	int constrained; /* the user gave constraints */
+	int f;           /* oversubscription factor, >= 1 */
+	uint64_t seed;
+	double deadline; /* tm_now() value; 0 = none */
+	double tau;      /* > 0 */
+	double sparse_factor; /* in [0, 1] */
+} tm_map_ctx_t;
+
+/* true when the guard has passed (cheap enough to call every few thousand steps) */
+static inline bool tm_ctx_expired(const tm_map_ctx_t *c)
+{
+	return c->deadline > 0 && tm_now() > c->deadline;
+}
+
+/* TreeMatch / TopoMatch Alg. 1 on a tree topology (treematch.c). */
+int tm_map_treematch(const tm_map_ctx_t *c, int64_t *pu, char *err);
+/* TOPOMATCHCONST, TopoMatch Alg. 3, on a tree topology (topomatch_const.c). */
+int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err);
+/* Scotch mapping, TopoMatch Alg. 2, or Alg. 4 when c->constrained (scotch_map.c). */
+int tm_map_scotch(const tm_map_ctx_t *c, int64_t *pu, char *err);
+
+/*
+ * An undirected weighted graph in CSR: symmetric, no self loops, weights
+ * finite and > 0; vw (vertex weights) may be NULL (all 1).  The symmetric
+ * view of an affinity (topomatch_affinity_symmetric) has this shape.
+ */
+typedef struct tm_wgraph {
+	int64_t n;
+	const int64_t *rowptr;
+	const int64_t *col;
+	const double *w;
+	const double *vw;
+} tm_wgraph_t;
+
+/*
+ * Partition g into k parts whose sizes (vertex counts) are exactly
+ * size[0..k-1] (sum = n; a size may be 0), minimising the weight of the
+ * cut.  part[v] in [0, k).  Deterministic for a seed.  Scotch k-way
+ * partitioning when it succeeds, made exact by rebalancing; a greedy
+ * partitioner with a balancing phase otherwise (TopoMatch §4.4).
+ * (partition.c)
+ */
+int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
+		       int64_t *part, char *err);
+/* Scotch's k-way partition with target part sizes; sizes may come out
+ * off by a few vertices (scotch_part.c). */
+int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
+			int64_t *part, char *err);
+/* Move vertices between parts until part sizes are exactly size[], each
+ * move chosen to cost the least cut weight (partition.c). */
+int tm_partition_rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part,
+			   char *err);
+/* Weight of the cut of a partition (each cut edge counted once). */
+double tm_partition_cut(const tm_wgraph_t *g, const int64_t *part);
+
+#endif /* TM_MAPPER_INTERNAL_H */

@@ -1,0 +1,897 @@
+/*
+ * scotch_arch.c - Scotch targets built from our topologies (TopoMatch
+ * §4.3.1), and the plumbing that the Scotch mapper (TopoMatch Alg. 2 and
+ * 4) and the Scotch partitioner share: source graphs with bounded integer
+ * weights and deterministic contexts.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * What Scotch 7.0.3 does, as checked by experiment (tests/unit/test_scotch.c
+ * keeps the checks):
+ *  - tleaf terminals are numbered root level most significant, like our
+ *    PUs, and the distance of two leaves is the sum of the link values
+ *    from their lowest common ancestor down: half our route cost, so the
+ *    link values are our per-level costs made integers;
+ *  - torusXD, mesh2D and mesh3D number the first dimension fastest, like
+ *    us; hcub numbers vertices like us;
+ *  - meshXD (from SCOTCH_archMeshX and from a target file alike) measures
+ *    distances with wrap-around, like a torus: meshes of more than three
+ *    dimensions therefore become "deco" targets built from the mesh graph;
+ *  - SCOTCH_archBuild0 ("deco" type 1) bipartitions the graph induced by
+ *    the listed vertices only, which has no edges when PUs hang off
+ *    switches; listing the switches too makes them terminals, and
+ *    SCOTCH_archSub refuses type-1 "deco" targets: not used.  Graph targets are
+ *    "deco" texts of our own (exact distances, a balanced decomposition)
+ *    up to DECO_MAX_TERMS PUs, SCOTCH_archBuild2 ("deco" type 2: the whole
+ *    graph, switches included, terminals in list order) beyond;
+ *  - SCOTCH_archDomTerm() picks the wrong domain of "deco" targets (one
+ *    slot off); the mapping itself only reports SCOTCH_archDomNum(), the
+ *    label, which is right;
+ *  - SCOTCH_archSub numbers its terminals in the order of its list.
+ */
+#include "config.h"
+#include "scotch_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Threads of every Scotch context, fixed so that no machine's core count
+ * can change a map (DESIGN.md).  7.0.3 gave the same 4096-task map with
+ * 1, 2 and 4 threads, one thread 4 times faster (0.08 s against 0.27 s or
+ * more); later releases are reported to differ between 1 and 2+ threads.
+ */
+#define SCOTCH_THREADS 1
+
+/* Largest integer link value: keeps dmax, and so the weight budget, sane. */
+#define MAX_LINK_VALUE 65536
+
+/* Largest integer edge weight of a source graph: finer weights changed
+ * nothing (same hop-bytes with caps of 2^10, 2^16 and 2^24 on 512-task
+ * stencils), and small ones keep every sum far from 32-bit limits. */
+#define MAX_EDGE_WEIGHT 65536.0
+
+/* ---------------------------------------------------------------- costs */
+
+/* round(x) within [1, MAX_LINK_VALUE] */
+static SCOTCH_Num link_value(double x)
+{
+	double v = floor(x + 0.5);
+	if (!(v >= 1.0))
+		return 1;
+	return v > MAX_LINK_VALUE ? MAX_LINK_VALUE : (SCOTCH_Num)v;
+}
+
+/*
+ * The factor that makes costs integer link values: the smallest cost
+ * becomes 1, 10 or 100, the least that rounds every cost to within 2%,
+ * so that "100 10 1" stays "100 10 1" and "1.5 1" becomes "15 10".
+ */
+static double cost_scale(const double *cost, int64_t n)
+{
+	double cmin = INFINITY, mult = 1.0;
+	for (int64_t k = 0; k < n; k++)
+		cmin = fmin(cmin, cost[k]);
+	for (; mult < 100.0; mult *= 10.0) {
+		bool exact = true;
+		for (int64_t k = 0; k < n && exact; k++) {
+			double x = cost[k] / cmin * mult;
+			exact = fabs(link_value(x) - x) <= 0.02 * x;
+		}
+		if (exact)
+			break;
+	}
+	return mult / cmin;
+}
+
+static void int_costs(const double *cost, int64_t n, SCOTCH_Num *out)
+{
+	double s = cost_scale(cost, n);
+	for (int64_t k = 0; k < n; k++)
+		out[k] = link_value(cost[k] * s);
+}
+
+/* ---------------------------------------------------------------- targets */
+
+static int scotch_fail(char *err, const char *what)
+{
+	return tm_err(err, TOPOMATCH_EINVAL,
+		      "Scotch: %s failed (Scotch's own message is on stderr)", what);
+}
+
+/*
+ * tleaf: levels of arity 1 split nothing and Scotch's target files refuse
+ * them, so they are left out; their cost is the same for every pair of
+ * PUs below them, so the distances keep their order.
+ */
+static int build_tleaf(tm_starget_t *x, const topomatch_topology_t *t, char *err)
+{
+	SCOTCH_Num size[TOPOMATCH_MAX_LEVELS], link[TOPOMATCH_MAX_LEVELS];
+	double cost[TOPOMATCH_MAX_LEVELS] = { 0 };
+	int n = 0;
+	for (int k = 0; k < t->nlevels; k++) {
+		if (t->arity[k] < 2)
+			continue;
+		size[n] = t->arity[k];
+		cost[n++] = t->cost[k];
+	}
+	int_costs(cost, n, link);
+	x->dmax = 0;
+	for (int k = 0; k < n; k++)
+		x->dmax += link[k]; /* at most 32 x 65536 */
+	if (SCOTCH_archTleaf(&x->full, n, size, link))
+		return scotch_fail(err, "SCOTCH_archTleaf");
+	return TOPOMATCH_OK;
+}
+
+/*
+ * Build a "deco" type-2 target from a Scotch graph (base 0, connected)
+ * whose terminals are list[0..nlist-1] (NULL: every vertex, in order).
+ */
+static int build_deco(tm_starget_t *x, SCOTCH_Num nv, SCOTCH_Num *vert, SCOTCH_Num *edge,
+		      SCOTCH_Num *edlo, SCOTCH_Num nlist, SCOTCH_Num *list, char *err)
+{
+	SCOTCH_Graph g, bound;
+	SCOTCH_Context ctx;
+	if (SCOTCH_graphInit(&g))
+		return scotch_fail(err, "SCOTCH_graphInit");
+	int rc = TOPOMATCH_OK;
+	if (SCOTCH_graphBuild(&g, 0, nv, vert, vert + 1, NULL, NULL, vert[nv], edge, edlo)) {
+		rc = scotch_fail(err, "SCOTCH_graphBuild (target graph)");
+	} else {
+		/* the coarsening draws random numbers: the target must not vary */
+		rc = tm_scotch_bind(&ctx, &bound, &g, 0, err);
+		if (rc == TOPOMATCH_OK) {
+			if (SCOTCH_archBuild2(&x->full, &bound, nlist, list))
+				rc = scotch_fail(err, "SCOTCH_archBuild2");
+			tm_scotch_unbind(&ctx, &bound);
+		}
+	}
+	SCOTCH_graphExit(&g); /* the target keeps its own copy */
+	return rc;
+}
+
+/* SCOTCH_Num copy of a PU list (NULL stays NULL). */
+static SCOTCH_Num *num_list(const int64_t *cand, int64_t m, bool *oom)
+{
+	SCOTCH_Num *l = cand ? tm_alloc(m, sizeof(*l)) : NULL;
+	*oom = cand && !l;
+	for (int64_t j = 0; l && j < m; j++)
+		l[j] = (SCOTCH_Num)cand[j];
+	return l;
+}
+
+/*
+ * Mesh of more than 3 dimensions: archBuild2's target of the mesh graph
+ * (first dimension fastest), its terminals the m PUs of cand (NULL: all).
+ */
+static int build_mesh_deco(tm_starget_t *x, const topomatch_topology_t *t, const int64_t *cand,
+			   int64_t m, char *err)
+{
+	int64_t n = t->npu, narcs = 0;
+	for (int k = 0; k < t->ndims; k++)
+		narcs += 2 * (n / t->dims[k]) * (t->dims[k] - 1);
+	if (n > SCOTCH_NUMMAX - 1 || narcs > SCOTCH_NUMMAX)
+		return tm_err(err, TOPOMATCH_ELIMIT, "Scotch: mesh too large for 32-bit Scotch");
+	SCOTCH_Num *vert = tm_alloc(n + 1, sizeof(*vert));
+	SCOTCH_Num *edge = tm_alloc(narcs, sizeof(*edge));
+	if (!vert || !edge) {
+		free(vert);
+		free(edge);
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (mesh target)");
+	}
+	SCOTCH_Num e = 0;
+	for (int64_t p = 0; p < n; p++) {
+		vert[p] = e;
+		for (int k = t->ndims - 1; k >= 0; k--) /* - neighbours, far to near */
+			if (tm_grid_coord(t, k, p) > 0)
+				edge[e++] = (SCOTCH_Num)(p - t->stride[k]);
+		for (int k = 0; k < t->ndims; k++) /* + neighbours, near to far */
+			if (tm_grid_coord(t, k, p) < t->dims[k] - 1)
+				edge[e++] = (SCOTCH_Num)(p + t->stride[k]);
+	}
+	vert[n] = e;
+	bool oom;
+	SCOTCH_Num *list = num_list(cand, m, &oom);
+	int rc = oom ? tm_err(err, TOPOMATCH_ENOMEM, "out of memory (mesh target)")
+		     : build_deco(x, (SCOTCH_Num)n, vert, edge, NULL, (SCOTCH_Num)m, list, err);
+	free(list);
+	free(vert);
+	free(edge);
+	return rc;
+}
+
+static int build_grid(tm_starget_t *x, const topomatch_topology_t *t, char *err)
+{
+	SCOTCH_Num dims[TOPOMATCH_MAX_DIMS];
+	x->dmax = 0;
+	for (int k = 0; k < t->ndims; k++) {
+		dims[k] = t->dims[k];
+		x->dmax += t->wrap ? dims[k] / 2 : dims[k] - 1;
+	}
+	if (t->kind == TOPOMATCH_TOPO_HCUB) {
+		if (SCOTCH_archHcub(&x->full, t->ndims))
+			return scotch_fail(err, "SCOTCH_archHcub");
+	} else if (t->wrap) {
+		if (SCOTCH_archTorusX(&x->full, t->ndims, dims))
+			return scotch_fail(err, "SCOTCH_archTorusX");
+	} else if (t->ndims <= 2) {
+		if (SCOTCH_archMesh2(&x->full, dims[0], t->ndims == 2 ? dims[1] : 1))
+			return scotch_fail(err, "SCOTCH_archMesh2");
+	} else if (t->ndims == 3) {
+		if (SCOTCH_archMesh3(&x->full, dims[0], dims[1], dims[2]))
+			return scotch_fail(err, "SCOTCH_archMesh3");
+	} else {
+		return build_mesh_deco(x, t, NULL, t->npu, err);
+	}
+	return TOPOMATCH_OK;
+}
+
+/* ------------------------------------------------ exact "deco" targets */
+
+/*
+ * Graph topologies, and meshes of more than three dimensions, with up to
+ * this many PUs to map onto get a "deco" target that we write out: our
+ * exact distances and a balanced decomposition, read back with
+ * SCOTCH_archLoad.  Scotch keeps a distance for every pair of domain
+ * numbers (< 4 n), twice while loading: about 70 MB at 2048 PUs.  Beyond,
+ * archBuild2's target, whose distances are approximate (9 hops for 5 on a
+ * 4D mesh of 72 PUs), whose decomposition can be lopsided (4 switches of
+ * 4 PUs split 15 + 1, which ruins the recursive bipartitioning of the
+ * mapping), and whose distance queries are slow: 4.8 s against 0.4 s for
+ * 2048 PUs behind 128 switches (16 per switch, cliques of 16 tasks).
+ */
+#define DECO_MAX_TERMS 2048
+
+/* Largest distance written: Scotch sums them into 32-bit domain averages. */
+#define DECO_MAX_DIST 65536
+
+struct deco {
+	const topomatch_topology_t *t;
+	int64_t n;           /* terminals: label j is PU cand[j] */
+	const int64_t *cand; /* NULL: PU j */
+	SCOTCH_Num *dist;    /* n x n */
+	int64_t *dom;        /* terminal -> domain: root 1, halves 2d and 2d + 1 */
+	int64_t dommax;
+};
+
+static int64_t deco_pu(const struct deco *d, int64_t j)
+{
+	return d->cand ? d->cand[j] : j;
+}
+
+/* Integer units of the route costs; 0 when every link costs the same
+ * (hops then).  Meshes and grids have unit links. */
+static int graph_cost_scale(const topomatch_topology_t *t, double *scale)
+{
+	*scale = 0.0;
+	if (t->kind != TOPOMATCH_TOPO_GRAPH || t->nedges == 0)
+		return TOPOMATCH_OK;
+	double *c = tm_alloc(t->nedges, sizeof(*c));
+	if (!c)
+		return TOPOMATCH_ENOMEM;
+	bool uniform = true;
+	for (int64_t v = 0; v < t->nvert; v++)
+		for (int64_t k = t->adj_ptr[v]; k < t->adj_ptr[v + 1]; k++)
+			c[t->adj[k].link / 2] = t->adj[k].cost;
+	for (int64_t k = 1; k < t->nedges; k++)
+		uniform = uniform && c[k] == c[0];
+	if (!uniform)
+		*scale = cost_scale(c, t->nedges);
+	free(c);
+	return TOPOMATCH_OK;
+}
+
+static SCOTCH_Num deco_value(topomatch_router_t *r, int64_t q, double scale)
+{
+	double x = scale > 0.0 ? floor(topomatch_router_cost(r, q) * scale + 0.5)
+			       : (double)topomatch_router_hops(r, q);
+	return x < 1.0 ? 1 : x > DECO_MAX_DIST ? DECO_MAX_DIST : (SCOTCH_Num)x;
+}
+
+/* All pairs; the router runs one BFS per source on graphs. */
+static int deco_distances(struct deco *d, SCOTCH_Num *dmax, char *err)
+{
+	double scale;
+	topomatch_router_t *r;
+	if (graph_cost_scale(d->t, &scale))
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	int rc = topomatch_router_create(d->t, &r, err);
+	if (rc)
+		return rc;
+	*dmax = 1;
+	for (int64_t i = 0; i < d->n; i++) {
+		topomatch_router_source(r, deco_pu(d, i));
+		for (int64_t j = 0; j < d->n; j++) {
+			SCOTCH_Num v = i == j ? 0 : deco_value(r, deco_pu(d, j), scale);
+			d->dist[i * d->n + j] = v;
+			*dmax = v > *dmax ? v : *dmax;
+		}
+	}
+	topomatch_router_destroy(r);
+	return TOPOMATCH_OK;
+}
+
+struct split_key {
+	int64_t side; /* d(p, a) - d(p, b): the a side first */
+	int64_t da;
+	int64_t j;
+};
+
+static int cmp_split(const void *p, const void *q)
+{
+	const struct split_key *a = p, *b = q;
+	if (a->side != b->side)
+		return a->side < b->side ? -1 : 1;
+	if (a->da != b->da)
+		return a->da < b->da ? -1 : 1;
+	return (a->j > b->j) - (a->j < b->j);
+}
+
+static int64_t farthest(const struct deco *d, const int64_t *set, int64_t s, int64_t from)
+{
+	int64_t best = set[0];
+	for (int64_t q = 1; q < s; q++)
+		if (d->dist[from * d->n + set[q]] > d->dist[from * d->n + best])
+			best = set[q];
+	return best;
+}
+
+/*
+ * Where to cut the sorted set[0..s-1] of a subtree `h` levels high: both
+ * parts must fit in h - 1 levels, so that the tree keeps the height of a
+ * balanced one (Scotch sizes its tables by the largest domain number).
+ * Within that range, the cut nearest to the middle that falls between two
+ * keys, so that the PUs behind one switch (same distances) stay together.
+ */
+static int64_t cut_point(const struct split_key *k, int64_t s, int h)
+{
+	int64_t half = INT64_C(1) << (h - 1);
+	int64_t lo = s - half > 1 ? s - half : 1, hi = half < s - 1 ? half : s - 1;
+	int64_t best = -1, mid = s / 2;
+	for (int64_t c = lo; c <= hi; c++) {
+		bool boundary = k[c - 1].side != k[c].side || k[c - 1].da != k[c].da;
+		if (boundary && (best < 0 || llabs(c - mid) < llabs(best - mid)))
+			best = c;
+	}
+	return best >= 0 ? best : (mid < lo ? lo : mid > hi ? hi : mid);
+}
+
+/*
+ * Split set[0..s-1] (domain dom, h levels available) around two far-apart
+ * terminals a and b: first the PUs closer to a, by d(p, a) - d(p, b).
+ */
+static void bisect(struct deco *d, int64_t *set, int64_t s, int64_t dom, int h,
+		   struct split_key *tmp)
+{
+	if (s == 1) {
+		d->dom[set[0]] = dom;
+		d->dommax = dom > d->dommax ? dom : d->dommax;
+		return;
+	}
+	int64_t a = farthest(d, set, s, set[0]);
+	int64_t b = farthest(d, set, s, a);
+	for (int64_t q = 0; q < s; q++) {
+		int64_t p = set[q], da = d->dist[p * d->n + a];
+		tmp[q] = (struct split_key){ da - d->dist[p * d->n + b], da, p };
+	}
+	qsort(tmp, (size_t)s, sizeof(*tmp), cmp_split);
+	int64_t c = cut_point(tmp, s, h);
+	for (int64_t q = 0; q < s; q++)
+		set[q] = tmp[q].j;
+	bisect(d, set, c, 2 * dom, h - 1, tmp);
+	bisect(d, set + c, s - c, 2 * dom + 1, h - 1, tmp);
+}
+
+/* Levels of a balanced binary tree over n leaves. */
+static int tree_height(int64_t n)
+{
+	int h = 0;
+	while ((INT64_C(1) << h) < n)
+		h++;
+	return h;
+}
+
+/* Scotch's "deco 0" text: terminals (label, weight, domain), then the
+ * lower triangle of the distances. */
+static char *deco_text(const struct deco *d, size_t *len)
+{
+	size_t cap = 64 + (size_t)d->n * 64 + (size_t)(d->n * (d->n - 1) / 2) * 12, pos;
+	char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	pos = (size_t)snprintf(buf, cap, "deco\n0\n%lld %lld\n", (long long)d->n,
+			       (long long)d->dommax);
+	for (int64_t j = 0; j < d->n; j++)
+		pos += (size_t)snprintf(buf + pos, cap - pos, "%lld 1 %lld\n", (long long)j,
+					(long long)d->dom[j]);
+	for (int64_t i = 1; i < d->n; i++) {
+		for (int64_t j = 0; j < i; j++)
+			pos += (size_t)snprintf(buf + pos, cap - pos, "%d ",
+						(int)d->dist[i * d->n + j]);
+		pos += (size_t)snprintf(buf + pos, cap - pos, "\n");
+	}
+	*len = pos;
+	return buf;
+}
+
+/* The distances go as soon as they are text: Scotch needs room too. */
+static int deco_load(tm_starget_t *x, struct deco *d, char *err)
+{
+	size_t len;
+	char *text = deco_text(d, &len);
+	free(d->dist);
+	d->dist = NULL;
+	if (!text)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (deco target)");
+	FILE *f = fmemopen(text, len, "r");
+	int rc = TOPOMATCH_OK;
+	if (!f)
+		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory (deco target stream)");
+	else if (SCOTCH_archLoad(&x->full, f))
+		rc = scotch_fail(err, "SCOTCH_archLoad (deco target)");
+	if (f)
+		fclose(f);
+	free(text);
+	return rc;
+}
+
+static int build_exact_deco(tm_starget_t *x, const topomatch_topology_t *t,
+			    const int64_t *cand, int64_t m, char *err)
+{
+	struct deco d = { .t = t, .n = m, .cand = cand };
+	d.dist = tm_alloc(m * m, sizeof(*d.dist));
+	d.dom = tm_alloc(m, sizeof(*d.dom));
+	int64_t *set = tm_alloc(m, sizeof(*set));
+	struct split_key *tmp = tm_alloc(m, sizeof(*tmp));
+	int rc = d.dist && d.dom && set && tmp ? TOPOMATCH_OK
+					       : tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	if (rc == TOPOMATCH_OK)
+		rc = deco_distances(&d, &x->dmax, err);
+	if (rc == TOPOMATCH_OK) {
+		for (int64_t j = 0; j < m; j++)
+			set[j] = j;
+		bisect(&d, set, m, 1, tree_height(m), tmp);
+	}
+	free(set);
+	free(tmp);
+	if (rc == TOPOMATCH_OK)
+		rc = deco_load(x, &d, err);
+	free(d.dist);
+	free(d.dom);
+	return rc;
+}
+
+/* Targets that Scotch has no algorithmic class for. */
+static bool graph_like(const topomatch_topology_t *t)
+{
+	return t->npu > 1 && (t->kind == TOPOMATCH_TOPO_GRAPH ||
+			      (t->kind == TOPOMATCH_TOPO_MESH && t->ndims > 3));
+}
+
+/* ------------------------------------------------------- graph topologies */
+
+/* Scotch graph of a topology graph: the connected part that holds the PUs
+ * (deco targets want a connected graph), parallel links merged. */
+struct topo_graph {
+	int64_t nv;
+	int64_t *id; /* topology vertex -> Scotch vertex, -1 when left out */
+	SCOTCH_Num *vert;
+	SCOTCH_Num *edge;
+	SCOTCH_Num *edlo; /* NULL when every link costs the same */
+	SCOTCH_Num *list; /* PU p -> Scotch vertex */
+	int64_t ecc;      /* hops from PU 0 to the farthest vertex kept */
+};
+
+static void topo_graph_free(struct topo_graph *g)
+{
+	free(g->id);
+	free(g->vert);
+	free(g->edge);
+	free(g->edlo);
+	free(g->list);
+}
+
+/* Keep the vertices that PU 0 reaches, numbered in vertex order. */
+static int topo_graph_vertices(struct topo_graph *g, const topomatch_topology_t *t)
+{
+	tm_bfs_t b;
+	if (tm_bfs_init(&b, t->nvert))
+		return TOPOMATCH_ENOMEM;
+	tm_bfs_run(&b, t, t->pu_vert[0]);
+	g->nv = 0;
+	g->ecc = 0;
+	for (int64_t v = 0; v < t->nvert; v++) {
+		g->id[v] = b.dist[v] >= 0 ? g->nv++ : -1;
+		if (b.dist[v] > g->ecc)
+			g->ecc = b.dist[v];
+	}
+	tm_bfs_free(&b);
+	return TOPOMATCH_OK;
+}
+
+/* Adjacency of the kept vertices; rows come sorted by neighbour, so
+ * parallel links are neighbours in a row: the cheapest one stays. */
+static void topo_graph_edges(struct topo_graph *g, const topomatch_topology_t *t,
+			     const SCOTCH_Num *lcost)
+{
+	SCOTCH_Num e = 0;
+	for (int64_t v = 0; v < t->nvert; v++) {
+		if (g->id[v] < 0)
+			continue;
+		g->vert[g->id[v]] = e;
+		for (int64_t k = t->adj_ptr[v]; k < t->adj_ptr[v + 1]; k++) {
+			SCOTCH_Num c = lcost[t->adj[k].link / 2];
+			SCOTCH_Num u = (SCOTCH_Num)g->id[t->adj[k].nbr];
+			if (e > g->vert[g->id[v]] && g->edge[e - 1] == u) {
+				if (g->edlo && c < g->edlo[e - 1])
+					g->edlo[e - 1] = c;
+				continue;
+			}
+			if (g->edlo)
+				g->edlo[e] = c;
+			g->edge[e++] = u;
+		}
+	}
+	g->vert[g->nv] = e;
+}
+
+/* Integer link costs, one per undirected link; all 1 when equal. */
+static SCOTCH_Num *topo_link_costs(const topomatch_topology_t *t, bool *uniform,
+				   SCOTCH_Num *cmax)
+{
+	SCOTCH_Num *lc = tm_alloc(t->nedges, sizeof(*lc));
+	double *c = tm_alloc(t->nedges, sizeof(*c));
+	if (!lc || !c) {
+		free(lc);
+		free(c);
+		return NULL;
+	}
+	for (int64_t v = 0; v < t->nvert; v++)
+		for (int64_t k = t->adj_ptr[v]; k < t->adj_ptr[v + 1]; k++)
+			c[t->adj[k].link / 2] = t->adj[k].cost;
+	int_costs(c, t->nedges, lc);
+	free(c);
+	*uniform = true;
+	*cmax = 1;
+	for (int64_t k = 0; k < t->nedges; k++) {
+		*uniform = *uniform && lc[k] == lc[0];
+		if (lc[k] > *cmax)
+			*cmax = lc[k];
+	}
+	return lc;
+}
+
+static int topo_graph_build(struct topo_graph *g, const topomatch_topology_t *t,
+			    SCOTCH_Num *dmax)
+{
+	bool uniform = true;
+	SCOTCH_Num cmax = 1;
+	SCOTCH_Num *lc = topo_link_costs(t, &uniform, &cmax);
+	g->id = tm_alloc(t->nvert, sizeof(*g->id));
+	g->vert = tm_alloc(t->nvert + 1, sizeof(*g->vert));
+	g->edge = tm_alloc(2 * t->nedges, sizeof(*g->edge));
+	g->edlo = uniform ? NULL : tm_alloc(2 * t->nedges, sizeof(*g->edlo));
+	g->list = tm_alloc(t->npu, sizeof(*g->list));
+	if (!lc || !g->id || !g->vert || !g->edge || (!uniform && !g->edlo) || !g->list ||
+	    topo_graph_vertices(g, t)) {
+		free(lc);
+		return TOPOMATCH_ENOMEM;
+	}
+	topo_graph_edges(g, t, lc);
+	free(lc);
+	for (int64_t p = 0; p < t->npu; p++)
+		g->list[p] = (SCOTCH_Num)g->id[t->pu_vert[p]];
+	/* any two vertices are within 2 x ecc hops of each other */
+	double d = 2.0 * (double)g->ecc * (double)(uniform ? 1 : cmax);
+	*dmax = d < SCOTCH_NUMMAX ? (SCOTCH_Num)d : SCOTCH_NUMMAX;
+	return TOPOMATCH_OK;
+}
+
+/* archBuild2's target of a topology graph, its terminals the m PUs of
+ * cand (NULL: all, in order). */
+static int build_graph(tm_starget_t *x, const topomatch_topology_t *t, const int64_t *cand,
+		       int64_t m, char *err)
+{
+	if (t->nvert > SCOTCH_NUMMAX - 1 || 2 * t->nedges > SCOTCH_NUMMAX)
+		return tm_err(err, TOPOMATCH_ELIMIT, "Scotch: topology graph too large for 32-bit "
+			      "Scotch (%lld vertices, %lld links)",
+			      (long long)t->nvert, (long long)t->nedges);
+	struct topo_graph g = { 0 };
+	int rc = topo_graph_build(&g, t, &x->dmax);
+	if (rc) {
+		topo_graph_free(&g);
+		return tm_err(err, rc, "out of memory (Scotch target of a %lld-vertex graph)",
+			      (long long)t->nvert);
+	}
+	SCOTCH_Num *list = cand ? tm_alloc(m, sizeof(*list)) : g.list;
+	for (int64_t j = 0; cand && list && j < m; j++) /* PUs to Scotch vertices */
+		list[j] = g.list[cand[j]];
+	/* without switches, every vertex is a PU: all of them need no list */
+	bool all = !cand && g.nv == t->npu;
+	if (!list)
+		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	else
+		rc = build_deco(x, (SCOTCH_Num)g.nv, g.vert, g.edge, g.edlo, (SCOTCH_Num)m,
+				all ? NULL : list, err);
+	if (cand)
+		free(list);
+	topo_graph_free(&g);
+	return rc;
+}
+
+static int build_full(tm_starget_t *x, const topomatch_topology_t *t, char *err)
+{
+	if (t->npu == 1) { /* nothing to map onto but one PU */
+		x->dmax = 1;
+		return SCOTCH_archCmplt(&x->full, 1) ? scotch_fail(err, "SCOTCH_archCmplt")
+						     : TOPOMATCH_OK;
+	}
+	switch (t->kind) {
+	case TOPOMATCH_TOPO_TREE:
+		return build_tleaf(x, t, err);
+	case TOPOMATCH_TOPO_TORUS:
+	case TOPOMATCH_TOPO_MESH:
+	case TOPOMATCH_TOPO_HCUB:
+		return build_grid(x, t, err);
+	case TOPOMATCH_TOPO_GRAPH:
+		return build_graph(x, t, NULL, t->npu, err);
+	default:
+		return tm_err(err, TOPOMATCH_EINVAL, "Scotch: unknown topology kind %d", t->kind);
+	}
+}
+
+/* TopoMatch Alg. 4 lines 1-2: the sub-architecture of the allowed PUs. */
+static int build_sub(tm_starget_t *x, const int64_t *cand, int64_t m, char *err)
+{
+	SCOTCH_Num *list = tm_alloc(m, sizeof(*list));
+	if (!list)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (%lld allowed PUs)",
+			      (long long)m);
+	for (int64_t j = 0; j < m; j++)
+		list[j] = (SCOTCH_Num)cand[j];
+	int rc = TOPOMATCH_OK;
+	if (SCOTCH_archInit(&x->sub)) {
+		rc = scotch_fail(err, "SCOTCH_archInit");
+	} else {
+		x->has_sub = true;
+		if (SCOTCH_archSub(&x->sub, &x->full, (SCOTCH_Num)m, list))
+			rc = scotch_fail(err, "SCOTCH_archSub");
+	}
+	free(list);
+	return rc;
+}
+
+/* The list is the whole target, in order: no sub-architecture needed. */
+static bool is_identity(const int64_t *cand, int64_t m, int64_t npu)
+{
+	if (!cand)
+		return true;
+	if (m != npu)
+		return false;
+	for (int64_t j = 0; j < m; j++)
+		if (cand[j] != j)
+			return false;
+	return true;
+}
+
+int tm_starget_build(tm_starget_t *x, const topomatch_topology_t *t, const int64_t *cand,
+		     int64_t m, char *err)
+{
+	memset(x, 0, sizeof(*x));
+	if (t->npu > SCOTCH_NUMMAX)
+		return tm_err(err, TOPOMATCH_ELIMIT, "Scotch: %lld PUs are too many for 32-bit "
+			      "Scotch", (long long)t->npu);
+	if (SCOTCH_archInit(&x->full))
+		return scotch_fail(err, "SCOTCH_archInit");
+	x->has_full = true;
+	int rc;
+	int64_t nterm = cand ? m : t->npu;
+	if (!graph_like(t)) {
+		rc = build_full(x, t, err);
+		if (rc == TOPOMATCH_OK && !is_identity(cand, m, t->npu))
+			rc = build_sub(x, cand, m, err);
+	} else if (nterm <= DECO_MAX_TERMS) { /* the restriction is built in */
+		rc = build_exact_deco(x, t, cand, nterm, err);
+	} else if (t->kind == TOPOMATCH_TOPO_GRAPH) {
+		/* archBuild2 restricts by itself (archSub of its target took 256 MB) */
+		rc = build_graph(x, t, cand, nterm, err);
+	} else {
+		rc = build_mesh_deco(x, t, cand, nterm, err);
+	}
+	if (rc) {
+		tm_starget_free(x);
+		return rc;
+	}
+	x->nterm = SCOTCH_archSize(tm_starget_arch(x));
+	if (x->dmax < 1)
+		x->dmax = 1;
+	return TOPOMATCH_OK;
+}
+
+void tm_starget_free(tm_starget_t *x)
+{
+	if (x->has_sub) /* first: it points to the full target */
+		SCOTCH_archExit(&x->sub);
+	if (x->has_full)
+		SCOTCH_archExit(&x->full);
+	x->has_sub = x->has_full = false;
+}
+
+SCOTCH_Arch *tm_starget_arch(tm_starget_t *x)
+{
+	return x->has_sub ? &x->sub : &x->full;
+}
+
+/* ---------------------------------------------------------- source graphs */
+
+/*
+ * Scotch adds weight x distance over all arcs in SCOTCH_Num: keep that
+ * total under a quarter of the range (room for its partial sums).
+ */
+SCOTCH_Num tm_scotch_weight_budget(SCOTCH_Num dmax)
+{
+	SCOTCH_Num b = SCOTCH_NUMMAX / 4 / (dmax > 1 ? dmax : 1);
+	return b > 1 ? b : 1;
+}
+
+static bool keep(double w, double cut, double wmax)
+{
+	return w > 0.0 && (w > cut || w >= wmax);
+}
+
+/* Sum and maximum of the kept weights; arcs kept. */
+static int64_t sgraph_scan(int64_t n, const int64_t *rowptr, const double *w, double *cut,
+			   double *wsum, double *wmax)
+{
+	int64_t narcs = 0;
+	*wmax = 0.0;
+	for (int64_t e = 0; e < rowptr[n]; e++)
+		if (w[e] > *wmax)
+			*wmax = w[e];
+	*cut *= *wmax;
+	*wsum = 0.0;
+	for (int64_t e = 0; e < rowptr[n]; e++) {
+		if (keep(w[e], *cut, *wmax)) {
+			narcs++;
+			*wsum += w[e];
+		}
+	}
+	return narcs;
+}
+
+/*
+ * Scale so that the rounded weights, each at least 1, total at most
+ * budget: sum(max(1, round(w s))) <= s sum(w) + narcs.
+ */
+static double sgraph_scale(int64_t narcs, double wsum, double wmax, SCOTCH_Num budget)
+{
+	double room = (double)budget - (double)narcs;
+	if (narcs == 0 || room <= 0.0)
+		return 0.0; /* every weight becomes 1 */
+	double s = room / wsum;
+	return fmin(s, MAX_EDGE_WEIGHT / wmax);
+}
+
+static SCOTCH_Num scaled(double w, double s)
+{
+	double v = floor(w * s + 0.5);
+	return v < 1.0 ? 1 : v > MAX_EDGE_WEIGHT ? (SCOTCH_Num)MAX_EDGE_WEIGHT : (SCOTCH_Num)v;
+}
+
+static void sgraph_fill(tm_sgraph_t *sg, int64_t n, const int64_t *rowptr, const int64_t *col,
+			const double *w, double cut, double wmax, double s)
+{
+	SCOTCH_Num e = 0;
+	for (int64_t i = 0; i < n; i++) {
+		sg->vert[i] = e;
+		for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
+			if (!keep(w[k], cut, wmax) || col[k] == i)
+				continue;
+			sg->edge[e] = (SCOTCH_Num)col[k];
+			sg->edlo[e++] = scaled(w[k], s);
+		}
+	}
+	for (int64_t i = n; i <= sg->nvert; i++) /* fillers have no edge */
+		sg->vert[i] = e;
+	sg->narcs = e;
+}
+
+int tm_sgraph_build(tm_sgraph_t *sg, int64_t n, const int64_t *rowptr, const int64_t *col,
+		    const double *w, double rel_cut, int64_t nfill, SCOTCH_Num budget, char *err)
+{
+	memset(sg, 0, sizeof(*sg));
+	double wsum, wmax, cut = rel_cut;
+	int64_t narcs = sgraph_scan(n, rowptr, w, &cut, &wsum, &wmax);
+	if (n < 0 || nfill < 0 || n + nfill > SCOTCH_NUMMAX - 1 || narcs > SCOTCH_NUMMAX)
+		return tm_err(err, TOPOMATCH_ELIMIT,
+			      "Scotch: %lld vertices and %lld arcs are too many for 32-bit Scotch",
+			      (long long)(n + nfill), (long long)narcs);
+	sg->nreal = (SCOTCH_Num)n;
+	sg->nvert = (SCOTCH_Num)(n + nfill);
+	sg->vert = tm_alloc(n + nfill + 1, sizeof(*sg->vert));
+	sg->edge = tm_alloc(narcs, sizeof(*sg->edge));
+	sg->edlo = tm_alloc(narcs, sizeof(*sg->edlo));
+	if (!sg->vert || !sg->edge || !sg->edlo) {
+		tm_sgraph_free(sg);
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (Scotch graph, %lld arcs)",
+			      (long long)narcs);
+	}
+	sgraph_fill(sg, n, rowptr, col, w, cut, wmax, sgraph_scale(narcs, wsum, wmax, budget));
+	if (SCOTCH_graphInit(&sg->g)) {
+		tm_sgraph_free(sg);
+		return scotch_fail(err, "SCOTCH_graphInit");
+	}
+	sg->built = true;
+	if (SCOTCH_graphBuild(&sg->g, 0, sg->nvert, sg->vert, sg->vert + 1, NULL, NULL, sg->narcs,
+			      sg->edge, sg->edlo)) {
+		tm_sgraph_free(sg);
+		return scotch_fail(err, "SCOTCH_graphBuild");
+	}
+	return TOPOMATCH_OK;
+}
+
+void tm_sgraph_free(tm_sgraph_t *sg)
+{
+	if (sg->built)
+		SCOTCH_graphExit(&sg->g);
+	free(sg->vert);
+	free(sg->edge);
+	free(sg->edlo);
+	memset(sg, 0, sizeof(*sg));
+}
+
+/* ---------------------------------------------------------------- contexts */
+
+/*
+ * Scotch seeds are non-negative SCOTCH_Nums, and Scotch 7.0.3 gives the
+ * same map for seeds 2k and 2k+1: mix all 64 bits (splitmix64's
+ * finaliser) before keeping 31, so that neighbouring seeds differ.
+ */
+static SCOTCH_Num fold_seed(uint64_t seed)
+{
+	uint64_t z = seed + UINT64_C(0x9e3779b97f4a7c15);
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	z ^= z >> 31;
+	return (SCOTCH_Num)(z & 0x7fffffffu);
+}
+
+/*
+ * Scotch 7 is threaded and, by default, neither reproducible nor
+ * independent of the machine's core count: DESIGN.md "Key choices".
+ */
+int tm_scotch_bind(SCOTCH_Context *ctx, SCOTCH_Graph *bound, const SCOTCH_Graph *g,
+		   uint64_t seed, char *err)
+{
+	if (SCOTCH_contextInit(ctx))
+		return scotch_fail(err, "SCOTCH_contextInit");
+	if (SCOTCH_contextOptionSetNum(ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1) ||
+	    SCOTCH_contextOptionSetNum(ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1)) {
+		SCOTCH_contextExit(ctx);
+		return scotch_fail(err, "SCOTCH_contextOptionSetNum");
+	}
+	SCOTCH_contextRandomSeed(ctx, fold_seed(seed));
+	if (SCOTCH_contextThreadSpawn(ctx, SCOTCH_THREADS, NULL)) {
+		SCOTCH_contextExit(ctx);
+		return scotch_fail(err, "SCOTCH_contextThreadSpawn");
+	}
+	if (SCOTCH_graphInit(bound)) {
+		SCOTCH_contextExit(ctx);
+		return scotch_fail(err, "SCOTCH_graphInit");
+	}
+	if (SCOTCH_contextBindGraph(ctx, g, bound)) {
+		SCOTCH_graphExit(bound);
+		SCOTCH_contextExit(ctx);
+		return scotch_fail(err, "SCOTCH_contextBindGraph");
+	}
+	return TOPOMATCH_OK;
+}
+
+void tm_scotch_unbind(SCOTCH_Context *ctx, SCOTCH_Graph *bound)
+{
+	SCOTCH_graphExit(bound); /* before its context */
+	SCOTCH_contextExit(ctx);
+}

@@ -1,0 +1,145 @@
+/*
+ * scotch_part.c - Scotch's k-way partitioning with target part sizes, the
+ * "Scotch k-way partitioner" that TOPOMATCHCONST (TopoMatch Alg. 3 line
+ * 4, §4.4) uses when it is available.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Equal sizes go to SCOTCH_graphPart; unequal ones map the graph onto a
+ * weighted complete graph (SCOTCH_archCmpltw) whose terminal weights are
+ * the sizes, since Scotch balances the vertex load of every terminal in
+ * proportion to its weight.  Parts of size 0 are left out of the target.
+ * Sizes count vertices: vertex weights (g->vw) are not used.  Scotch only
+ * balances to within its tolerance, so sizes may be off by a few; the
+ * caller (tm_partition_exact) makes them exact.
+ */
+#include "config.h"
+#include "scotch_internal.h"
+
+#include <stdlib.h>
+
+/* Balance tolerance: tight, since every vertex off is a later move. */
+#define PART_BALANCE 0.01
+
+static int check_sizes(const tm_wgraph_t *g, int k, const int64_t *size, int *nz, char *err)
+{
+	int64_t sum = 0;
+	*nz = 0;
+	if (k < 1)
+		return tm_err(err, TOPOMATCH_EINVAL, "partition: k must be >= 1 (got %d)", k);
+	for (int p = 0; p < k; p++) {
+		if (size[p] < 0 || !tm_add_ok(sum, size[p], &sum))
+			return tm_err(err, TOPOMATCH_EINVAL, "partition: bad size %lld for part %d",
+				      (long long)size[p], p);
+		*nz += size[p] > 0;
+	}
+	if (sum != g->n)
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "partition: part sizes add up to %lld, not to the %lld vertices",
+			      (long long)sum, (long long)g->n);
+	if (g->n > SCOTCH_NUMMAX - 1)
+		return tm_err(err, TOPOMATCH_ELIMIT, "partition: %lld vertices are too many for "
+			      "32-bit Scotch", (long long)g->n);
+	return TOPOMATCH_OK;
+}
+
+static bool equal_sizes(const int64_t *size, int k)
+{
+	int64_t s = 0;
+	for (int p = 0; p < k; p++) {
+		if (size[p] == 0)
+			continue;
+		if (s && size[p] != s)
+			return false;
+		s = size[p];
+	}
+	return true;
+}
+
+/* Partition the bound graph into the nz non-empty parts: part[v] in [0, nz). */
+static int run_part(SCOTCH_Graph *bound, int nz, const SCOTCH_Num *wsize, bool equal,
+		    SCOTCH_Num *part, char *err)
+{
+	SCOTCH_Strat strat;
+	SCOTCH_Arch arch;
+	if (SCOTCH_stratInit(&strat))
+		return tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratInit failed");
+	int rc = TOPOMATCH_OK;
+	if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATBALANCE, nz, PART_BALANCE)) {
+		rc = tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratGraphMapBuild failed");
+	} else if (equal) {
+		if (SCOTCH_graphPart(bound, nz, &strat, part))
+			rc = tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_graphPart failed into "
+				    "%d parts (Scotch's own message is on stderr)", nz);
+	} else if (SCOTCH_archInit(&arch)) {
+		rc = tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_archInit failed");
+	} else {
+		if (SCOTCH_archCmpltw(&arch, nz, wsize))
+			rc = tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_archCmpltw failed");
+		else if (SCOTCH_graphMap(bound, &arch, &strat, part))
+			rc = tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_graphMap failed into "
+				    "%d parts (Scotch's own message is on stderr)", nz);
+		SCOTCH_archExit(&arch);
+	}
+	SCOTCH_stratExit(&strat);
+	return rc;
+}
+
+/* Scotch's part j is the j-th non-empty part of size[]. */
+static int partition(const tm_wgraph_t *g, int k, const int64_t *size, int nz, uint64_t seed,
+		     int64_t *part, char *err)
+{
+	tm_sgraph_t sg;
+	SCOTCH_Context ctx;
+	SCOTCH_Graph bound;
+	SCOTCH_Num *spart = tm_alloc(g->n, sizeof(*spart));
+	SCOTCH_Num *wsize = tm_alloc(nz, sizeof(*wsize));
+	int *orig = tm_alloc(nz, sizeof(*orig));
+	if (!spart || !wsize || !orig) {
+		free(spart);
+		free(wsize);
+		free(orig);
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (partition)");
+	}
+	for (int p = 0, j = 0; p < k; p++) {
+		if (size[p] > 0) {
+			wsize[j] = (SCOTCH_Num)size[p];
+			orig[j++] = p;
+		}
+	}
+	/* complete graph: every distance is 1 */
+	int rc = tm_sgraph_build(&sg, g->n, g->rowptr, g->col, g->w, 0.0, 0,
+				 tm_scotch_weight_budget(1), err);
+	if (rc == TOPOMATCH_OK)
+		rc = tm_scotch_bind(&ctx, &bound, &sg.g, seed, err);
+	if (rc == TOPOMATCH_OK) {
+		rc = run_part(&bound, nz, wsize, equal_sizes(size, k), spart, err);
+		tm_scotch_unbind(&ctx, &bound);
+	}
+	for (int64_t v = 0; rc == TOPOMATCH_OK && v < g->n; v++)
+		part[v] = spart[v] >= 0 && spart[v] < nz ? orig[spart[v]] : orig[0];
+	tm_sgraph_free(&sg);
+	free(spart);
+	free(wsize);
+	free(orig);
+	return rc;
+}
+
+int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
+			int64_t *part, char *err)
+{
+	int nz;
+	int rc = check_sizes(g, k, size, &nz, err);
+	if (rc != TOPOMATCH_OK || g->n == 0)
+		return rc;
+	if (nz == 1) { /* one part takes everything */
+		int p = 0;
+		while (size[p] == 0)
+			p++;
+		for (int64_t v = 0; v < g->n; v++)
+			part[v] = p;
+		return TOPOMATCH_OK;
+	}
+	return partition(g, k, size, nz, seed, part, err);
+}

@@ -1,0 +1,517 @@
+/*
+ * topomatch_const.c - TOPOMATCHCONST, TopoMatch Alg. 3 (§4.4): mapping on
+ * the allowed PUs of a tree, with over- and under-subscription (§4.5).
+ *
+ * The tree is walked from the root.  At a node, every child subtree i can
+ * take n[i] = (allowed PUs under i) x f tasks (Alg. 3 line 3; the factor f
+ * is the extra leaf level of §4.5: each allowed PU holds up to f tasks).
+ * The node's tasks are partitioned into parts of those sizes with the
+ * least cut (line 4, tm_partition_exact: Scotch or greedy, then made
+ * exact), the affinity is split accordingly (line 5: the sub-graph induced
+ * by each part, kept sparse) and each child is mapped recursively with its
+ * own tasks and allowed PUs (lines 6-10).  A PU takes the (at most f)
+ * tasks that reach it (line 12).
+ *
+ * Undersubscription (§4.5, fewer tasks than sum n[i]: Slurm's usual case,
+ * a job on part of its nodes' PUs) leaves a choice of how many tasks each
+ * child gets.  At one node, only the cut between children matters, and
+ * the rule is to gather the tasks under as few subtrees as their
+ * communication justifies.  Two candidates are partitioned and the lower
+ * cut wins, ties to the one that uses fewer children, then to the first:
+ *
+ *  1. packing: the children with the most allowed PUs are filled first
+ *     (ties: lower child number), so the tasks use as few subtrees as can
+ *     hold them;
+ *  2. padding (TopoMatch's zero-affinity dummy tasks): the child sizes stay
+ *     n[i], clipped to the number of tasks, over the largest children until
+ *     they offer twice as many slots as there are tasks, and dummy tasks
+ *     without any affinity fill the slack.  A min-cut partition then
+ *     decides itself how many real tasks each child gets: for example two
+ *     independent groups of 4 tasks and children of sizes 6, 4, 4 go to
+ *     two children whole, where packing would cut one of them.
+ *
+ * Only children with at least one allowed PU are considered, so the work
+ * at a node is O(allowed PUs + tasks + their edges) and memory stays
+ * O(ntasks + nnz + m) (no dense matrix).  Under a leaf-parent with f = 1
+ * every PU is at the same distance from the others and from the rest of
+ * the tree, so tasks simply take the PUs in order.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "mapper_internal.h"
+#include "topology_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The padding offers this many slots per task over all children. */
+#define PAD_SLOTS_PER_TASK 2
+
+typedef struct cmap {
+	const tm_map_ctx_t *c;
+	const topomatch_topology_t *t;
+	topomatch_csr_t a;  /* A = C + C^T */
+	int64_t *allowed;   /* sorted copy of c->allowed */
+	int64_t *tasks;     /* permuted so that a node's tasks are contiguous */
+	int64_t *loc;       /* task -> local index while a node is split, else -1 */
+	int64_t *pu;
+	char *err;
+} cmap_t;
+
+/* A child subtree that holds allowed PUs. */
+typedef struct child {
+	int64_t idx;      /* child number under its parent */
+	int64_t alo, ahi; /* its allowed PUs: allowed[alo..ahi) */
+	int64_t cap;      /* (ahi - alo) x f */
+	int64_t ntask;    /* tasks given to it */
+} child_t;
+
+/* The sub-graph induced by a node's tasks, maybe followed by dummies. */
+typedef struct subg {
+	tm_wgraph_t g;
+	int64_t *rowptr, *col;
+	double *w;
+	int64_t nreal;
+} subg_t;
+
+static int oom(cmap_t *s)
+{
+	return tm_err(s->err, TOPOMATCH_ENOMEM, "topomatch-const: out of memory");
+}
+
+/* ----------------------------------------------------- split_com_mat */
+
+static void subg_free(subg_t *sg)
+{
+	free(sg->rowptr);
+	free(sg->col);
+	free(sg->w);
+	memset(sg, 0, sizeof(*sg));
+}
+
+/* Edges of task t towards the node's tasks, appended at col/w (when not
+ * NULL); returns how many. */
+static int64_t induced_row(const cmap_t *s, int64_t t, int64_t *col, double *w)
+{
+	int64_t m = 0;
+	for (int64_t e = s->a.rowptr[t]; e < s->a.rowptr[t + 1]; e++) {
+		int64_t l = s->loc[s->a.col[e]];
+		if (l < 0)
+			continue;
+		if (col) {
+			col[m] = l;
+			w[m] = s->a.w[e];
+		}
+		m++;
+	}
+	return m;
+}
+
+/* TopoMatch Alg. 3 line 5 (split_com_mat), sparse: the affinity among
+ * tasks[0..n), with local vertex ids. */
+static int subg_build(cmap_t *s, const int64_t *tasks, int64_t n, subg_t *sg)
+{
+	memset(sg, 0, sizeof(*sg));
+	sg->nreal = n;
+	sg->rowptr = tm_alloc(n + 1, sizeof(*sg->rowptr));
+	if (!sg->rowptr)
+		return oom(s);
+	for (int64_t r = 0; r < n; r++)
+		s->loc[tasks[r]] = r;
+	sg->rowptr[0] = 0;
+	for (int64_t r = 0; r < n; r++)
+		sg->rowptr[r + 1] = sg->rowptr[r] + induced_row(s, tasks[r], NULL, NULL);
+	sg->col = tm_alloc(sg->rowptr[n], sizeof(*sg->col));
+	sg->w = tm_alloc(sg->rowptr[n], sizeof(*sg->w));
+	for (int64_t r = 0; sg->col && sg->w && r < n; r++)
+		induced_row(s, tasks[r], sg->col + sg->rowptr[r], sg->w + sg->rowptr[r]);
+	for (int64_t r = 0; r < n; r++)
+		s->loc[tasks[r]] = -1;
+	if (!sg->col || !sg->w) {
+		subg_free(sg);
+		return oom(s);
+	}
+	sg->g = (tm_wgraph_t){ n, sg->rowptr, sg->col, sg->w, NULL };
+	return TOPOMATCH_OK;
+}
+
+/* ------------------------------------------------------- child sizes */
+
+typedef struct ckey {
+	int64_t cap, idx, i;
+} ckey_t;
+
+static int cmp_ckey(const void *a, const void *b)
+{
+	const ckey_t *x = a, *y = b;
+	if (x->cap != y->cap)
+		return x->cap > y->cap ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Children by decreasing capacity, ties to the lower child number. */
+static int order_children(cmap_t *s, const child_t *ch, int64_t kc, int64_t *ord)
+{
+	ckey_t *key = tm_alloc(kc, sizeof(*key));
+	if (!key)
+		return oom(s);
+	for (int64_t i = 0; i < kc; i++)
+		key[i] = (ckey_t){ ch[i].cap, ch[i].idx, i };
+	qsort(key, (size_t)kc, sizeof(*key), cmp_ckey);
+	for (int64_t i = 0; i < kc; i++)
+		ord[i] = key[i].i;
+	free(key);
+	return TOPOMATCH_OK;
+}
+
+/* Packing: the largest children first, each filled up. */
+static void sizes_packed(const child_t *ch, const int64_t *ord, int64_t kc, int64_t n,
+			 int64_t *size)
+{
+	for (int64_t i = 0; i < kc; i++) {
+		int64_t c = ord[i], take = ch[c].cap < n ? ch[c].cap : n;
+		size[c] = take;
+		n -= take;
+	}
+}
+
+/* Padding: clipped capacities of the largest children up to
+ * PAD_SLOTS_PER_TASK x n slots; returns the number of dummies. */
+static int64_t sizes_padded(const child_t *ch, const int64_t *ord, int64_t kc, int64_t n,
+			    int64_t *size)
+{
+	int64_t slots = 0;
+	for (int64_t i = 0; i < kc; i++) {
+		int64_t c = ord[i];
+		size[c] = 0;
+		if (slots < PAD_SLOTS_PER_TASK * n) {
+			size[c] = ch[c].cap < n ? ch[c].cap : n;
+			slots += size[c];
+		}
+	}
+	return slots - n;
+}
+
+static int64_t parts_used(const int64_t *part, int64_t n, int64_t kc, unsigned char *mark)
+{
+	int64_t used = 0;
+	memset(mark, 0, (size_t)kc);
+	for (int64_t v = 0; v < n; v++)
+		if (!mark[part[v]]) {
+			mark[part[v]] = 1;
+			used++;
+		}
+	return used;
+}
+
+/* ------------------------------------------------------------- split */
+
+typedef struct split {
+	child_t *ch;
+	int64_t kc;
+	int64_t *ord;
+	int64_t *size;
+	int64_t *part; /* n + dummies: the child of each task */
+	int64_t *alt;
+	unsigned char *mark;
+} split_t;
+
+static int partition(cmap_t *s, const subg_t *sg, const split_t *sp, int64_t *part)
+{
+	int rc = tm_partition_exact(&sg->g, (int)sp->kc, sp->size, s->c->seed, part, s->err);
+	if (rc == TOPOMATCH_ENOMEM)
+		return oom(s);
+	return rc;
+}
+
+/* Append `pad` isolated dummy vertices to the sub-graph. */
+static int subg_pad(cmap_t *s, subg_t *sg, int64_t pad)
+{
+	int64_t n = sg->nreal;
+	int64_t *rp = tm_alloc(n + pad + 1, sizeof(*rp));
+	if (!rp)
+		return oom(s);
+	memcpy(rp, sg->rowptr, ((size_t)n + 1) * sizeof(*rp));
+	for (int64_t r = n; r < n + pad; r++)
+		rp[r + 1] = rp[n];
+	free(sg->rowptr);
+	sg->rowptr = rp;
+	sg->g = (tm_wgraph_t){ n + pad, rp, sg->col, sg->w, NULL };
+	return TOPOMATCH_OK;
+}
+
+/* Undersubscribed node: packing against padding (see the top comment). */
+static int split_under(cmap_t *s, subg_t *sg, split_t *sp)
+{
+	int64_t n = sg->nreal;
+	sizes_packed(sp->ch, sp->ord, sp->kc, n, sp->size);
+	int rc = partition(s, sg, sp, sp->part);
+	if (rc != TOPOMATCH_OK)
+		return rc;
+	double cut = tm_partition_cut(&sg->g, sp->part);
+	int64_t pad = sizes_padded(sp->ch, sp->ord, sp->kc, n, sp->size);
+	if (pad == 0 || cut == 0.0) /* same sizes, or packing is already perfect */
+		return TOPOMATCH_OK;
+	rc = subg_pad(s, sg, pad);
+	if (rc == TOPOMATCH_OK)
+		rc = partition(s, sg, sp, sp->alt);
+	if (rc != TOPOMATCH_OK)
+		return rc;
+	/* dummies have no edge: the cut is the real tasks' cut */
+	double padcut = tm_partition_cut(&sg->g, sp->alt);
+	int64_t used = parts_used(sp->part, n, sp->kc, sp->mark);
+	if (padcut < cut || (padcut == cut && parts_used(sp->alt, n, sp->kc, sp->mark) < used))
+		memcpy(sp->part, sp->alt, (size_t)n * sizeof(*sp->part));
+	return TOPOMATCH_OK;
+}
+
+/* Tasks that do not communicate: any split is as good, so pack them. */
+static void split_silent(int64_t n, split_t *sp)
+{
+	int64_t r = 0;
+	sizes_packed(sp->ch, sp->ord, sp->kc, n, sp->size);
+	for (int64_t i = 0; i < sp->kc; i++)
+		for (int64_t j = 0; j < sp->size[i]; j++)
+			sp->part[r++] = i;
+}
+
+/* Choose the child of each of the node's n tasks into sp->part. */
+static int split_tasks(cmap_t *s, const int64_t *tasks, int64_t n, split_t *sp)
+{
+	int64_t total = 0;
+	for (int64_t i = 0; i < sp->kc; i++)
+		total += sp->ch[i].cap; /* <= m x f, which check_ctx() bounds */
+	subg_t sg;
+	int rc = subg_build(s, tasks, n, &sg);
+	if (rc != TOPOMATCH_OK)
+		return rc;
+	if (sg.rowptr[n] == 0) {
+		split_silent(n, sp);
+	} else if (total == n) { /* Alg. 3 line 3: n[i] exactly */
+		for (int64_t i = 0; i < sp->kc; i++)
+			sp->size[i] = sp->ch[i].cap;
+		rc = partition(s, &sg, sp, sp->part);
+	} else {
+		rc = split_under(s, &sg, sp);
+	}
+	subg_free(&sg);
+	return rc;
+}
+
+/* ---------------------------------------------------------- recursion */
+
+/* The children of a node that hold allowed PUs (allowed[] is sorted, so
+ * each child's PUs are a contiguous run). */
+static int64_t list_children(const cmap_t *s, int depth, int64_t first_pu, int64_t alo,
+			     int64_t ahi, child_t *ch)
+{
+	int64_t width = s->t->below[depth + 1], kc = 0;
+	for (int64_t j = alo; j < ahi; j++) {
+		int64_t idx = (s->allowed[j] - first_pu) / width;
+		if (kc == 0 || ch[kc - 1].idx != idx)
+			ch[kc++] = (child_t){ idx, j, j, 0, 0 };
+		ch[kc - 1].ahi = j + 1;
+		ch[kc - 1].cap += s->c->f;
+	}
+	return kc;
+}
+
+/* Group tasks[0..n) by child (stable counting sort on part). */
+static int regroup(cmap_t *s, int64_t *tasks, int64_t n, split_t *sp)
+{
+	int64_t *tmp = tm_alloc(n, sizeof(*tmp));
+	int64_t *pos = tm_zalloc(sp->kc + 1, sizeof(*pos));
+	if (!tmp || !pos) {
+		free(tmp);
+		free(pos);
+		return oom(s);
+	}
+	for (int64_t r = 0; r < n; r++)
+		pos[sp->part[r] + 1]++;
+	for (int64_t i = 0; i < sp->kc; i++) {
+		sp->ch[i].ntask = pos[i + 1];
+		pos[i + 1] += pos[i];
+	}
+	for (int64_t r = 0; r < n; r++)
+		tmp[pos[sp->part[r]]++] = tasks[r];
+	memcpy(tasks, tmp, (size_t)n * sizeof(*tasks));
+	free(tmp);
+	free(pos);
+	return TOPOMATCH_OK;
+}
+
+/* Everything but the children list, which the recursion still needs: the
+ * scratch of one node is gone before its children allocate theirs. */
+static void split_drop_scratch(split_t *sp)
+{
+	free(sp->ord);
+	free(sp->size);
+	free(sp->part);
+	free(sp->alt);
+	free(sp->mark);
+	sp->ord = sp->size = sp->part = sp->alt = NULL;
+	sp->mark = NULL;
+}
+
+static void split_free(split_t *sp)
+{
+	split_drop_scratch(sp);
+	free(sp->ch);
+}
+
+/* kmax: the most children that can hold allowed PUs */
+static int split_alloc(cmap_t *s, int64_t kmax, int64_t n, split_t *sp)
+{
+	/* dummies: at most PAD_SLOTS_PER_TASK x n slots plus one child's n */
+	int64_t slots = (PAD_SLOTS_PER_TASK + 1) * n;
+	memset(sp, 0, sizeof(*sp));
+	sp->ch = tm_alloc(kmax, sizeof(*sp->ch));
+	sp->ord = tm_alloc(kmax, sizeof(*sp->ord));
+	sp->size = tm_alloc(kmax, sizeof(*sp->size));
+	sp->mark = tm_alloc(kmax, 1);
+	sp->part = tm_alloc(slots, sizeof(*sp->part));
+	sp->alt = tm_alloc(slots, sizeof(*sp->alt));
+	if (sp->ch && sp->ord && sp->size && sp->mark && sp->part && sp->alt)
+		return TOPOMATCH_OK;
+	split_free(sp);
+	return oom(s);
+}
+
+static int map_node(cmap_t *s, int depth, int64_t first_pu, int64_t alo, int64_t ahi,
+		    int64_t tlo, int64_t thi);
+
+/* Alg. 3 lines 1-10 at an inner node. */
+static int map_children(cmap_t *s, int depth, int64_t first_pu, int64_t alo, int64_t ahi,
+			int64_t tlo, int64_t thi)
+{
+	int64_t n = thi - tlo;
+	split_t sp;
+	int64_t kmax = s->t->arity[depth] < ahi - alo ? s->t->arity[depth] : ahi - alo;
+	int rc = split_alloc(s, kmax, n, &sp);
+	if (rc != TOPOMATCH_OK)
+		return rc;
+	sp.kc = list_children(s, depth, first_pu, alo, ahi, sp.ch);
+	rc = order_children(s, sp.ch, sp.kc, sp.ord);
+	if (rc != TOPOMATCH_OK) {
+		split_free(&sp);
+		return rc;
+	}
+	if (sp.kc == 1) {
+		sp.ch[0].ntask = n;
+	} else {
+		rc = split_tasks(s, s->tasks + tlo, n, &sp);
+		if (rc == TOPOMATCH_OK)
+			rc = regroup(s, s->tasks + tlo, n, &sp);
+	}
+	split_drop_scratch(&sp);
+	int64_t width = s->t->below[depth + 1], t0 = tlo;
+	for (int64_t i = 0; rc == TOPOMATCH_OK && i < sp.kc; i++) {
+		const child_t *c = &sp.ch[i];
+		rc = map_node(s, depth + 1, first_pu + c->idx * width, c->alo, c->ahi, t0,
+			      t0 + c->ntask);
+		t0 += c->ntask;
+	}
+	split_free(&sp);
+	return rc;
+}
+
+static int map_node(cmap_t *s, int depth, int64_t first_pu, int64_t alo, int64_t ahi,
+		    int64_t tlo, int64_t thi)
+{
+	if (tlo == thi)
+		return TOPOMATCH_OK;
+	if (tm_ctx_expired(s->c))
+		return tm_err(s->err, TOPOMATCH_EBUDGET, "topomatch-const: time budget exceeded");
+	if (depth == s->t->nlevels) { /* a PU: Alg. 3 line 12 */
+		for (int64_t r = tlo; r < thi; r++)
+			s->pu[s->tasks[r]] = first_pu;
+		return TOPOMATCH_OK;
+	}
+	if (depth == s->t->nlevels - 1 && s->c->f == 1) { /* equivalent PUs */
+		for (int64_t r = tlo; r < thi; r++)
+			s->pu[s->tasks[r]] = s->allowed[alo + (r - tlo)];
+		return TOPOMATCH_OK;
+	}
+	return map_children(s, depth, first_pu, alo, ahi, tlo, thi);
+}
+
+/* ------------------------------------------------------------- entry */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int check_ctx(const tm_map_ctx_t *c, char *err)
+{
+	const topomatch_topology_t *t = c->t;
+	int64_t cap;
+	if (topomatch_topology_kind(t) != TOPOMATCH_TOPO_TREE)
+		return tm_err(err, TOPOMATCH_EINVAL, "topomatch-const needs a tree topology");
+	if (c->ntasks != topomatch_affinity_ntasks(c->a))
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "topomatch-const: %lld tasks requested, the pattern has %lld",
+			      (long long)c->ntasks, (long long)topomatch_affinity_ntasks(c->a));
+	if (c->f < 1 || c->m < 1 || !c->allowed)
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "topomatch-const: need allowed PUs and an oversubscription >= 1");
+	if (!tm_mul_ok(c->m, c->f, &cap) || c->ntasks > cap)
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "topomatch-const: %lld tasks do not fit on %lld PUs x %d",
+			      (long long)c->ntasks, (long long)c->m, c->f);
+	return TOPOMATCH_OK;
+}
+
+/* Sorted copy of the constraints, which must be distinct PUs of the tree. */
+static int sort_allowed(cmap_t *s)
+{
+	const tm_map_ctx_t *c = s->c;
+	s->allowed = tm_alloc(c->m, sizeof(*s->allowed));
+	if (!s->allowed)
+		return oom(s);
+	memcpy(s->allowed, c->allowed, (size_t)c->m * sizeof(*s->allowed));
+	qsort(s->allowed, (size_t)c->m, sizeof(*s->allowed), cmp_i64);
+	for (int64_t j = 0; j < c->m; j++) {
+		int64_t p = s->allowed[j];
+		if (p < 0 || p >= s->t->npu)
+			return tm_err(s->err, TOPOMATCH_EINVAL,
+				      "topomatch-const: allowed PU %lld is not a PU of the tree "
+				      "[0, %lld)",
+				      (long long)p, (long long)s->t->npu);
+		if (j > 0 && s->allowed[j - 1] == p)
+			return tm_err(s->err, TOPOMATCH_EINVAL,
+				      "topomatch-const: allowed PU %lld is listed twice",
+				      (long long)p);
+	}
+	return TOPOMATCH_OK;
+}
+
+int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	int rc = check_ctx(c, err);
+	if (rc != TOPOMATCH_OK)
+		return rc;
+	cmap_t s = { .c = c, .t = c->t, .a = topomatch_affinity_symmetric(c->a), .pu = pu,
+		     .err = err };
+	int64_t n = c->ntasks;
+	rc = sort_allowed(&s);
+	if (rc == TOPOMATCH_OK) {
+		s.tasks = tm_alloc(n, sizeof(*s.tasks));
+		s.loc = tm_alloc(n, sizeof(*s.loc));
+		if (!s.tasks || !s.loc)
+			rc = oom(&s);
+	}
+	for (int64_t i = 0; rc == TOPOMATCH_OK && i < n; i++) {
+		s.tasks[i] = i;
+		s.loc[i] = -1;
+	}
+	if (rc == TOPOMATCH_OK)
+		rc = map_node(&s, 0, 0, 0, c->m, 0, n);
+	free(s.allowed);
+	free(s.tasks);
+	free(s.loc);
+	return rc;
+}

@@ -1,0 +1,118 @@
+#!/bin/sh
+# bench/tm_bench --quick --json: the benchmark runs, its JSON is sound, and
+# Scotch called directly gives the reference row the ratios are taken to.
+# Mappers not written yet show as rows with an error, which is allowed here.
+# SPDX-License-Identifier: GPL-2.0-or-later
+. "$top_srcdir/tests/cli/common.sh"
+: "${TM_BENCH:?run through make check (TM_BENCH = the tm_bench binary)}"
+
+run "$TM_BENCH" --quick --json
+expect_eq "tm_bench --quick --json exits 0" 0 "$rc"
+printf '%s' "$out" >"$work/quick.json"
+
+# check NAME: one fact about the JSON, printed by the Python below
+check() {
+	"$PYTHON3" - "$1" "$work/quick.json" <<'EOF'
+import json, math, sys
+
+what, path = sys.argv[1], sys.argv[2]
+try:
+    doc = json.load(open(path))
+except (OSError, ValueError) as e:
+    print("unparsable: %s" % e)
+    sys.exit(0)
+cases = doc.get("cases", [])
+rows = [(c["name"], r) for c in cases for r in c["rows"]]
+
+
+def pos(v):
+    return isinstance(v, (int, float)) and math.isfinite(v) and v > 0
+
+
+def row(case, mapper):
+    return next((r for r in case["rows"] if r["mapper"] == mapper), None)
+
+
+if what == "parses":
+    print("yes")
+elif what == "cases":
+    print(" ".join(c["name"] for c in cases))
+elif what == "bad-hop-bytes":
+    # every row that ran has finite positive hop-bytes
+    print(" ".join("%s/%s" % (n, r["mapper"]) for n, r in rows
+                   if r["ok"] and not pos(r["hop_bytes"])) or "none")
+elif what == "silent-failures":
+    # a row that did not run says why
+    print(" ".join("%s/%s" % (n, r["mapper"]) for n, r in rows
+                   if not r["ok"] and not r.get("error")) or "none")
+elif what == "direct":
+    bad = []
+    for c in cases:
+        d = row(c, "scotch-direct")
+        if not (d and d["ok"] and d["valid"] and pos(d["hop_bytes"])
+                and pos(d["time_s"]) and d["hop_bytes_ratio"] == 1):
+            bad.append(c["name"])
+    print(" ".join(bad) or "valid")
+elif what == "baselines":
+    # natural (unshuffled, round-robin) and round-robin (shuffled) rows ran
+    bad = ["%s/%s" % (c["name"], m) for c in cases
+           for m in ("natural", "round-robin")
+           if not (row(c, m) and row(c, m)["ok"])]
+    print(" ".join(bad) or "present")
+elif what == "shuffle-hurts":
+    # the shuffle is what the mappers must undo: round-robin gets worse
+    bad = []
+    for c in cases:
+        rr, nat = row(c, "round-robin"), row(c, "natural")
+        if not (rr and nat and rr["ok"] and nat["ok"]
+                and rr["hop_bytes"] > nat["hop_bytes"]):
+            bad.append(c["name"])
+    print(" ".join(bad) or "yes")
+elif what == "ratios":
+    # hop_bytes_ratio = hop_bytes / scotch-direct's
+    bad = []
+    for c in cases:
+        d = row(c, "scotch-direct")
+        if not (d and d["ok"]):
+            continue  # "direct" reports it
+        d = d["hop_bytes"]
+        for r in c["rows"]:
+            if r["ok"] and abs(r["hop_bytes_ratio"] - r["hop_bytes"] / d) > 1e-9:
+                bad.append("%s/%s" % (c["name"], r["mapper"]))
+    print(" ".join(bad) or "consistent")
+elif what == "rss":
+    print(" ".join("%s/%s" % (n, r["mapper"]) for n, r in rows
+                   if not pos(r["peak_rss_mib"])) or "measured")
+elif what == "not-reproducible":
+    print(" ".join("%s/%s" % (n, r["mapper"]) for n, r in rows
+                   if r["ok"] and not r["reproducible"]) or "none")
+elif what.startswith("hop-bytes:"):
+    print(" ".join("%s/%s=%r" % (n, r["mapper"], r["hop_bytes"]) for n, r in rows
+                   if n == what[len("hop-bytes:"):]))
+EOF
+}
+
+expect_eq "JSON parses" yes "$(check parses)"
+expect_eq "quick cases" "tree-1k frag-1k" "$(check cases)"
+expect_eq "rows that ran have finite positive hop-bytes" none "$(check bad-hop-bytes)"
+expect_eq "rows that did not run carry a message" none "$(check silent-failures)"
+expect_eq "Scotch direct produced a valid row in every case" valid "$(check direct)"
+expect_eq "natural and round-robin rows present" present "$(check baselines)"
+expect_eq "shuffled ranks cost more in natural order" yes "$(check shuffle-hurts)"
+expect_eq "hop-bytes ratios are to Scotch direct" consistent "$(check ratios)"
+expect_eq "peak RSS measured for every row" measured "$(check rss)"
+
+# same inputs + same seed = same mappings (DESIGN.md), Scotch direct
+# included: across processes, and within one (--repeat compares the
+# mappings); one case is enough and keeps the smoke run short
+first=$(check hop-bytes:frag-1k)
+run "$TM_BENCH" --case frag-1k --repeat 2 --json
+expect_eq "--case frag-1k --repeat 2 exits 0" 0 "$rc"
+printf '%s' "$out" >"$work/quick.json"
+expect_eq "a second run gives the same hop-bytes" "$first" "$(check hop-bytes:frag-1k)"
+expect_eq "repeated runs give the same mappings" none "$(check not-reproducible)"
+
+run "$TM_BENCH" --case no-such-case
+expect_eq "unknown case: usage error" 2 "$rc"
+expect_contains "unknown case named" "no-such-case" "$err"
+finish

@@ -1,0 +1,383 @@
+/*
+ * test_const.c - unit tests of TOPOMATCHCONST (TopoMatch Alg. 3, §4.4)
+ * with constraints, over- and undersubscription (§4.5): where groups of
+ * tasks land on a small tree with holes, the optimum on a hierarchical
+ * pattern, and a seeded property test over random trees, constraint sets,
+ * oversubscription factors and patterns.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "tmtest.h"
+
+#include "mapper_internal.h"
+
+#include <math.h>
+
+static topomatch_topology_t *topo(const char *text)
+{
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_topology_parse(text, NULL, &t, err) == TOPOMATCH_OK, "%s", err);
+	return t;
+}
+
+/* Cliques of `size` tasks (weight `heavy` each way) over n tasks, and a
+ * ring of weight `light` from the last task of each clique to the next
+ * clique (no ring when light == 0). */
+static topomatch_affinity_t *cliques(int64_t n, int size, double heavy, double light)
+{
+	int64_t src[1024], dst[1024];
+	double w[1024];
+	int64_t m = 0;
+	for (int64_t g = 0; g < n / size; g++) {
+		for (int i = 0; i < size; i++)
+			for (int j = 0; j < size; j++)
+				if (i != j) {
+					src[m] = g * size + i;
+					dst[m] = g * size + j;
+					w[m++] = heavy;
+				}
+		if (light > 0 && n / size > 1) {
+			src[m] = g * size + size - 1;
+			dst[m] = (g + 1) % (n / size) * size;
+			w[m++] = light;
+		}
+	}
+	ck_assert_int_le(m, 1024);
+	topomatch_affinity_t *a;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_affinity_create(n, m, src, dst, w, NULL, &a, err) ==
+			      TOPOMATCH_OK,
+		      "%s", err);
+	return a;
+}
+
+static tm_map_ctx_t ctx(const topomatch_affinity_t *a, const topomatch_topology_t *t,
+			const int64_t *allowed, int64_t m, int f)
+{
+	return (tm_map_ctx_t){ .a = a,
+			       .t = t,
+			       .ntasks = topomatch_affinity_ntasks(a),
+			       .allowed = allowed,
+			       .m = m,
+			       .constrained = 1,
+			       .f = f,
+			       .seed = 1,
+			       .tau = TOPOMATCH_DEFAULT_TAU,
+			       .sparse_factor = TOPOMATCH_DEFAULT_SPARSE_FACTOR };
+}
+
+/* Map, check validity (allowed PUs, at most f per PU) and determinism. */
+static void map_ok(const tm_map_ctx_t *c, int64_t *pu)
+{
+	char err[TOPOMATCH_ERRLEN] = "";
+	int64_t n = c->ntasks;
+	int64_t *again = malloc((size_t)(n ? n : 1) * sizeof(*again));
+	ck_assert_ptr_nonnull(again);
+	ck_assert_msg(tm_map_topomatch_const(c, pu, err) == TOPOMATCH_OK, "%s", err);
+	ck_assert_msg(topomatch_mapping_check(c->t, n, pu, c->allowed, c->m, c->f, err) ==
+			      TOPOMATCH_OK,
+		      "%s", err);
+	ck_assert_int_eq(tm_map_topomatch_const(c, again, err), TOPOMATCH_OK);
+	for (int64_t i = 0; i < n; i++)
+		ck_assert_msg(pu[i] == again[i], "task %lld: %lld then %lld", (long long)i,
+			      (long long)pu[i], (long long)again[i]);
+	free(again);
+}
+
+static double hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
+			const int64_t *pu)
+{
+	topomatch_metrics_t m;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_metrics_compute(a, t, pu, &m, err) == TOPOMATCH_OK, "%s", err);
+	return m.hop_bytes;
+}
+
+/* How many tasks of [lo, hi) sit on node `node` (PUs node*w .. node*w+w-1). */
+static int on_node(const int64_t *pu, int lo, int hi, int w, int node)
+{
+	int c = 0;
+	for (int i = lo; i < hi; i++)
+		c += pu[i] / w == node;
+	return c;
+}
+
+START_TEST(groups_whole_when_possible)
+{
+	/* nodes 0 and 2 fully allowed: each clique of 4 takes one whole node */
+	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_affinity_t *a = cliques(8, 4, 100, 1);
+	const int64_t allowed[] = { 0, 1, 2, 3, 8, 9, 10, 11 };
+	tm_map_ctx_t c = ctx(a, t, allowed, 8, 1);
+	int64_t pu[8];
+	map_ok(&c, pu);
+	for (int g = 0; g < 2; g++)
+		ck_assert_int_eq(on_node(pu, 4 * g, 4 * g + 4, 4, (int)(pu[4 * g] / 4)), 4);
+	ck_assert_int_ne(pu[0] / 4, pu[4] / 4);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(groups_split_minimally)
+{
+	/*
+	 * allowed = {1,2,3 | 5,6 | 8,9,10}: nodes hold 3, 2 and 3 tasks, so no
+	 * clique of 4 fits in a node.  The least cut splits each clique 3 + 1
+	 * (3 heavy edges) rather than 2 + 2 (4): one clique fills node 0, the
+	 * other node 2, and their fourth tasks share node 1.
+	 */
+	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_affinity_t *a = cliques(8, 4, 100, 1);
+	const int64_t allowed[] = { 1, 2, 3, 5, 6, 8, 9, 10 };
+	tm_map_ctx_t c = ctx(a, t, allowed, 8, 1);
+	int64_t pu[8];
+	map_ok(&c, pu);
+	for (int g = 0; g < 2; g++) {
+		int n0 = on_node(pu, 4 * g, 4 * g + 4, 4, 0);
+		int n1 = on_node(pu, 4 * g, 4 * g + 4, 4, 1);
+		int n2 = on_node(pu, 4 * g, 4 * g + 4, 4, 2);
+		ck_assert_int_eq(n1, 1);
+		ck_assert_msg((n0 == 3 && n2 == 0) || (n0 == 0 && n2 == 3), "group %d: %d %d %d",
+			      g, n0, n1, n2);
+	}
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(oversubscribed_pairs_share_pu)
+{
+	/*
+	 * f = 2 on half the PUs (8 of 16): 16 tasks in 8 heavy pairs linked in
+	 * a light ring.  Each pair must share a PU (the extra leaf level of
+	 * §4.5), and the ring must not spread pairs over more nodes than needed.
+	 */
+	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_affinity_t *a = cliques(16, 2, 100, 1);
+	const int64_t allowed[] = { 0, 2, 5, 7, 8, 9, 13, 15 };
+	tm_map_ctx_t c = ctx(a, t, allowed, 8, 2);
+	int64_t pu[16];
+	map_ok(&c, pu);
+	for (int i = 0; i < 16; i += 2)
+		ck_assert_int_eq(pu[i], pu[i + 1]);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(undersubscribed_one_node)
+{
+	/* 4 communicating tasks on 16 allowed PUs: 4 PUs of one node */
+	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_affinity_t *a = cliques(4, 4, 10, 0);
+	int64_t allowed[16], pu[4];
+	for (int p = 0; p < 16; p++)
+		allowed[p] = 15 - p; /* any order */
+	tm_map_ctx_t c = ctx(a, t, allowed, 16, 1);
+	map_ok(&c, pu);
+	ck_assert_int_eq(on_node(pu, 0, 4, 4, (int)(pu[0] / 4)), 4);
+	/* fragmented: nodes offer 2, 4 and 1 PUs: the 4-PU node */
+	const int64_t frag[] = { 0, 1, 4, 5, 6, 7, 8 };
+	c = ctx(a, t, frag, 7, 1);
+	map_ok(&c, pu);
+	ck_assert_int_eq(on_node(pu, 0, 4, 4, 1), 4);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(undersubscribed_padding)
+{
+	/*
+	 * Two independent cliques of 4 on nodes offering 6, 4 and 4 PUs.
+	 * Packing the biggest nodes first would give 6 + 2 and cut a clique;
+	 * the dummy padding lets the partition keep both whole (cut 0).
+	 */
+	topomatch_topology_t *t = topo("tleaf 2 3 10 6 1");
+	topomatch_affinity_t *a = cliques(8, 4, 10, 0);
+	const int64_t allowed[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15 };
+	tm_map_ctx_t c = ctx(a, t, allowed, 14, 1);
+	int64_t pu[8];
+	map_ok(&c, pu);
+	for (int g = 0; g < 2; g++)
+		ck_assert_int_eq(on_node(pu, 4 * g, 4 * g + 4, 6, (int)(pu[4 * g] / 6)), 4);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* Map a shuffled hierarchical pattern whose groups match the tree; the
+ * hop-bytes must equal round-robin's on the unshuffled pattern. */
+static void check_hierarchical(const char *tree, const int *arity, uint64_t seed)
+{
+	topomatch_topology_t *t = topo(tree);
+	topomatch_affinity_t *h, *a;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 1000, 10, 0.2, seed, &h, err),
+			 TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_shuffle(h, seed + 11, &a, err), TOPOMATCH_OK);
+	int64_t allowed[64], rr[64], pu[64];
+	for (int p = 0; p < 64; p++)
+		allowed[p] = rr[p] = p;
+	double best = hop_bytes(h, t, rr);
+	tm_map_ctx_t c = ctx(a, t, allowed, 64, 1);
+	map_ok(&c, pu);
+	double got = hop_bytes(a, t, pu);
+	ck_assert_msg(fabs(got - best) <= 1e-9 * best, "%s seed %llu: hop-bytes %.17g, best %.17g",
+		      tree, (unsigned long long)seed, got, best);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(h);
+	topomatch_topology_destroy(t);
+}
+
+START_TEST(hierarchical_optimal)
+{
+	/*
+	 * Hierarchical arities are listed from the innermost group, tree
+	 * arities from the root: {4, 4, 4} matches "tleaf 3 4 100 4 10 4 1" and
+	 * {8, 4, 2} matches "tleaf 3 2 100 4 10 8 1".  Task i on PU i is then
+	 * optimal; after a shuffle, TOPOMATCHCONST must find it again.
+	 */
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		check_hierarchical("tleaf 3 4 100 4 10 4 1", (const int[]){ 4, 4, 4 }, seed);
+		check_hierarchical("tleaf 3 2 100 4 10 8 1", (const int[]){ 8, 4, 2 }, seed);
+	}
+}
+END_TEST
+
+START_TEST(errors)
+{
+	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1"), *g = topo("torus2D 4 4");
+	topomatch_affinity_t *a = cliques(4, 4, 10, 0);
+	int64_t allowed[] = { 0, 1, 2, 3 }, pu[4];
+	char err[TOPOMATCH_ERRLEN] = "";
+	tm_map_ctx_t c = ctx(a, g, allowed, 4, 1);
+	ck_assert_int_eq(tm_map_topomatch_const(&c, pu, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "needs a tree topology");
+	c = ctx(a, t, allowed, 4, 1);
+	allowed[2] = 16;
+	ck_assert_int_eq(tm_map_topomatch_const(&c, pu, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "allowed PU 16 is not a PU of the tree");
+	allowed[2] = 1;
+	ck_assert_int_eq(tm_map_topomatch_const(&c, pu, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "allowed PU 1 is listed twice");
+	allowed[2] = 2;
+	c.m = 3;
+	ck_assert_int_eq(tm_map_topomatch_const(&c, pu, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "4 tasks do not fit on 3 PUs");
+	/* a deadline already passed */
+	c = ctx(a, t, allowed, 4, 1);
+	c.deadline = 1e-9;
+	ck_assert_int_eq(tm_map_topomatch_const(&c, pu, err), TOPOMATCH_EBUDGET);
+	ck_assert_contains(err, "time budget");
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(g);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* ------------------------------------------------------ property test */
+
+static topomatch_topology_t *random_tree(topomatch_rng_t *r)
+{
+	int nl = 1 + (int)topomatch_rng_below(r, 4), arity[4];
+	double cost[4];
+	for (int k = 0; k < nl; k++) {
+		arity[k] = 1 + (int)topomatch_rng_below(r, 5);
+		cost[k] = (double)(1 + topomatch_rng_below(r, 100));
+	}
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_topology_tree(nl, arity, cost, &t, err) == TOPOMATCH_OK, "%s",
+		      err);
+	return t;
+}
+
+/* A random subset of m of the npu PUs, in random order. */
+static int64_t random_allowed(topomatch_rng_t *r, int64_t npu, int64_t *allowed)
+{
+	int64_t m = 1 + (int64_t)topomatch_rng_below(r, (uint64_t)npu);
+	for (int64_t p = 0; p < npu; p++)
+		allowed[p] = p;
+	for (int64_t i = 0; i < m; i++) {
+		int64_t j = i + (int64_t)topomatch_rng_below(r, (uint64_t)(npu - i));
+		int64_t x = allowed[i];
+		allowed[i] = allowed[j];
+		allowed[j] = x;
+	}
+	return m;
+}
+
+static topomatch_affinity_t *random_pattern(topomatch_rng_t *r, int64_t n, uint64_t seed)
+{
+	topomatch_affinity_t *a = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+	int kind = (int)topomatch_rng_below(r, 4);
+	int rc;
+	if (kind == 0 || n < 2) {
+		rc = topomatch_affinity_create(n, 0, NULL, NULL, NULL, NULL, &a, err);
+	} else if (kind == 2 && n <= 200) {
+		rc = topomatch_gen_alltoall(n, 3, 0, &a, err);
+	} else if (kind <= 2) {
+		uint64_t maxdeg = (uint64_t)(n - 1 < 4 ? n - 1 : 4);
+		int64_t deg = 1 + (int64_t)topomatch_rng_below(r, maxdeg);
+		rc = topomatch_gen_random(n, deg, 1000, seed, &a, err);
+	} else {
+		/* a 2D stencil on n x 1, shuffled */
+		topomatch_affinity_t *s;
+		rc = topomatch_gen_stencil(2, (const int[]){ (int)n, 1 }, 5, 1, NULL, &s, err);
+		if (rc == TOPOMATCH_OK) {
+			rc = topomatch_affinity_shuffle(s, seed, &a, err);
+			topomatch_affinity_destroy(s);
+		}
+	}
+	ck_assert_msg(rc == TOPOMATCH_OK, "%s", err);
+	return a;
+}
+
+START_TEST(property_random)
+{
+	topomatch_rng_t r;
+	topomatch_rng_seed(&r, 2026);
+	int64_t allowed[1024], pu[4096];
+	for (int trial = 0; trial < 200; trial++) {
+		topomatch_topology_t *t = random_tree(&r);
+		int64_t npu = topomatch_topology_npu(t);
+		int64_t m = random_allowed(&r, npu, allowed);
+		int f = 1 + (int)topomatch_rng_below(&r, 3);
+		int64_t n = 1 + (int64_t)topomatch_rng_below(&r, (uint64_t)(m * f));
+		topomatch_affinity_t *a = random_pattern(&r, n, (uint64_t)trial);
+		tm_map_ctx_t c = ctx(a, t, allowed, m, f);
+		c.seed = (uint64_t)trial;
+		map_ok(&c, pu);
+		topomatch_affinity_destroy(a);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
+static Suite *const_suite(void)
+{
+	Suite *s = suite_create("topomatch-const");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, groups_whole_when_possible);
+	tcase_add_test(tc, groups_split_minimally);
+	tcase_add_test(tc, oversubscribed_pairs_share_pu);
+	tcase_add_test(tc, undersubscribed_one_node);
+	tcase_add_test(tc, undersubscribed_padding);
+	tcase_add_test(tc, hierarchical_optimal);
+	tcase_add_test(tc, errors);
+	tcase_add_test(tc, property_random);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tm_run_suite(const_suite());
+}
