@@ -65,10 +65,11 @@ typedef struct tm_wgraph {
  * cut.  part[v] in [0, k).  Deterministic for a seed.  Scotch k-way
  * partitioning when it succeeds, made exact by rebalancing; a greedy
  * partitioner with a balancing phase otherwise (TopoMatch §4.4).
- * (partition.c)
+ * deadline (a tm_now() value, 0 = none) is looked at between phases and
+ * refinement passes: TOPOMATCH_EBUDGET when it has passed.  (partition.c)
  */
 int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-		       int64_t *part, char *err);
+		       double deadline, int64_t *part, char *err);
 /* Scotch's k-way partition with target part sizes; sizes may come out
  * off by a few vertices (scotch_part.c). */
 int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,

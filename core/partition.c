@@ -555,7 +555,12 @@ static int refine_pass(refine_t *r, pconn_t *pc, int64_t *swaps)
 	return TOPOMATCH_OK;
 }
 
-static int refine(const tm_wgraph_t *g, int k, int64_t *part)
+static bool expired(double deadline)
+{
+	return deadline > 0 && tm_now() > deadline;
+}
+
+static int refine(const tm_wgraph_t *g, int k, int64_t *part, double deadline)
 {
 	if (k < 2 || g->n < 2 || g->rowptr[g->n] == 0)
 		return TOPOMATCH_OK;
@@ -567,6 +572,10 @@ static int refine(const tm_wgraph_t *g, int k, int64_t *part)
 	double cut = tm_partition_cut(g, part);
 	for (int pass = 0; rc == TOPOMATCH_OK && pass < REFINE_PASSES; pass++) {
 		int64_t swaps = 0;
+		if (expired(deadline)) {
+			rc = TOPOMATCH_EBUDGET;
+			break;
+		}
 		rc = refine_pass(&r, &pc, &swaps);
 		if (swaps == 0 || r.gained < REFINE_MIN_GAIN * cut)
 			break;
@@ -669,8 +678,8 @@ static int rebalance_moves(rebal_t *r, int64_t moves)
 	return rc;
 }
 
-int tm_partition_rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part,
-			   char *err)
+static int rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part,
+		     double deadline, char *err)
 {
 	int rc = check_sizes(g, k, size, err);
 	if (rc == TOPOMATCH_OK)
@@ -695,7 +704,7 @@ int tm_partition_rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int
 	free(r.stamp);
 	free(r.cnt);
 	if (rc == TOPOMATCH_OK)
-		rc = refine(g, k, part);
+		rc = refine(g, k, part, deadline);
 	if (rc == TOPOMATCH_ENOMEM)
 		return tm_err(err, rc, "partition: out of memory (%lld vertices)", (long long)g->n);
 	return rc;
@@ -912,7 +921,8 @@ static int cmp_psize(const void *a, const void *b)
 	return (x->p > y->p) - (x->p < y->p);
 }
 
-static int partition_greedy(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part)
+static int partition_greedy(const tm_wgraph_t *g, int k, const int64_t *size, double deadline,
+			    int64_t *part)
 {
 	grow_t s = { .g = g, .part = part };
 	psize_t *ord = tm_alloc(k, sizeof(*ord));
@@ -926,14 +936,20 @@ static int partition_greedy(const tm_wgraph_t *g, int k, const int64_t *size, in
 	}
 	free(ord);
 	grow_free(&s);
-	return rc == TOPOMATCH_OK ? refine(g, k, part) : rc;
+	return rc == TOPOMATCH_OK ? refine(g, k, part, deadline) : rc;
 }
 
 /* ---------------------------------------------------------------- API */
 
+int tm_partition_rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part,
+			   char *err)
+{
+	return rebalance(g, k, size, part, 0, err);
+}
+
 /* Scotch's partition made exact; false when Scotch gave none. */
 static bool scotch_candidate(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-			     int64_t *part)
+			     double deadline, int64_t *part)
 {
 	char serr[TOPOMATCH_ERRLEN];
 	if (tm_partition_scotch(g, k, size, seed, part, serr) != TOPOMATCH_OK)
@@ -941,11 +957,11 @@ static bool scotch_candidate(const tm_wgraph_t *g, int k, const int64_t *size, u
 	/* a bad part number is Scotch's failure, not the caller's: use greedy */
 	if (check_parts(g, k, part, NULL) != TOPOMATCH_OK)
 		return false;
-	return tm_partition_rebalance(g, k, size, part, serr) == TOPOMATCH_OK;
+	return rebalance(g, k, size, part, deadline, serr) == TOPOMATCH_OK;
 }
 
 int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-		       int64_t *part, char *err)
+		       double deadline, int64_t *part, char *err)
 {
 	int rc = check_sizes(g, k, size, err);
 	if (rc != TOPOMATCH_OK)
@@ -965,8 +981,12 @@ int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_
 	if (!cand)
 		return tm_err(err, TOPOMATCH_ENOMEM, "partition: out of memory (%lld vertices)",
 			      (long long)g->n);
-	bool have_scotch = scotch_candidate(g, k, size, seed, cand);
-	rc = partition_greedy(g, k, size, part);
+	bool have_scotch = scotch_candidate(g, k, size, seed, deadline, cand);
+	rc = expired(deadline) ? TOPOMATCH_EBUDGET : partition_greedy(g, k, size, deadline, part);
+	if (rc == TOPOMATCH_EBUDGET) {
+		free(cand);
+		return tm_err(err, rc, "partition: time budget exceeded");
+	}
 	/* the lower cut wins; Scotch on ties */
 	if (rc == TOPOMATCH_OK && have_scotch &&
 	    tm_partition_cut(g, cand) <= tm_partition_cut(g, part))

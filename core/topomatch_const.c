@@ -220,7 +220,8 @@ typedef struct split {
 
 static int partition(cmap_t *s, const subg_t *sg, const split_t *sp, int64_t *part)
 {
-	int rc = tm_partition_exact(&sg->g, (int)sp->kc, sp->size, s->c->seed, part, s->err);
+	int rc = tm_partition_exact(&sg->g, (int)sp->kc, sp->size, s->c->seed, s->c->deadline, part,
+				    s->err);
 	if (rc == TOPOMATCH_ENOMEM)
 		return oom(s);
 	return rc;

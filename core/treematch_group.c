@@ -864,7 +864,7 @@ int tm_group_kpart(const tm_map_ctx_t *c, const tm_wgraph_t *g, int a, uint64_t 
 	}
 	for (int64_t h = 0; h < m; h++)
 		size[h] = a;
-	rc = tm_partition_exact(g, (int)m, size, seed, part, err);
+	rc = tm_partition_exact(g, (int)m, size, seed, c->deadline, part, err);
 	if (rc == TOPOMATCH_OK && tm_ctx_expired(c))
 		rc = tm_err(err, TOPOMATCH_EBUDGET, "treematch: time budget exceeded");
 	if (rc == TOPOMATCH_OK)

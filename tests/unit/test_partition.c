@@ -95,7 +95,7 @@ static void assert_sizes(const tm_wgraph_t *g, int k, const int64_t *size, const
 static void exact(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part)
 {
 	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(tm_partition_exact(g, k, size, 7, part, err) == TOPOMATCH_OK, "%s", err);
+	ck_assert_msg(tm_partition_exact(g, k, size, 7, 0, part, err) == TOPOMATCH_OK, "%s", err);
 	assert_sizes(g, k, size, part);
 }
 
@@ -163,7 +163,7 @@ START_TEST(exact_zero_sizes_and_empty)
 	/* no vertex at all */
 	tm_wgraph_t e = { 0, (const int64_t[]){ 0 }, NULL, NULL, NULL };
 	const int64_t zero[] = { 0, 0 };
-	ck_assert_int_eq(tm_partition_exact(&e, 2, zero, 1, part, NULL), TOPOMATCH_OK);
+	ck_assert_int_eq(tm_partition_exact(&e, 2, zero, 1, 0, part, NULL), TOPOMATCH_OK);
 }
 END_TEST
 
@@ -307,18 +307,34 @@ START_TEST(better_than_random)
 }
 END_TEST
 
+/* A deadline already past stops the partition with EBUDGET, not a result. */
+START_TEST(deadline_passed)
+{
+	tgraph_t t = random_graph(200, 4, 3);
+	int64_t part[200];
+	const int64_t size[] = { 50, 50, 50, 50 };
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_int_eq(tm_partition_exact(&t.g, 4, size, 1, 1e-9, part, err),
+			 TOPOMATCH_EBUDGET);
+	ck_assert_contains(err, "time budget exceeded");
+	ck_assert_int_eq(tm_partition_exact(&t.g, 4, size, 1, tm_now() + 3600, part, err),
+			 TOPOMATCH_OK);
+	tgraph_free(&t);
+}
+END_TEST
+
 START_TEST(errors)
 {
 	tgraph_t t = random_graph(10, 2, 1);
 	int64_t part[10] = { 0 };
 	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_int_eq(tm_partition_exact(&t.g, 2, (const int64_t[]){ 4, 5 }, 1, part, err),
+	ck_assert_int_eq(tm_partition_exact(&t.g, 2, (const int64_t[]){ 4, 5 }, 1, 0, part, err),
 			 TOPOMATCH_EINVAL);
 	ck_assert_contains(err, "sum to 9, not to the 10 vertices");
-	ck_assert_int_eq(tm_partition_exact(&t.g, 2, (const int64_t[]){ -1, 11 }, 1, part, err),
+	ck_assert_int_eq(tm_partition_exact(&t.g, 2, (const int64_t[]){ -1, 11 }, 1, 0, part, err),
 			 TOPOMATCH_EINVAL);
 	ck_assert_contains(err, "part 0 has a negative size (-1)");
-	ck_assert_int_eq(tm_partition_exact(&t.g, 0, (const int64_t[]){ 10 }, 1, part, err),
+	ck_assert_int_eq(tm_partition_exact(&t.g, 0, (const int64_t[]){ 10 }, 1, 0, part, err),
 			 TOPOMATCH_EINVAL);
 	ck_assert_contains(err, "at least 1 part");
 	ck_assert_int_eq(tm_partition_rebalance(&t.g, 2, (const int64_t[]){ 3, 3 }, part, err),
@@ -348,6 +364,7 @@ static Suite *partition_suite(void)
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, better_than_random);
 	tcase_add_test(tc, errors);
+	tcase_add_test(tc, deadline_passed);
 	suite_add_tcase(s, tc);
 	return s;
 }
