@@ -341,7 +341,8 @@ typedef struct topomatch_map_opts {
 	int64_t nallowed;
 	double time_budget_s;   /* wall-clock guard; <= 0: none */
 	double tau;             /* TopoMatch Alg. 1 threshold; <= 0 = 30000 */
-	double sparse_factor;   /* TopoMatch Alg. 2: keep weights > max x this */
+	double sparse_factor;   /* TopoMatch Alg. 2: keep weights > max x this
+				 * (and those equal to max); in [0, 1] */
 } topomatch_map_opts_t;
 
 #define TOPOMATCH_DEFAULT_TAU 30000.0

@@ -77,56 +77,11 @@ static int extend(tm_tmmat_t *s, int64_t npad)
 	return TOPOMATCH_OK;
 }
 
-/* Upper triangle of the aggregated matrix: r[g, h] for h > g, grown on demand. */
-struct upper {
-	int64_t len, cap;
-	int64_t *row, *col;
-	double *w;
-};
-
-static int upper_push(struct upper *u, int64_t g, int64_t h, double w)
-{
-	if (u->len == u->cap) {
-		int64_t cap = u->cap ? 2 * u->cap : 1024;
-		int64_t *row = tm_alloc(cap, sizeof(*row));
-		int64_t *col = tm_alloc(cap, sizeof(*col));
-		double *ww = tm_alloc(cap, sizeof(*ww));
-		if (!row || !col || !ww) {
-			free(row);
-			free(col);
-			free(ww);
-			return TOPOMATCH_ENOMEM;
-		}
-		if (u->len) {
-			memcpy(row, u->row, (size_t)u->len * sizeof(*row));
-			memcpy(col, u->col, (size_t)u->len * sizeof(*col));
-			memcpy(ww, u->w, (size_t)u->len * sizeof(*ww));
-		}
-		free(u->row);
-		free(u->col);
-		free(u->w);
-		u->row = row;
-		u->col = col;
-		u->w = ww;
-		u->cap = cap;
-	}
-	u->row[u->len] = g;
-	u->col[u->len] = h;
-	u->w[u->len++] = w;
-	return TOPOMATCH_OK;
-}
-
-static void upper_free(struct upper *u)
-{
-	free(u->row);
-	free(u->col);
-	free(u->w);
-}
-
-/* One group of AggregateComMatrix: the r[gi, h], h > gi, into u. */
+/* One group of AggregateComMatrix: the r[gi, h], h > gi, into u (the upper
+ * triangle of the aggregated matrix). */
 static int aggregate_row(const tm_wgraph_t *g, int a, const int64_t *memb, const int64_t *grp,
 			 int64_t gi, int64_t *mark, int64_t *touched, double *acc,
-			 struct upper *u)
+			 tm_coo_t *u)
 {
 	int64_t nt = 0;
 
@@ -145,7 +100,7 @@ static int aggregate_row(const tm_wgraph_t *g, int a, const int64_t *memb, const
 		}
 	}
 	for (int64_t t = 0; t < nt; t++)
-		if (upper_push(u, gi, touched[t], acc[touched[t]]) != TOPOMATCH_OK)
+		if (tm_coo_push(u, gi, touched[t], acc[touched[t]], INT64_MAX) != TOPOMATCH_OK)
 			return TOPOMATCH_ENOMEM;
 	return TOPOMATCH_OK;
 }
@@ -156,7 +111,7 @@ static int aggregate_row(const tm_wgraph_t *g, int a, const int64_t *memb, const
  * with a scatter array over the groups.
  */
 static int aggregate_upper(const tm_map_ctx_t *c, const tm_wgraph_t *g, int a,
-			   const int64_t *memb, const int64_t *grp, struct upper *u, char *err)
+			   const int64_t *memb, const int64_t *grp, tm_coo_t *u, char *err)
 {
 	int64_t m = g->n / a;
 	int64_t *mark = tm_alloc(m, sizeof(*mark));
@@ -188,13 +143,13 @@ out:
  * below the diagonal of row h are the r[g, h], g < h, written in increasing
  * g; those above are then read back from them in increasing h.
  */
-static int mirror(const struct upper *u, int64_t m, tm_tmmat_t *out)
+static int mirror(const tm_coo_t *u, int64_t m, tm_tmmat_t *out)
 {
 	int64_t *rp = tm_zalloc(m + 1, sizeof(*rp));
 	int64_t *low = tm_zalloc(m, sizeof(*low));
 	int64_t *up = tm_alloc(m, sizeof(*up));
-	int64_t *col = tm_alloc(2 * u->len, sizeof(*col));
-	double *w = tm_alloc(2 * u->len, sizeof(*w));
+	int64_t *col = tm_alloc(2 * u->n, sizeof(*col));
+	double *w = tm_alloc(2 * u->n, sizeof(*w));
 
 	if (!rp || !low || !up || !col || !w) {
 		free(rp);
@@ -204,10 +159,10 @@ static int mirror(const struct upper *u, int64_t m, tm_tmmat_t *out)
 		free(w);
 		return TOPOMATCH_ENOMEM;
 	}
-	for (int64_t k = 0; k < u->len; k++) {
-		rp[u->row[k] + 1]++;
-		rp[u->col[k] + 1]++;
-		low[u->col[k]]++;
+	for (int64_t k = 0; k < u->n; k++) {
+		rp[u->src[k] + 1]++;
+		rp[u->dst[k] + 1]++;
+		low[u->dst[k]]++;
 	}
 	for (int64_t h = 0; h < m; h++) {
 		rp[h + 1] += rp[h];
@@ -215,9 +170,9 @@ static int mirror(const struct upper *u, int64_t m, tm_tmmat_t *out)
 		low[h] = rp[h];
 	}
 	/* the upper triangle was produced row by row: increasing g */
-	for (int64_t k = 0; k < u->len; k++) {
-		int64_t p = low[u->col[k]]++;
-		col[p] = u->row[k];
+	for (int64_t k = 0; k < u->n; k++) {
+		int64_t p = low[u->dst[k]]++;
+		col[p] = u->src[k];
 		w[p] = u->w[k];
 	}
 	for (int64_t h = 0; h < m; h++) {
@@ -239,7 +194,8 @@ static int mirror(const struct upper *u, int64_t m, tm_tmmat_t *out)
 int tm_treematch_aggregate(const tm_map_ctx_t *c, const tm_wgraph_t *g, int a,
 			   const int64_t *memb, tm_tmmat_t *out, char *err)
 {
-	struct upper u = { 0 };
+	tm_coo_t u;
+	tm_coo_init(&u);
 	int64_t *grp = NULL;
 	int rc = TOPOMATCH_OK;
 
@@ -255,7 +211,7 @@ int tm_treematch_aggregate(const tm_map_ctx_t *c, const tm_wgraph_t *g, int a,
 	rc = aggregate_upper(c, g, a, memb, grp, &u, err);
 	if (rc == TOPOMATCH_OK && mirror(&u, g->n / a, out) != TOPOMATCH_OK)
 		rc = oom(err);
-	upper_free(&u);
+	tm_coo_free(&u);
 	free(grp);
 	return rc;
 }
