@@ -190,19 +190,21 @@ static int check_applicable(const struct mapper *mp, const tm_map_ctx_t *c, char
 	return TOPOMATCH_OK;
 }
 
-/* Run one mapper and insist on a valid result: a mapper bug must surface
- * as an error, never as two tasks on a PU or a task on a forbidden PU. */
-static int run_checked(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu, char *err)
+/* Insist on a valid result: a bug must surface as an error, never as two
+ * tasks on a PU or a task on a forbidden PU. */
+static int verify(const tm_map_ctx_t *c, const char *who, const int64_t *pu, char *err)
 {
-	int rc = mp->run(c, pu, err);
-	if (rc != TOPOMATCH_OK)
-		return rc;
 	char why[TOPOMATCH_ERRLEN];
 	if (topomatch_mapping_check(c->t, c->ntasks, pu, c->constrained ? c->allowed : NULL,
 				    c->m, c->f, why) != TOPOMATCH_OK)
-		return tm_err(err, TOPOMATCH_EINVAL, "internal error: mapper %s: %s", mp->name,
-			      why);
+		return tm_err(err, TOPOMATCH_EINVAL, "internal error: %s: %s", who, why);
 	return TOPOMATCH_OK;
+}
+
+static int run_checked(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	int rc = mp->run(c, pu, err);
+	return rc == TOPOMATCH_OK ? verify(c, mp->name, pu, err) : rc;
 }
 
 static double hop_bytes_of(const tm_map_ctx_t *c, const int64_t *pu, int *rc, char *err)
@@ -212,10 +214,31 @@ static double hop_bytes_of(const tm_map_ctx_t *c, const int64_t *pu, int *rc, ch
 	return m.hop_bytes;
 }
 
+/* Work units of the refinement in auto: enough for the local search to
+ * converge on tree cases, tens of ms at 4096 tasks (counted, not timed). */
+static int64_t refine_work(const tm_map_ctx_t *c)
+{
+	int64_t nnz = topomatch_affinity_symmetric(c->a).rowptr[c->ntasks], w;
+	if (!tm_add_ok(nnz, c->ntasks, &w) || !tm_mul_ok(w, 256, &w))
+		return INT64_MAX;
+	return w;
+}
+
+/* Refinement only ever improves a valid mapping; running short of memory
+ * just leaves it as the mapper made it. */
+static int refine(const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	int rc = tm_refine(c, pu, refine_work(c), err);
+	if (rc == TOPOMATCH_ENOMEM)
+		return TOPOMATCH_OK;
+	return rc == TOPOMATCH_OK ? verify(c, "refinement", pu, err) : rc;
+}
+
 /*
- * auto: the TopoMatch Fig. 3 algorithm, kept only when it beats the natural
- * placement — TopoMatch's Alg. 1 starts from round-robin for the same
- * reason, and falls back to it when the pattern says too little (§5.5).
+ * auto: the TopoMatch Fig. 3 algorithm, refined by local search, and kept
+ * only when it beats the natural placement — TopoMatch's Alg. 1 starts
+ * from round-robin for the same reason, and falls back to it when the
+ * pattern says too little (§5.5).
  */
 static int map_auto(const tm_map_ctx_t *c, int64_t *pu, char *name, char *err)
 {
@@ -224,6 +247,8 @@ static int map_auto(const tm_map_ctx_t *c, int64_t *pu, char *name, char *err)
 	if (!rr)
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	int rc = run_checked(mp, c, pu, err);
+	if (rc == TOPOMATCH_OK)
+		rc = refine(c, pu, err);
 	double hb = 0, hb_rr = 0;
 	if (rc == TOPOMATCH_OK)
 		hb = hop_bytes_of(c, pu, &rc, err);

@@ -47,6 +47,17 @@ int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err);
 int tm_map_scotch(const tm_map_ctx_t *c, int64_t *pu, char *err);
 
 /*
+ * Local search after any mapper (refine.c): improves the valid mapping
+ * pu[] in place by trades of blocks of PUs, task swaps and moves into free
+ * slots, keeping it valid (allowed PUs, at most f per PU); hop-bytes never
+ * go up.  At most about `work` units (matrix entries read); the result
+ * depends on the inputs and c->seed only, the guard only cuts it short.
+ * TOPOMATCH_OK also when the guard stops it, or on graphs with more than
+ * 2048 allowed PUs (unchanged); ENOMEM/EINVAL leave pu[] unchanged.
+ */
+int tm_refine(const tm_map_ctx_t *c, int64_t *pu, int64_t work, char *err);
+
+/*
  * An undirected weighted graph in CSR: symmetric, no self loops, weights
  * finite and > 0; vw (vertex weights) may be NULL (all 1).  The symmetric
  * view of an affinity (topomatch_affinity_symmetric) has this shape.
