@@ -224,11 +224,17 @@ static int64_t refine_work(const tm_map_ctx_t *c)
 	return w;
 }
 
-/* Refinement only ever improves a valid mapping; running short of memory
- * just leaves it as the mapper made it. */
+/*
+ * Refinement only ever improves a valid mapping; running short of memory
+ * just leaves it as the mapper made it.  tm_refine stops quietly at the
+ * guard, but a result cut short by the clock would depend on machine
+ * speed: that is a budget failure, and the caller falls back (DESIGN.md).
+ */
 static int refine(const tm_map_ctx_t *c, int64_t *pu, char *err)
 {
 	int rc = tm_refine(c, pu, refine_work(c), err);
+	if (rc == TOPOMATCH_OK && tm_ctx_expired(c))
+		return tm_err(err, TOPOMATCH_EBUDGET, "refinement: time budget exceeded");
 	if (rc == TOPOMATCH_ENOMEM)
 		return TOPOMATCH_OK;
 	return rc == TOPOMATCH_OK ? verify(c, "refinement", pu, err) : rc;

@@ -70,6 +70,11 @@ run "$tm" map -t "tleaf 2 200 10 100 1" -c "$work/big.tri" --mapper random \
 expect_eq "guard: exit 0" 0 "$rc"
 expect_eq "guard: fell back to round-robin" round-robin "$(json_get mapper)"
 expect_contains "guard: said on stderr" "time budget of 1e-09 s exceeded" "$err"
+for m in auto treematch scotch; do
+	run "$tm" map -t "tleaf 2 200 10 100 1" -c "$work/big.tri" --mapper $m \
+		--time-budget 0.000000001 --json
+	expect_eq "guard, $m: falls back to round-robin" "0 round-robin" "$rc $(json_get mapper)"
+done
 run "$tm" map -t "tleaf 2 200 10 100 1" -c "$work/big.tri" --mapper random --time-budget 60 --json
 expect_eq "generous budget: random mapping kept" random "$(json_get mapper)"
 
