@@ -20,15 +20,7 @@
 static inline int gen_coo_reserve(tm_coo_t *c, int64_t cap)
 {
 	tm_coo_init(c);
-	c->src = tm_alloc(cap, sizeof(*c->src));
-	c->dst = tm_alloc(cap, sizeof(*c->dst));
-	c->w = tm_alloc(cap, sizeof(*c->w));
-	if (!c->src || !c->dst || !c->w) {
-		tm_coo_free(c);
-		return TOPOMATCH_ENOMEM;
-	}
-	c->cap = cap;
-	return TOPOMATCH_OK;
+	return tm_coo_reserve(c, cap);
 }
 
 /* Build the affinity object from c, and free c whatever the outcome. */

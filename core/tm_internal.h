@@ -47,6 +47,9 @@ typedef struct tm_coo {
 
 void tm_coo_init(tm_coo_t *c);
 void tm_coo_free(tm_coo_t *c);
+/* Room for exactly cap entries (cap >= c->n), keeping the entries: OK,
+ * ENOMEM (c unchanged) or EINVAL. */
+int tm_coo_reserve(tm_coo_t *c, int64_t cap);
 /* Returns TOPOMATCH_OK, ENOMEM or ELIMIT (more than max_nnz entries). */
 int tm_coo_push(tm_coo_t *c, int64_t src, int64_t dst, double w, int64_t max_nnz);
 
