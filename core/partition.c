@@ -21,6 +21,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
+#include "ipq.h"
 #include "mapper_internal.h"
 
 #include <math.h>
@@ -723,109 +724,10 @@ static int rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *
  * attached to the part any more, it takes the loosest free vertex (isolated
  * vertices first) rather than break into a new cluster.
  */
-/*
- * Indexed max-heaps over the free vertices: a vertex sits at most once in
- * each, and moves when its key changes, so the dense patterns that
+/* Indexed heaps over the free vertices (ipq.h): a vertex sits at most once
+ * in each, and moves when its key changes, so the dense patterns that
  * TopoMatch often sees (nnz ~ n^2) cost O(nnz log n) sift steps and no
- * stale entries.  Orders: most attached to the part, then least remaining
- * degree (GROW); highest remaining degree (SEED); lowest (LOOSE); then the
- * lower vertex.
- */
-enum { GROW, SEED, LOOSE };
-
-typedef struct ipq {
-	int64_t *heap;
-	int64_t *pos; /* index in heap[], or -1 */
-	int64_t n;
-	int order;
-	const double *att, *rdeg;
-} ipq_t;
-
-static bool ipq_before(const ipq_t *h, int64_t a, int64_t b)
-{
-	if (h->order == GROW && h->att[a] != h->att[b])
-		return h->att[a] > h->att[b];
-	if (h->rdeg[a] != h->rdeg[b])
-		return h->order == SEED ? h->rdeg[a] > h->rdeg[b] : h->rdeg[a] < h->rdeg[b];
-	return a < b;
-}
-
-static void ipq_place(ipq_t *h, int64_t i, int64_t v)
-{
-	h->heap[i] = v;
-	h->pos[v] = i;
-}
-
-static void ipq_up(ipq_t *h, int64_t i)
-{
-	int64_t v = h->heap[i];
-	while (i > 0 && ipq_before(h, v, h->heap[(i - 1) / 2])) {
-		ipq_place(h, i, h->heap[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	ipq_place(h, i, v);
-}
-
-static void ipq_down(ipq_t *h, int64_t i)
-{
-	int64_t v = h->heap[i];
-	for (;;) {
-		int64_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && ipq_before(h, h->heap[c + 1], h->heap[c]))
-			c++;
-		if (!ipq_before(h, h->heap[c], v))
-			break;
-		ipq_place(h, i, h->heap[c]);
-		i = c;
-	}
-	ipq_place(h, i, v);
-}
-
-/* Insert v, or restore the order after its key changed. */
-static void ipq_fix(ipq_t *h, int64_t v)
-{
-	if (h->pos[v] < 0) {
-		ipq_place(h, h->n++, v);
-		ipq_up(h, h->n - 1);
-		return;
-	}
-	ipq_up(h, h->pos[v]);
-	ipq_down(h, h->pos[v]);
-}
-
-static void ipq_remove(ipq_t *h, int64_t v)
-{
-	int64_t i = h->pos[v];
-	if (i < 0)
-		return;
-	h->pos[v] = -1;
-	int64_t last = h->heap[--h->n];
-	if (i == h->n)
-		return;
-	ipq_place(h, i, last);
-	ipq_fix(h, last);
-}
-
-static int ipq_init(ipq_t *h, int64_t n, int order, const double *att, const double *rdeg)
-{
-	*h = (ipq_t){ .order = order, .att = att, .rdeg = rdeg };
-	h->heap = tm_alloc(n, sizeof(*h->heap));
-	h->pos = tm_alloc(n, sizeof(*h->pos));
-	if (!h->heap || !h->pos)
-		return TOPOMATCH_ENOMEM;
-	for (int64_t v = 0; v < n; v++)
-		h->pos[v] = -1;
-	return TOPOMATCH_OK;
-}
-
-static void ipq_free(ipq_t *h)
-{
-	free(h->heap);
-	free(h->pos);
-}
-
+ * stale entries. */
 /*
  * Greedy graph growing (the "greedy algorithm enriched with a balancing
  * phase" of TopoMatch §4.4): the parts are filled one after the other,
@@ -842,16 +744,16 @@ typedef struct grow {
 	int64_t *part;
 	double *att;  /* weight to the part being grown */
 	double *rdeg; /* weight to free vertices */
-	ipq_t grow, seed, loose;
+	tm_ipq_t grow, seed, loose;
 } grow_t;
 
 static void grow_free(grow_t *s)
 {
 	free(s->att);
 	free(s->rdeg);
-	ipq_free(&s->grow);
-	ipq_free(&s->seed);
-	ipq_free(&s->loose);
+	tm_ipq_free(&s->grow);
+	tm_ipq_free(&s->seed);
+	tm_ipq_free(&s->loose);
 }
 
 static int grow_init(grow_t *s)
@@ -861,17 +763,17 @@ static int grow_init(grow_t *s)
 	s->rdeg = tm_zalloc(n, sizeof(*s->rdeg));
 	int rc = s->att && s->rdeg ? TOPOMATCH_OK : TOPOMATCH_ENOMEM;
 	if (rc == TOPOMATCH_OK)
-		rc = ipq_init(&s->grow, n, GROW, s->att, s->rdeg);
+		rc = tm_ipq_init(&s->grow, n, TM_IPQ_GROW, s->att, s->rdeg);
 	if (rc == TOPOMATCH_OK)
-		rc = ipq_init(&s->seed, n, SEED, s->att, s->rdeg);
+		rc = tm_ipq_init(&s->seed, n, TM_IPQ_SEED, s->att, s->rdeg);
 	if (rc == TOPOMATCH_OK)
-		rc = ipq_init(&s->loose, n, LOOSE, s->att, s->rdeg);
+		rc = tm_ipq_init(&s->loose, n, TM_IPQ_LOOSE, s->att, s->rdeg);
 	for (int64_t v = 0; v < n && rc == TOPOMATCH_OK; v++) {
 		s->part[v] = -1;
 		for (int64_t e = s->g->rowptr[v]; e < s->g->rowptr[v + 1]; e++)
 			s->rdeg[v] += s->g->w[e];
-		ipq_fix(&s->seed, v);
-		ipq_fix(&s->loose, v);
+		tm_ipq_fix(&s->seed, v);
+		tm_ipq_fix(&s->loose, v);
 	}
 	return rc;
 }
@@ -879,25 +781,25 @@ static int grow_init(grow_t *s)
 static void take(grow_t *s, int64_t v, int64_t p)
 {
 	s->part[v] = p;
-	ipq_remove(&s->grow, v);
-	ipq_remove(&s->seed, v);
-	ipq_remove(&s->loose, v);
+	tm_ipq_remove(&s->grow, v);
+	tm_ipq_remove(&s->seed, v);
+	tm_ipq_remove(&s->loose, v);
 	for (int64_t e = s->g->rowptr[v]; e < s->g->rowptr[v + 1]; e++) {
 		int64_t u = s->g->col[e];
 		if (s->part[u] >= 0)
 			continue;
 		s->att[u] += s->g->w[e];
 		s->rdeg[u] -= s->g->w[e];
-		ipq_fix(&s->grow, u);
-		ipq_fix(&s->seed, u);
-		ipq_fix(&s->loose, u);
+		tm_ipq_fix(&s->grow, u);
+		tm_ipq_fix(&s->seed, u);
+		tm_ipq_fix(&s->loose, u);
 	}
 }
 
 static void grow_part(grow_t *s, int64_t p, int64_t size)
 {
 	for (int64_t filled = 0; filled < size; filled++) {
-		ipq_t *h = s->grow.n ? &s->grow : filled == 0 ? &s->seed : &s->loose;
+		tm_ipq_t *h = s->grow.n ? &s->grow : filled == 0 ? &s->seed : &s->loose;
 		take(s, h->heap[0], p); /* sizes were checked: never empty */
 	}
 	/* the next part grows from scratch */

@@ -19,6 +19,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
+#include "ipq.h"
 #include "treematch_internal.h"
 
 #include <limits.h>
@@ -535,84 +536,21 @@ out:
 /* ------------------------------------------------------------------ */
 
 /*
- * Unassigned processes in a binary heap on their remaining weighted degree
- * (affinity towards the unassigned ones), smallest first, ties to the
- * smaller index; pos[] locates them for the updates.
+ * The unassigned processes sit in an indexed heap (ipq.h) on their remaining
+ * weighted degree (affinity towards the unassigned ones), smallest first
+ * (TM_IPQ_LOOSE), ties to the smaller index.  heap_first() gives the first
+ * `cnt` in heap order without changing the heap.
  */
-struct heap {
-	int64_t len;
-	int64_t *h;
-	int64_t *pos; /* -1 once out */
-	const double *key;
-};
-
-static bool heap_before(const struct heap *q, int64_t u, int64_t v)
-{
-	if (q->key[u] != q->key[v])
-		return q->key[u] < q->key[v];
-	return u < v;
-}
-
-static void heap_set(struct heap *q, int64_t at, int64_t v)
-{
-	q->h[at] = v;
-	q->pos[v] = at;
-}
-
-static void heap_up(struct heap *q, int64_t at)
-{
-	int64_t v = q->h[at];
-
-	while (at > 0 && heap_before(q, v, q->h[(at - 1) / 2])) {
-		heap_set(q, at, q->h[(at - 1) / 2]);
-		at = (at - 1) / 2;
-	}
-	heap_set(q, at, v);
-}
-
-static void heap_down(struct heap *q, int64_t at)
-{
-	int64_t v = q->h[at];
-
-	for (;;) {
-		int64_t ch = 2 * at + 1;
-		if (ch >= q->len)
-			break;
-		if (ch + 1 < q->len && heap_before(q, q->h[ch + 1], q->h[ch]))
-			ch++;
-		if (!heap_before(q, q->h[ch], v))
-			break;
-		heap_set(q, at, q->h[ch]);
-		at = ch;
-	}
-	heap_set(q, at, v);
-}
-
-static void heap_remove(struct heap *q, int64_t v)
-{
-	int64_t at = q->pos[v], last = q->h[--q->len];
-
-	q->pos[v] = -1;
-	if (last == v)
-		return;
-	heap_set(q, at, last);
-	heap_up(q, at);
-	heap_down(q, q->pos[last]);
-}
-
-/* The first `cnt` processes in heap order, without changing the heap. */
-static int heap_first(struct heap *q, int64_t *out, int cnt)
+static int heap_first(tm_ipq_t *q, int64_t *out, int cnt)
 {
 	int got = 0;
 
-	while (got < cnt && q->len > 0) {
-		out[got] = q->h[0];
-		heap_remove(q, out[got++]);
+	while (got < cnt && q->n > 0) {
+		out[got] = q->heap[0];
+		tm_ipq_remove(q, out[got++]);
 	}
-	for (int i = 0; i < got; i++) {
-		heap_set(q, q->len++, out[i]);
-		heap_up(q, q->len - 1);
-	}
+	for (int i = 0; i < got; i++)
+		tm_ipq_fix(q, out[i]);
 	return got;
 }
 
@@ -621,7 +559,7 @@ struct fast {
 	const tm_wgraph_t *g;
 	int a;
 	double *rdeg;         /* remaining weighted degree */
-	struct heap q;
+	tm_ipq_t q;
 	double *acc;          /* affinity to the group being grown */
 	unsigned char *state; /* ST_* bits */
 	int64_t *touched;     /* processes with acc[] set */
@@ -664,7 +602,7 @@ static int64_t fast_best_touched(const struct fast *x)
 		if (x->state[u] & ST_IN)
 			continue;
 		if (best < 0 || x->acc[u] > x->acc[best] ||
-		    (x->acc[u] == x->acc[best] && heap_before(&x->q, u, best)))
+		    (x->acc[u] == x->acc[best] && tm_ipq_before(&x->q, u, best)))
 			best = u;
 	}
 	return best;
@@ -740,7 +678,7 @@ static void fast_commit(struct fast *x, const int64_t *mem, int64_t h, int64_t *
 	for (int i = 0; i < x->a; i++) {
 		x->state[mem[i]] |= ST_DONE;
 		grp[mem[i]] = h;
-		heap_remove(&x->q, mem[i]);
+		tm_ipq_remove(&x->q, mem[i]);
 	}
 	for (int i = 0; i < x->a; i++) {
 		for (int64_t e = g->rowptr[mem[i]]; e < g->rowptr[mem[i] + 1]; e++) {
@@ -748,7 +686,7 @@ static void fast_commit(struct fast *x, const int64_t *mem, int64_t h, int64_t *
 			if (x->state[u] & ST_DONE)
 				continue;
 			x->rdeg[u] -= g->w[e];
-			heap_up(&x->q, x->q.pos[u]);
+			tm_ipq_fix(&x->q, u);
 		}
 	}
 }
@@ -762,19 +700,15 @@ static int fast_init(struct fast *x, const tm_wgraph_t *g, int a)
 	x->acc = tm_alloc(g->n, sizeof(*x->acc));
 	x->state = tm_zalloc(g->n, 1);
 	x->touched = tm_alloc(g->n, sizeof(*x->touched));
-	x->q.h = tm_alloc(g->n, sizeof(*x->q.h));
-	x->q.pos = tm_alloc(g->n, sizeof(*x->q.pos));
 	x->iso = tm_alloc(g->n, sizeof(*x->iso));
-	x->q.key = x->rdeg;
-	if (!x->rdeg || !x->acc || !x->state || !x->touched || !x->iso || !x->q.h || !x->q.pos)
+	if (!x->rdeg || !x->acc || !x->state || !x->touched || !x->iso ||
+	    tm_ipq_init(&x->q, g->n, TM_IPQ_LOOSE, NULL, x->rdeg) != TOPOMATCH_OK)
 		return TOPOMATCH_ENOMEM;
 	for (int64_t v = 0; v < g->n; v++)
 		if (g->rowptr[v] == g->rowptr[v + 1])
 			x->iso[x->niso++] = v;
-	for (int64_t v = 0; v < g->n; v++) {
-		heap_set(&x->q, x->q.len++, v);
-		heap_up(&x->q, v);
-	}
+	for (int64_t v = 0; v < g->n; v++)
+		tm_ipq_fix(&x->q, v);
 	return TOPOMATCH_OK;
 }
 
@@ -785,8 +719,7 @@ static void fast_free(struct fast *x)
 	free(x->state);
 	free(x->touched);
 	free(x->iso);
-	free(x->q.h);
-	free(x->q.pos);
+	tm_ipq_free(&x->q);
 }
 
 /*
