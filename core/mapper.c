@@ -209,9 +209,9 @@ static int run_checked(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *
 
 static double hop_bytes_of(const tm_map_ctx_t *c, const int64_t *pu, int *rc, char *err)
 {
-	topomatch_metrics_t m;
-	*rc = topomatch_metrics_compute(c->a, c->t, pu, &m, err);
-	return m.hop_bytes;
+	double hb = 0.0;
+	*rc = tm_metrics_hop_bytes(c->a, c->t, pu, &hb, err);
+	return hb;
 }
 
 /* Work units of the refinement in auto: enough for the local search to

@@ -88,6 +88,18 @@ static void row_directed(mctx_t *x, int64_t i)
 	}
 }
 
+/* Directed row i of C, hops only: the hop_bytes term of row_directed,
+ * added in the same order so that the sum is the same to the bit. */
+static void row_hops(mctx_t *x, int64_t i)
+{
+	int64_t s = x->pu[i];
+	for (int64_t e = x->c.rowptr[i]; e < x->c.rowptr[i + 1]; e++) {
+		int64_t q = x->pu[x->c.col[e]];
+		if (q != s)
+			x->hb[i] += x->c.w[e] * (double)topomatch_router_hops(x->r, q);
+	}
+}
+
 /* Row i of A: hopbytes(S, t) of TopoMapping Eq. 1 (both directions). */
 static void row_symmetric(mctx_t *x, int64_t i)
 {
@@ -107,10 +119,14 @@ static void mctx_free(mctx_t *x)
 	free(x->thb);
 }
 
-/* full: everything of topomatch_metrics_t; else only thb[] (caller's). */
+/* What a walk computes: everything of topomatch_metrics_t, only the
+ * per-task hop-bytes (into the caller's thb[]), or only hop_bytes. */
+enum { M_ALL, M_TASKS, M_HOP_BYTES };
+
 static int mctx_init(mctx_t *x, const topomatch_affinity_t *a, const topomatch_topology_t *t,
-		     const int64_t *pu, bool full, double *thb, char *err)
+		     const int64_t *pu, int what, double *thb, char *err)
 {
+	bool full = what == M_ALL;
 	int64_t n = topomatch_affinity_ntasks(a);
 	memset(x, 0, sizeof(*x));
 	x->t = t;
@@ -120,14 +136,18 @@ static int mctx_init(mctx_t *x, const topomatch_affinity_t *a, const topomatch_t
 	int rc = topomatch_router_create(t, &x->r, err);
 	if (rc)
 		return rc;
-	x->thb = thb ? thb : tm_alloc(n, sizeof(*x->thb));
+	if (what != M_HOP_BYTES)
+		x->thb = thb ? thb : tm_alloc(n, sizeof(*x->thb));
+	if (what == M_HOP_BYTES)
+		x->hb = tm_zalloc(n, sizeof(*x->hb));
 	if (full) {
 		x->route = tm_alloc(t->maxhops, sizeof(*x->route));
 		x->load = tm_zalloc(t->nlinks, sizeof(*x->load));
 		x->hb = tm_zalloc(n, sizeof(*x->hb));
 		x->sc = tm_zalloc(n, sizeof(*x->sc));
 	}
-	if (!x->thb || (full && (!x->route || !x->load || !x->hb || !x->sc))) {
+	if ((what != M_HOP_BYTES && !x->thb) || (what != M_TASKS && !x->hb) ||
+	    (full && (!x->route || !x->load || !x->sc))) {
 		if (thb)
 			x->thb = NULL;
 		mctx_free(x);
@@ -137,7 +157,7 @@ static int mctx_init(mctx_t *x, const topomatch_affinity_t *a, const topomatch_t
 	return TOPOMATCH_OK;
 }
 
-static int walk(mctx_t *x, int64_t n, bool full, char *err)
+static int walk(mctx_t *x, int64_t n, int what, char *err)
 {
 	int64_t *order = task_order(x->t, n, x->pu);
 	if (!order)
@@ -146,9 +166,12 @@ static int walk(mctx_t *x, int64_t n, bool full, char *err)
 	for (int64_t k = 0; k < n; k++) {
 		int64_t i = order[k];
 		topomatch_router_source(x->r, x->pu[i]);
-		if (full)
+		if (what == M_ALL)
 			row_directed(x, i);
-		row_symmetric(x, i);
+		else if (what == M_HOP_BYTES)
+			row_hops(x, i);
+		if (what != M_HOP_BYTES)
+			row_symmetric(x, i);
 	}
 	free(order);
 	return TOPOMATCH_OK;
@@ -190,9 +213,9 @@ int topomatch_metrics_compute(const topomatch_affinity_t *a, const topomatch_top
 	if (rc)
 		return rc;
 	int64_t n = topomatch_affinity_ntasks(a);
-	if ((rc = mctx_init(&x, a, t, pu, true, NULL, err)))
+	if ((rc = mctx_init(&x, a, t, pu, M_ALL, NULL, err)))
 		return rc;
-	rc = walk(&x, n, true, err);
+	rc = walk(&x, n, M_ALL, err);
 	if (!rc)
 		summarize(&x, n, m);
 	mctx_free(&x);
@@ -207,10 +230,28 @@ int topomatch_metrics_task_hop_bytes(const topomatch_affinity_t *a,
 	int rc = args_ok(a, t, pu, out, err);
 	if (rc)
 		return rc;
-	if ((rc = mctx_init(&x, a, t, pu, false, out, err)))
+	if ((rc = mctx_init(&x, a, t, pu, M_TASKS, out, err)))
 		return rc;
-	rc = walk(&x, topomatch_affinity_ntasks(a), false, err);
+	rc = walk(&x, topomatch_affinity_ntasks(a), M_TASKS, err);
 	x.thb = NULL; /* the caller's */
+	mctx_free(&x);
+	return rc;
+}
+
+int tm_metrics_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
+			 const int64_t *pu, double *hop_bytes, char *err)
+{
+	mctx_t x;
+	int rc = args_ok(a, t, pu, hop_bytes, err);
+	if (rc)
+		return rc;
+	int64_t n = topomatch_affinity_ntasks(a);
+	if ((rc = mctx_init(&x, a, t, pu, M_HOP_BYTES, NULL, err)))
+		return rc;
+	rc = walk(&x, n, M_HOP_BYTES, err);
+	*hop_bytes = 0.0;
+	for (int64_t i = 0; !rc && i < n; i++) /* task order, as summarize() */
+		*hop_bytes += x.hb[i];
 	mctx_free(&x);
 	return rc;
 }

@@ -60,6 +60,11 @@ int tm_coo_push(tm_coo_t *c, int64_t src, int64_t dst, double w, int64_t max_nnz
 int tm_affinity_from_coo(int64_t ntasks, const tm_coo_t *coo, const double *loads,
 			 topomatch_affinity_t **out, char *err);
 
+/* hop_bytes of topomatch_metrics_compute, the same to the bit, without the
+ * routes and link loads the other metrics need (metrics.c). */
+int tm_metrics_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
+			 const int64_t *pu, double *hop_bytes, char *err);
+
 /* Monotonic clock in seconds. */
 double tm_now(void);
 

@@ -9,6 +9,8 @@
 #include "config.h"
 #include "tmtest.h"
 
+#include "tm_internal.h"
+
 #include <math.h>
 
 #define TOL 1e-9
@@ -361,6 +363,50 @@ START_TEST(mapping_check)
 }
 END_TEST
 
+/*
+ * The hop-bytes-only walk (used by auto to compare candidates) gives
+ * metrics_compute's hop_bytes to the bit: non-integer weights, shared PUs,
+ * and every kind of topology, a graph included.
+ */
+START_TEST(hop_bytes_only_is_exact)
+{
+	static const int64_t la[] = { 0, 0, 1, 2, 3, 4 };
+	static const int64_t lb[] = { 1, 2, 4, 3, 5, 5 };
+	static const char *const texts[] = { "tleaf 3 4 100 2 10 4 1", "torus3D 4 2 4",
+					     "mesh2D 8 4", "hcub 5", NULL };
+	char err[TOPOMATCH_ERRLEN];
+	for (int k = 0; k < 5; k++) {
+		topomatch_topology_t *t;
+		if (texts[k])
+			t = topo(texts[k]);
+		else
+			ck_assert_int_eq(topomatch_topology_graph(6, 6, la, lb, NULL, NULL, &t,
+								  err), TOPOMATCH_OK);
+		topomatch_affinity_t *r, *a;
+		int64_t n = 2 * topomatch_topology_npu(t);
+		ck_assert_int_eq(topomatch_gen_random(n, n > 6 ? 5 : 3, 50, k, &r, err), 0);
+		ck_assert_int_eq(topomatch_affinity_noise(r, TOPOMATCH_NOISE_GM, 0.3, k, 0, &a,
+							  err), 0);
+		int64_t *pu = malloc((size_t)n * sizeof(*pu));
+		topomatch_map_opts_t o;
+		topomatch_map_opts_init(&o);
+		o.mapper = "random";
+		o.oversub = 2;
+		ck_assert_int_eq(topomatch_map(a, t, &o, pu, NULL, err), TOPOMATCH_OK);
+		topomatch_metrics_t m;
+		double hb = -1;
+		ck_assert_int_eq(topomatch_metrics_compute(a, t, pu, &m, err), TOPOMATCH_OK);
+		ck_assert_int_eq(tm_metrics_hop_bytes(a, t, pu, &hb, err), TOPOMATCH_OK);
+		ck_assert_msg(hb == m.hop_bytes, "topology %d: %.17g != %.17g", k, hb, m.hop_bytes);
+		ck_assert_double_gt(hb, 0);
+		free(pu);
+		topomatch_affinity_destroy(r);
+		topomatch_affinity_destroy(a);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
 static Suite *metrics_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -375,6 +421,7 @@ static Suite *metrics_suite(void)
 	tcase_add_test(tc, no_entries);
 	tcase_add_test(tc, invalid_pu);
 	tcase_add_test(tc, matches_pairwise_sum);
+	tcase_add_test(tc, hop_bytes_only_is_exact);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("check");
 	tcase_add_test(tc, mapping_check);
