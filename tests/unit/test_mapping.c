@@ -377,6 +377,55 @@ START_TEST(hierarchical_shuffled_is_optimal)
 }
 END_TEST
 
+static double hop_bytes_with(const topomatch_affinity_t *a, const topomatch_topology_t *t,
+			     topomatch_map_opts_t *o, topomatch_map_result_t *r)
+{
+	char err[TOPOMATCH_ERRLEN];
+	int64_t n = topomatch_affinity_ntasks(a), *pu = malloc((size_t)n * sizeof(*pu));
+	topomatch_metrics_t m;
+	ck_assert_msg(topomatch_map(a, t, o, pu, r, err) == TOPOMATCH_OK, "%s", err);
+	ck_assert_msg(topomatch_metrics_compute(a, t, pu, &m, err) == TOPOMATCH_OK, "%s", err);
+	free(pu);
+	return m.hop_bytes;
+}
+
+/*
+ * A stencil whose faces weigh 1000/500/100 on a torus: the default sparse
+ * factor keeps only the x faces, and Scotch then scatters y and z
+ * neighbours.  auto must do as well as Scotch on the whole graph, and
+ * stay near the unshuffled stencil's natural placement.
+ */
+START_TEST(auto_on_torus_keeps_every_direction)
+{
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_topology_t *t = topo("torus3D 8 8 8");
+	topomatch_affinity_t *st, *sh;
+	const int dims[3] = { 8, 8, 8 };
+	const double w[3] = { 1000, 500, 100 };
+	ck_assert_int_eq(topomatch_gen_stencil(3, dims, 7, 0, w, &st, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_shuffle(st, 1, &sh, err), TOPOMATCH_OK);
+	topomatch_map_opts_t o;
+	topomatch_map_result_t r;
+	topomatch_map_opts_init(&o);
+	o.mapper = "round-robin";
+	double natural = hop_bytes_with(st, t, &o, NULL);
+	o.mapper = "scotch";
+	double sparse = hop_bytes_with(sh, t, &o, NULL);
+	o.sparse_factor = 0;
+	double whole = hop_bytes_with(sh, t, &o, NULL);
+	topomatch_map_opts_init(&o);
+	double got = hop_bytes_with(sh, t, &o, &r);
+	ck_assert_str_eq(r.mapper, "scotch");
+	ck_assert_msg(got <= whole, "auto %.17g, scotch on the whole graph %.17g", got, whole);
+	ck_assert_msg(got < 0.5 * sparse, "auto %.17g, scotch at sparse factor 0.5 %.17g", got,
+		      sparse);
+	ck_assert_msg(got <= 1.3 * natural, "auto %.17g, natural %.17g", got, natural);
+	topomatch_affinity_destroy(st);
+	topomatch_affinity_destroy(sh);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mapping");
@@ -393,6 +442,7 @@ int main(void)
 	tcase_set_timeout(tp, 120);
 	tcase_add_test(tp, property_valid_and_deterministic);
 	tcase_add_test(tp, hierarchical_shuffled_is_optimal);
+	tcase_add_test(tp, auto_on_torus_keeps_every_direction);
 	suite_add_tcase(s, tp);
 	return tm_run_suite(s);
 }
