@@ -13,9 +13,10 @@
  * most f tasks per PU, and both applied only when they lower hop-bytes:
  *
  *  - blocks (trees, grids, hypercubes): the tasks of two blocks of PUs -
- *    subtrees, or aligned boxes of a grid - trade places, each task going
- *    to the same spot in the other block, so that distances inside a
- *    block stay.  Levels go from blocks of half the job down to 2 PUs.
+ *    subtrees, aligned boxes of a grid (of whole routers when a tree
+ *    hangs below each), subtrees under one router - trade places, each
+ *    task going to the same spot in the other block, so that distances
+ *    inside a block stay.  Levels go from blocks of half the job down to 2 PUs.
  *    A mapper that placed groups of tasks well but put the groups in the
  *    wrong places (Scotch on a sparsified graph does) is fixed here, which
  *    single swaps cannot do: taking one task out of its group costs more
@@ -38,7 +39,7 @@
  * wall-clock guard only stops the search early, with the mapping valid
  * and improved so far: refinement is anytime, never an error.
  *
- * Memory is O(ntasks x (ndims or tree levels) + m) words and npu / 4
+ * Memory is O(ntasks x (ndims + tree levels) + m) words and npu / 4
  * bytes (the allowed PUs as a bitmap with ranks), no n x n array;
  * general graphs add an m x m table of hops among the allowed PUs, and
  * are left alone above RF_GRAPH_MAX allowed PUs.
@@ -66,8 +67,10 @@
 /* ...and only when building it visits at most this many vertices + arcs. */
 #define RF_GRAPH_BFS_MAX (INT64_C(1) << 28)
 /* Candidates of one task: each neighbour's place, what is near it, an optimum. */
-#define RF_NEAR_MAX (2 * TOPOMATCH_MAX_DIMS > RF_TREE_NEAR ? 2 * TOPOMATCH_MAX_DIMS : RF_TREE_NEAR)
+#define RF_NEAR_MAX (2 * TOPOMATCH_MAX_DIMS + RF_TREE_NEAR)
 #define RF_MAX_CAND ((RF_NBRS + 1) * (1 + RF_NEAR_MAX + 2 * RF_RANK_NEAR))
+/* Where a PU is: grid coordinates, then the digits of its tree levels. */
+#define RF_MAX_COORDS (TOPOMATCH_MAX_DIMS + TOPOMATCH_MAX_LEVELS)
 /* Levels of blocks at most (a grid of 2^26 PUs halves 26 times). */
 #define RF_MAX_LEVELS 64
 /* Work between two looks at the clock. */
@@ -79,9 +82,15 @@
 /* Gains below this fraction of the costs involved are rounding noise. */
 #define RF_EPS 1e-10
 
-/* Blocks of PUs that trade places: aligned boxes of a grid, subtrees. */
+/*
+ * Blocks of PUs that trade places: subtrees of a tree; on grids, aligned
+ * boxes of routers times lsize PUs under each router: the router's whole
+ * local tree (lsize = lpus), or one subtree of it when the box is one
+ * router (lsize < lpus).
+ */
 typedef struct rf_level {
 	int64_t size;               /* PUs per block */
+	int64_t lsize;              /* grids: PUs per block under one router */
 	int bd[TOPOMATCH_MAX_DIMS]; /* grids: block extent in each dimension */
 	int cd[TOPOMATCH_MAX_DIMS]; /* grids: blocks along each dimension */
 } rf_level_t;
@@ -90,7 +99,7 @@ typedef struct rf_level {
 typedef struct rf_at {
 	int64_t p;
 	int64_t j;                 /* graphs: index among the allowed PUs */
-	int x[TOPOMATCH_MAX_LEVELS]; /* grids: coordinates; trees: digits */
+	int x[RF_MAX_COORDS];      /* grid coordinates, then tree digits */
 } rf_at_t;
 
 typedef struct rf_move {
@@ -104,7 +113,9 @@ typedef struct rf {
 	const topomatch_topology_t *t;
 	topomatch_csr_t a;
 	int64_t n, m;
-	int nd;          /* grids: dimensions; trees: levels */
+	int ng;          /* grid dimensions (0 on trees) */
+	int nl;          /* tree levels: a tree's, or the local tree's of a grid */
+	int nd;          /* ng + nl: coordinates of a PU */
 	int64_t *pu;
 	/* allowed PUs and the tasks on them */
 	uint64_t *bits;  /* allowed PUs as a bitmap over npu */
@@ -114,7 +125,7 @@ typedef struct rf {
 	int *cnt;        /* index -> tasks there */
 	int64_t *next;   /* the tasks of one PU, doubly linked */
 	int64_t *prev;
-	int *xy;         /* task -> coordinates (grids) or digits (trees) of its PU */
+	int *xy;         /* task -> coordinates and digits of its PU (nd each) */
 	int64_t *tj;     /* graphs: task -> index of its PU */
 	uint16_t *hop;   /* graphs: m x m hops by index */
 	int64_t *gnear;  /* graphs: RF_GRAPH_NEAR nearest allowed PUs per index, -1 pads */
@@ -189,28 +200,29 @@ static int rf_index_build(rf_t *r)
 
 /* ------------------------------------------------------------ distances */
 
-/* Prepare PU p: its grid coordinates, or its digits on a tree (the
- * child taken at each depth), or its index on a graph. */
+/* Prepare PU p: its grid coordinates, then its digits in the tree (the
+ * child taken at each depth; on grids, in the tree below its router), or
+ * its index on a graph. */
 static void rf_at(const rf_t *r, int64_t p, rf_at_t *a)
 {
 	const topomatch_topology_t *t = r->t;
 	a->p = p;
-	if (t->kind == TOPOMATCH_TOPO_GRAPH)
+	if (t->kind == TOPOMATCH_TOPO_GRAPH) {
 		a->j = rf_index(r, p);
-	else if (t->kind == TOPOMATCH_TOPO_TREE)
-		for (int k = 0; k < r->nd; k++)
-			a->x[k] = (int)(p / t->below[k + 1] % t->arity[k]);
-	else
-		for (int k = 0; k < r->nd; k++)
-			a->x[k] = (int)tm_grid_coord(t, k, p);
+		return;
+	}
+	for (int k = 0; k < r->ng; k++)
+		a->x[k] = (int)tm_grid_coord(t, k, p);
+	for (int k = 0; k < r->nl; k++)
+		a->x[r->ng + k] = (int)(p / t->below[k + 1] % t->arity[k]);
 }
 
 static int64_t rf_grid_hops(const rf_t *r, const int *x, const int *y)
 {
 	int64_t h = 0;
-	for (int k = 0; k < r->nd; k++) {
+	for (int k = 0; k < r->ng; k++) {
 		int d = abs(x[k] - y[k]);
-		if (r->t->wrap && r->t->dims[k] - d < d)
+		if (r->t->wrap[k] && r->t->dims[k] - d < d)
 			d = r->t->dims[k] - d;
 		h += d;
 	}
@@ -220,10 +232,19 @@ static int64_t rf_grid_hops(const rf_t *r, const int *x, const int *y)
 /* 2 x the levels below the first depth where the digits differ. */
 static int64_t rf_tree_hops(const rf_t *r, const int *x, const int *y)
 {
-	for (int k = 0; k < r->nd; k++)
+	for (int k = 0; k < r->nl; k++)
 		if (x[k] != y[k])
-			return 2 * (int64_t)(r->nd - k);
+			return 2 * (int64_t)(r->nl - k);
 	return 0;
+}
+
+/* Grids: under one router as in a tree, else up, across and down. */
+static int64_t rf_xy_hops(const rf_t *r, const int *x, const int *y)
+{
+	int64_t h = rf_grid_hops(r, x, y);
+	if (h > 0)
+		return h + 2 * (int64_t)r->nl;
+	return rf_tree_hops(r, x + r->ng, y + r->ng);
 }
 
 /* Hops from PU a to the PU of task w. */
@@ -235,7 +256,7 @@ static int64_t rf_hops(const rf_t *r, const rf_at_t *a, int64_t w)
 	case TOPOMATCH_TOPO_GRAPH:
 		return r->hop[a->j * r->m + r->tj[w]];
 	default: /* torus, mesh; a hypercube is a mesh of 2 x 2 x ... */
-		return rf_grid_hops(r, a->x, r->xy + w * r->nd);
+		return rf_xy_hops(r, a->x, r->xy + w * r->nd);
 	}
 }
 
@@ -248,7 +269,7 @@ static int64_t rf_hops2(const rf_t *r, const rf_at_t *a, const rf_at_t *b)
 	case TOPOMATCH_TOPO_GRAPH:
 		return r->hop[a->j * r->m + b->j];
 	default:
-		return rf_grid_hops(r, a->x, b->x);
+		return rf_xy_hops(r, a->x, b->x);
 	}
 }
 
@@ -443,7 +464,8 @@ static void rf_add(rf_t *r, int64_t q, int64_t p)
 	r->cand[r->ncand++] = q;
 }
 
-/* s and its grid neighbours, +-1 in each dimension (a hypercube: each bit). */
+/* s and its grid neighbours, +-1 in each dimension (a hypercube: each
+ * bit); with a local tree, the same spot under the neighbouring routers. */
 static void rf_near_grid(rf_t *r, int64_t s, int64_t p)
 {
 	const topomatch_topology_t *t = r->t;
@@ -451,16 +473,17 @@ static void rf_near_grid(rf_t *r, int64_t s, int64_t p)
 		int64_t x = tm_grid_coord(t, k, s), d = t->dims[k], st = t->stride[k];
 		if (x + 1 < d)
 			rf_add(r, s + st, p);
-		else if (t->wrap && d > 2)
+		else if (t->wrap[k] && d > 2)
 			rf_add(r, s - x * st, p);
 		if (x > 0)
 			rf_add(r, s - st, p);
-		else if (t->wrap && d > 2)
+		else if (t->wrap[k] && d > 2)
 			rf_add(r, s + (d - 1) * st, p);
 	}
 }
 
-/* The PUs under the lowest switch above s that has more than one. */
+/* The PUs under the lowest switch above s that has more than one (on
+ * grids, up to s's router). */
 static void rf_near_tree(rf_t *r, int64_t s, int64_t p)
 {
 	const topomatch_topology_t *t = r->t;
@@ -499,6 +522,8 @@ static void rf_near(rf_t *r, int64_t s, int64_t p)
 	}
 	default:
 		rf_near_grid(r, s, p);
+		if (r->nl > 0)
+			rf_near_tree(r, s, p);
 		break;
 	}
 }
@@ -506,13 +531,14 @@ static void rf_near(rf_t *r, int64_t s, int64_t p)
 /*
  * On a grid, the PU where the task would cost least next to its heaviest
  * neighbours: the distance splits by dimension, and in each one the
- * optimum of a sum of (circular) |x - x_w| lies at one of the x_w.
+ * optimum of a sum of (circular) |x - x_w| lies at one of the x_w.  With
+ * a local tree, the first PU of that router (the grid part dominates).
  */
 static int64_t rf_optimum(const rf_t *r)
 {
 	const topomatch_topology_t *t = r->t;
 	int64_t best_pu = 0;
-	for (int k = 0; k < r->nd; k++) {
+	for (int k = 0; k < r->ng; k++) {
 		int bx = 0;
 		double best = -1.0;
 		for (int i = 0; i < r->ntop; i++) {
@@ -520,7 +546,7 @@ static int64_t rf_optimum(const rf_t *r)
 			double s = 0.0;
 			for (int l = 0; l < r->ntop; l++) {
 				int d = abs(x - r->xy[r->top[l] * r->nd + k]);
-				if (t->wrap && t->dims[k] - d < d)
+				if (t->wrap[k] && t->dims[k] - d < d)
 					d = t->dims[k] - d;
 				s += r->topw[l] * (double)d;
 			}
@@ -703,19 +729,26 @@ static int rf_smallest_factor(int x)
 	return x;
 }
 
-/*
- * Grid levels: the finest blocks have 2 PUs, and each level splits the
- * dimension with the most blocks by its smallest factor, as a bisection
- * would; blocks stay within half the tasks and half the PUs.
- */
-static void rf_levels_grid(rf_t *r)
+/* One router of a grid: blocks of that many PUs under it (lsize). */
+static rf_level_t rf_router_level(const topomatch_topology_t *t, int64_t lsize)
 {
-	const topomatch_topology_t *t = r->t;
-	rf_level_t L = { .size = 1 };
+	rf_level_t L = { .size = lsize, .lsize = lsize };
 	for (int k = 0; k < t->ndims; k++) {
 		L.bd[k] = 1;
 		L.cd[k] = t->dims[k];
 	}
+	return L;
+}
+
+/*
+ * Grid levels: the finest blocks have 2 routers, and each level splits
+ * the dimension with the most blocks by its smallest factor, as a
+ * bisection would; blocks stay within half the tasks and half the PUs.
+ */
+static void rf_levels_grid(rf_t *r)
+{
+	const topomatch_topology_t *t = r->t;
+	rf_level_t L = rf_router_level(t, t->lpus);
 	while (r->nlv < RF_MAX_LEVELS) {
 		int k = -1;
 		for (int i = 0; i < t->ndims; i++)
@@ -730,6 +763,18 @@ static void rf_levels_grid(rf_t *r)
 		if (L.size > t->npu / 2 || L.size > r->n / 2)
 			break;
 		r->lv[r->nlv++] = L;
+	}
+}
+
+/* Local levels of a grid: the subtrees under one router, lowest first,
+ * up to the whole router; finer than any grid level. */
+static void rf_levels_local(rf_t *r)
+{
+	const topomatch_topology_t *t = r->t;
+	for (int k = t->nlevels - 1; k >= 0 && r->nlv < RF_MAX_LEVELS; k--) {
+		int64_t size = t->below[k];
+		if (size > t->below[k + 1] && size <= r->n / 2 && size <= t->npu / 2)
+			r->lv[r->nlv++] = rf_router_level(t, size);
 	}
 }
 
@@ -750,8 +795,8 @@ static int64_t rf_block_of(const rf_t *r, int64_t p)
 	const topomatch_topology_t *t = r->t;
 	if (t->kind == TOPOMATCH_TOPO_TREE)
 		return p - p % r->L->size;
-	int64_t o = 0;
-	for (int k = 0; k < r->nd; k++) {
+	int64_t loc = p % t->lpus, o = loc - loc % r->L->lsize;
+	for (int k = 0; k < r->ng; k++) {
 		int64_t x = tm_grid_coord(t, k, p);
 		o += (x - x % r->L->bd[k]) * t->stride[k];
 	}
@@ -761,16 +806,20 @@ static int64_t rf_block_of(const rf_t *r, int64_t p)
 /* Is task w in the block with origin o? */
 static bool rf_in_block(const rf_t *r, const rf_at_t *o, int64_t w)
 {
-	if (r->t->kind == TOPOMATCH_TOPO_TREE)
+	const topomatch_topology_t *t = r->t;
+	if (t->kind == TOPOMATCH_TOPO_TREE)
 		return (uint64_t)(r->pu[w] - o->p) < (uint64_t)r->L->size;
 	const int *x = r->xy + w * r->nd;
-	for (int k = 0; k < r->nd; k++)
+	for (int k = 0; k < r->ng; k++)
 		if ((unsigned)(x[k] - o->x[k]) >= (unsigned)r->L->bd[k])
 			return false;
-	return true;
+	if (r->L->lsize == t->lpus) /* whole routers */
+		return true;
+	return (uint64_t)(r->pu[w] % t->lpus - o->p % t->lpus) < (uint64_t)r->L->lsize;
 }
 
-/* The PUs of the block with origin o, in an order a translation keeps. */
+/* The PUs of the block with origin o, in an order a translation keeps:
+ * router by router through the box, lsize PUs under each. */
 static void rf_block_pus(const rf_t *r, int64_t o, int64_t *out)
 {
 	const topomatch_topology_t *t = r->t;
@@ -781,10 +830,11 @@ static void rf_block_pus(const rf_t *r, int64_t o, int64_t *out)
 		return;
 	}
 	int idx[TOPOMATCH_MAX_DIMS] = { 0 };
-	int64_t p = o;
-	for (int64_t i = 0; i < L->size; i++) {
-		out[i] = p;
-		for (int k = 0; k < r->nd; k++) {
+	int64_t p = o, i = 0;
+	for (int64_t b = 0; b < L->size / L->lsize; b++) {
+		for (int64_t j = 0; j < L->lsize; j++)
+			out[i++] = p + j;
+		for (int k = 0; k < r->ng; k++) {
 			if (++idx[k] < L->bd[k]) {
 				p += t->stride[k];
 				break;
@@ -805,33 +855,50 @@ static void rf_block_add(rf_t *r, int64_t o)
 	r->cand[r->ncand++] = o;
 }
 
-/* Block o and the blocks next to it (under the same switch on trees). */
-static void rf_block_near(rf_t *r, int64_t o)
+/* Subtrees of `size` PUs next to the one at o, under the same switch. */
+static void rf_block_near_tree(rf_t *r, int64_t o, int64_t size)
+{
+	const topomatch_topology_t *t = r->t;
+	int k = t->nlevels;
+	while (k > 0 && t->below[k] <= size)
+		k--;
+	int64_t span = t->below[k], base = o - o % span, nsib = span / size;
+	int64_t lim = nsib < RF_TREE_NEAR ? nsib : RF_TREE_NEAR;
+	for (int64_t i = 1; i < lim; i++)
+		rf_block_add(r, base + (o - base + i * size) % span);
+}
+
+/* Boxes next to the one at o, +-1 box in each dimension. */
+static void rf_block_near_grid(rf_t *r, int64_t o)
 {
 	const topomatch_topology_t *t = r->t;
 	const rf_level_t *L = r->L;
-	rf_block_add(r, o);
-	if (t->kind == TOPOMATCH_TOPO_TREE) {
-		int k = t->nlevels;
-		while (k > 0 && t->below[k] <= L->size)
-			k--;
-		int64_t span = t->below[k], base = o - o % span, nsib = span / L->size;
-		int64_t lim = nsib < RF_TREE_NEAR ? nsib : RF_TREE_NEAR;
-		for (int64_t i = 1; i < lim; i++)
-			rf_block_add(r, base + (o - base + i * L->size) % span);
-		return;
-	}
-	for (int k = 0; k < r->nd; k++) {
+	for (int k = 0; k < r->ng; k++) {
 		int64_t x = tm_grid_coord(t, k, o), d = t->dims[k], st = L->bd[k] * t->stride[k];
 		if (x + L->bd[k] < d)
 			rf_block_add(r, o + st);
-		else if (t->wrap && L->cd[k] > 2)
+		else if (t->wrap[k] && L->cd[k] > 2)
 			rf_block_add(r, o - x * t->stride[k]);
 		if (x > 0)
 			rf_block_add(r, o - st);
-		else if (t->wrap && L->cd[k] > 2)
+		else if (t->wrap[k] && L->cd[k] > 2)
 			rf_block_add(r, o + (d - L->bd[k]) * t->stride[k]);
 	}
+}
+
+/* Block o and the blocks next to it: under the same switch on trees; on
+ * grids the neighbouring boxes, and for a part of a router's tree also
+ * the parts next to it under that router. */
+static void rf_block_near(rf_t *r, int64_t o)
+{
+	rf_block_add(r, o);
+	if (r->t->kind == TOPOMATCH_TOPO_TREE) {
+		rf_block_near_tree(r, o, r->L->size);
+		return;
+	}
+	rf_block_near_grid(r, o);
+	if (r->L->lsize < r->t->lpus)
+		rf_block_near_tree(r, o, r->L->lsize);
 }
 
 /* Candidate blocks: where the heaviest outside partners of the tasks of
@@ -1053,14 +1120,18 @@ static bool rf_alloc(rf_t *r)
 {
 	int kind = r->t->kind;
 	int64_t bmax = 1;
-	if (kind == TOPOMATCH_TOPO_TREE)
+	if (kind == TOPOMATCH_TOPO_TREE) {
 		rf_levels_tree(r);
-	else if (kind != TOPOMATCH_TOPO_GRAPH)
+	} else if (kind != TOPOMATCH_TOPO_GRAPH) {
+		rf_levels_local(r); /* finest first */
 		rf_levels_grid(r);
+	}
 	for (int i = 0; i < r->nlv; i++)
 		bmax = r->lv[i].size > bmax ? r->lv[i].size : bmax;
 	if (kind != TOPOMATCH_TOPO_GRAPH) {
-		r->nd = kind == TOPOMATCH_TOPO_TREE ? r->t->nlevels : r->t->ndims;
+		r->ng = kind == TOPOMATCH_TOPO_TREE ? 0 : r->t->ndims;
+		r->nl = r->t->nlevels;
+		r->nd = r->ng + r->nl;
 		r->xy = tm_alloc(r->n * r->nd, sizeof(*r->xy));
 	}
 	if (kind == TOPOMATCH_TOPO_GRAPH)

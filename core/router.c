@@ -10,11 +10,17 @@
  *    lexicographically inside a depth; node n has the up link 2n (to its
  *    parent) and the down link 2n+1 (from its parent).  Routes go up from
  *    the source to the lowest common ancestor, then down.
- *  - torus/mesh: node v has, in dimension k, the link 2(v*ndims + k) to
- *    its + neighbour and 2(v*ndims + k) + 1 to its - neighbour (mesh
- *    borders leave some ids unused).  Routes correct dimension 0 first,
- *    then 1, ..., each the shorter way round; an exact half-way on an even
- *    torus dimension goes the + way.
+ *  - torus/mesh: router v has, in dimension k, the link G + 2(v*ndims + k)
+ *    to its + neighbour and G + 2(v*ndims + k) + 1 to its - neighbour
+ *    (mesh borders leave some ids unused).  Routes correct dimension 0
+ *    first, then 1, ..., each the shorter way round where the dimension
+ *    wraps; an exact half-way on an even wrapping dimension goes the +
+ *    way.  Without a local tree G = 0 and a router is a PU; with one, its
+ *    links come first and are numbered as a tree's, the non-root local
+ *    nodes of all routers together (G = their number x 2), and a route
+ *    goes up from the source PU to its router, across the grid, and down
+ *    to the destination (or up to the lowest common ancestor and down,
+ *    under one router).
  *  - hypercube: node v has the link v*d + b to v ^ (1 << b); routes fix the
  *    differing bits from the lowest.
  *  - graph: undirected link k is 2k from a[k] to b[k] and 2k+1 back.
@@ -185,7 +191,7 @@ static int64_t tree_route(const topomatch_topology_t *t, int64_t p, int64_t q, i
 static int64_t grid_steps(const topomatch_topology_t *t, int k, int64_t a, int64_t b)
 {
 	int64_t dx = b - a, x = t->dims[k];
-	if (!t->wrap)
+	if (!t->wrap[k])
 		return dx;
 	if (dx < 0)
 		dx += x;
@@ -193,21 +199,44 @@ static int64_t grid_steps(const topomatch_topology_t *t, int k, int64_t a, int64
 	return (x - dx < dx) ? dx - x : dx;
 }
 
-static int64_t grid_route(const topomatch_topology_t *t, int64_t p, int64_t q, int64_t *links,
-			  int64_t cap)
+/* First grid link id: the local tree's links come before (see the top). */
+static int64_t grid_link0(const topomatch_topology_t *t)
 {
-	int64_t n = 0, v = p;
+	return t->nlevels > 0 ? 2 * (t->node_off[t->nlevels] + t->npu) : 0;
+}
+
+/* Router to router in dimension order, from n links emitted already. */
+static int64_t grid_route(const topomatch_topology_t *t, int64_t p, int64_t q, int64_t *links,
+			  int64_t cap, int64_t n)
+{
+	int64_t v = p / t->lpus, g = grid_link0(t);
 	for (int k = 0; k < t->ndims; k++) {
-		int64_t x = t->dims[k], s = t->stride[k], c = tm_grid_coord(t, k, p);
+		int64_t x = t->dims[k], s = t->stride[k] / t->lpus, c = tm_grid_coord(t, k, p);
 		int64_t steps = grid_steps(t, k, c, tm_grid_coord(t, k, q));
 		int64_t dir = steps < 0 ? 1 : 0;
 		for (int64_t i = 0; i < llabs(steps); i++) {
-			n = emit(links, cap, n, 2 * (v * t->ndims + k) + dir);
+			n = emit(links, cap, n, g + 2 * (v * t->ndims + k) + dir);
 			int64_t nc = dir ? (c + x - 1) % x : (c + 1) % x;
 			v += (nc - c) * s;
 			c = nc;
 		}
 	}
+	return n;
+}
+
+/* Up the local tree from p to depth `top`, across, down to q. */
+static int64_t grid_tree_route(const topomatch_topology_t *t, int64_t p, int64_t q,
+			       int64_t *links, int64_t cap)
+{
+	bool same = p / t->lpus == q / t->lpus;
+	int top = same ? tm_tree_lca(t, p, q) : 0;
+	int64_t n = 0;
+	for (int k = t->nlevels; k > top; k--)
+		n = emit(links, cap, n, 2 * tm_tree_node(t, k, p));
+	if (!same)
+		n = grid_route(t, p, q, links, cap, n);
+	for (int k = top + 1; k <= t->nlevels; k++)
+		n = emit(links, cap, n, 2 * tm_tree_node(t, k, q) + 1);
 	return n;
 }
 
@@ -250,7 +279,7 @@ int64_t topomatch_router_route(topomatch_router_t *r, int64_t q, int64_t *links,
 		return tree_route(t, r->src, q, links, cap);
 	case TOPOMATCH_TOPO_TORUS:
 	case TOPOMATCH_TOPO_MESH:
-		return grid_route(t, r->src, q, links, cap);
+		return grid_tree_route(t, r->src, q, links, cap);
 	case TOPOMATCH_TOPO_HCUB:
 		return hcub_route(t, r->src, q, links, cap);
 	default:

@@ -29,6 +29,13 @@
  *    slot off); the mapping itself only reports SCOTCH_archDomNum(), the
  *    label, which is right;
  *  - SCOTCH_archSub numbers its terminals in the order of its list.
+ *
+ * Grids with a tree below each router, or with only some dimensions
+ * wrapping, have no Scotch class: up to DECO_MAX_TERMS PUs they take our
+ * exact "deco" text, as graph topologies do (distances from the closed
+ * forms); beyond, a tleaf that splits the router grid and then the local
+ * tree (see build_grid_tleaf: archBuild2's target of the same machine as
+ * a graph was 10 to 100 times slower to map onto and mapped worse).
  */
 #include "config.h"
 #include "scotch_internal.h"
@@ -209,12 +216,12 @@ static int build_grid(tm_starget_t *x, const topomatch_topology_t *t, char *err)
 	x->dmax = 0;
 	for (int k = 0; k < t->ndims; k++) {
 		dims[k] = t->dims[k];
-		x->dmax += t->wrap ? dims[k] / 2 : dims[k] - 1;
+		x->dmax += t->wrap[k] ? dims[k] / 2 : dims[k] - 1;
 	}
 	if (t->kind == TOPOMATCH_TOPO_HCUB) {
 		if (SCOTCH_archHcub(&x->full, t->ndims))
 			return scotch_fail(err, "SCOTCH_archHcub");
-	} else if (t->wrap) {
+	} else if (t->kind == TOPOMATCH_TOPO_TORUS) {
 		if (SCOTCH_archTorusX(&x->full, t->ndims, dims))
 			return scotch_fail(err, "SCOTCH_archTorusX");
 	} else if (t->ndims <= 2) {
@@ -262,11 +269,30 @@ static int64_t deco_pu(const struct deco *d, int64_t j)
 	return d->cand ? d->cand[j] : j;
 }
 
+/* Grids with a local tree: the costs of its levels and of router links. */
+static void grid_cost_scale(const topomatch_topology_t *t, double *scale)
+{
+	double c[TOPOMATCH_MAX_LEVELS + 1];
+	bool uniform = true;
+	int n = 0;
+	for (int k = 0; k < t->nlevels; k++)
+		c[n++] = t->cost[k];
+	c[n++] = t->grid_cost;
+	for (int k = 1; k < n; k++)
+		uniform = uniform && c[k] == c[0];
+	if (!uniform)
+		*scale = cost_scale(c, n);
+}
+
 /* Integer units of the route costs; 0 when every link costs the same
- * (hops then).  Meshes and grids have unit links. */
+ * (hops then).  Plain meshes and grids have unit links. */
 static int graph_cost_scale(const topomatch_topology_t *t, double *scale)
 {
 	*scale = 0.0;
+	if (tm_grid_tree(t)) {
+		grid_cost_scale(t, scale);
+		return TOPOMATCH_OK;
+	}
 	if (t->kind != TOPOMATCH_TOPO_GRAPH || t->nedges == 0)
 		return TOPOMATCH_OK;
 	double *c = tm_alloc(t->nedges, sizeof(*c));
@@ -467,7 +493,7 @@ static int build_exact_deco(tm_starget_t *x, const topomatch_topology_t *t,
 /* Targets that Scotch has no algorithmic class for. */
 static bool graph_like(const topomatch_topology_t *t)
 {
-	return t->npu > 1 && (t->kind == TOPOMATCH_TOPO_GRAPH ||
+	return t->npu > 1 && (t->kind == TOPOMATCH_TOPO_GRAPH || tm_grid_tree(t) ||
 			      (t->kind == TOPOMATCH_TOPO_MESH && t->ndims > 3));
 }
 
@@ -622,6 +648,132 @@ static int build_graph(tm_starget_t *x, const topomatch_topology_t *t, const int
 	return rc;
 }
 
+/* ------------------------------------------ large grids with a local tree */
+
+/* Router levels at most: each splits a dimension by a prime factor, and
+ * the routers number at most 2^26. */
+#define GRID_SPLITS 26
+#define GRID_TLEAF_LEVELS (GRID_SPLITS + TOPOMATCH_MAX_LEVELS)
+
+/*
+ * The router grid as a tree: each level splits the dimension of largest
+ * extent by its smallest factor, as Scotch's own torus bipartitions do.
+ * Two routers first apart at a level are about the extent s left in
+ * that dimension apart, s x grid_cost; a tleaf distance is half a route
+ * cost and sums the link values from there down, which halve level by
+ * level: a link value of s x grid_cost / 4 gives about that.  (The
+ * mapping was the same with 1/2 and 1, at 2048 to 8192 PUs.)
+ */
+struct grid_split {
+	int n;
+	int dim[GRID_SPLITS];
+	SCOTCH_Num arity[GRID_SPLITS];
+	double cost[GRID_SPLITS];
+};
+
+static void grid_splits(const topomatch_topology_t *t, struct grid_split *g)
+{
+	int ext[TOPOMATCH_MAX_DIMS];
+	for (int k = 0; k < t->ndims; k++)
+		ext[k] = t->dims[k];
+	for (g->n = 0; g->n < GRID_SPLITS; g->n++) {
+		int k = -1, f = 2;
+		for (int i = 0; i < t->ndims; i++)
+			if (ext[i] > 1 && (k < 0 || ext[i] > ext[k]))
+				k = i;
+		if (k < 0)
+			break;
+		while (ext[k] % f)
+			f++;
+		ext[k] /= f;
+		g->dim[g->n] = k;
+		g->arity[g->n] = f;
+		g->cost[g->n] = t->grid_cost * ext[k] / 4.0;
+	}
+}
+
+/* Terminal of the tleaf for PU p: the router's child taken at each split
+ * (root most significant), then the local number. */
+static SCOTCH_Num grid_tleaf_term(const topomatch_topology_t *t, const struct grid_split *g,
+				  int64_t p)
+{
+	int64_t code = 0, ext[TOPOMATCH_MAX_DIMS];
+	for (int k = 0; k < t->ndims; k++)
+		ext[k] = t->dims[k];
+	for (int l = 0; l < g->n; l++) {
+		int k = g->dim[l];
+		int64_t sub = ext[k] / g->arity[l];
+		code = code * g->arity[l] + tm_grid_coord(t, k, p) % ext[k] / sub;
+		ext[k] = sub;
+	}
+	return (SCOTCH_Num)(code * t->lpus + p % t->lpus);
+}
+
+/*
+ * The tleaf: router splits, then the local levels.  Scotch refuses levels
+ * of arity 1; a route crosses one exactly when it crosses the level
+ * above, so its cost joins that level's (none above: every route is
+ * under it, it changes nothing).  Under one router the distances are
+ * then half our costs, to the rounding of int_costs.
+ */
+static int grid_tleaf_arch(tm_starget_t *x, const topomatch_topology_t *t,
+			   const struct grid_split *g, char *err)
+{
+	SCOTCH_Num size[GRID_TLEAF_LEVELS], link[GRID_TLEAF_LEVELS];
+	double cost[GRID_TLEAF_LEVELS] = { 0 };
+	int n = 0;
+	for (int l = 0; l < g->n; l++) {
+		size[n] = g->arity[l];
+		cost[n++] = g->cost[l];
+	}
+	for (int k = 0; k < t->nlevels; k++) {
+		if (t->arity[k] < 2) {
+			if (n > 0)
+				cost[n - 1] += t->cost[k];
+			continue;
+		}
+		size[n] = t->arity[k];
+		cost[n++] = t->cost[k];
+	}
+	int_costs(cost, n, link);
+	x->dmax = 0;
+	for (int k = 0; k < n; k++)
+		x->dmax += link[k]; /* at most 58 x 65536 */
+	if (SCOTCH_archTleaf(&x->full, n, size, link))
+		return scotch_fail(err, "SCOTCH_archTleaf (grid with a local tree)");
+	return TOPOMATCH_OK;
+}
+
+/*
+ * Beyond DECO_MAX_TERMS PUs a grid with a local tree (or a mixed wrap)
+ * is mapped onto that tleaf, its terminals renumbered as our PUs by a
+ * sub-architecture on the m PUs of cand (NULL: all, in order).  The
+ * distances are approximate across routers, exact under one.
+ */
+static int build_grid_tleaf(tm_starget_t *x, const topomatch_topology_t *t,
+			    const int64_t *cand, int64_t m, char *err)
+{
+	struct grid_split g;
+	grid_splits(t, &g);
+	int rc = grid_tleaf_arch(x, t, &g, err);
+	if (rc)
+		return rc;
+	SCOTCH_Num *list = tm_alloc(m, sizeof(*list));
+	if (!list)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (%lld PUs)", (long long)m);
+	for (int64_t j = 0; j < m; j++)
+		list[j] = grid_tleaf_term(t, &g, cand ? cand[j] : j);
+	if (SCOTCH_archInit(&x->sub)) {
+		rc = scotch_fail(err, "SCOTCH_archInit");
+	} else {
+		x->has_sub = true;
+		if (SCOTCH_archSub(&x->sub, &x->full, (SCOTCH_Num)m, list))
+			rc = scotch_fail(err, "SCOTCH_archSub (grid with a local tree)");
+	}
+	free(list);
+	return rc;
+}
+
 static int build_full(tm_starget_t *x, const topomatch_topology_t *t, char *err)
 {
 	if (t->npu == 1) { /* nothing to map onto but one PU */
@@ -698,6 +850,8 @@ int tm_starget_build(tm_starget_t *x, const topomatch_topology_t *t, const int64
 	} else if (t->kind == TOPOMATCH_TOPO_GRAPH) {
 		/* archBuild2 restricts by itself (archSub of its target took 256 MB) */
 		rc = build_graph(x, t, cand, nterm, err);
+	} else if (tm_grid_tree(t)) {
+		rc = build_grid_tleaf(x, t, cand, nterm, err);
 	} else {
 		rc = build_mesh_deco(x, t, cand, nterm, err);
 	}

@@ -9,8 +9,10 @@
  *
  * Numbering (checked by tests/unit/test_scotch.c): terminal t of a full
  * target is our PU t on every kind (tleaf: root level most significant;
- * torus/mesh: first dimension fastest; hcub: the vertex number; deco:
- * compute vertices in increasing vertex order); terminal j of a
+ * torus/mesh: first dimension fastest, with a local tree router x L +
+ * local; hcub: the vertex number; deco: compute vertices in increasing
+ * vertex order) but one: the tleaf of a large grid with a local tree,
+ * only ever used through a sub-architecture; terminal j of a
  * sub-architecture, or of a "deco" target built on a list of PUs, is the
  * j-th PU of the list.
  */
@@ -28,8 +30,12 @@
  * A Scotch target: the target of the whole topology and, when only some
  * PUs may be used, the sub-architecture on them (Scotch keeps a pointer
  * to the full target inside the sub-architecture, so both live here).
- * Graph topologies (and meshes of more than 3 dimensions) have "deco"
- * targets that are built on the usable PUs directly: no sub-architecture.
+ * Graph topologies (and meshes of more than 3 dimensions, and grids with
+ * a local tree or only some dimensions wrapping, up to 2048 usable PUs)
+ * have "deco" targets that are built on the usable PUs directly: no
+ * sub-architecture.  Larger grids with a local tree map onto a tleaf
+ * through a sub-architecture on the usable PUs, even all of them (it
+ * renumbers the tleaf's terminals as our PUs).
  * dmax bounds the distance between two terminals, in Scotch's units.
  */
 typedef struct tm_starget {

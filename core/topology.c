@@ -115,11 +115,13 @@ int64_t tm_tree_node(const topomatch_topology_t *t, int k, int64_t p)
 
 /* ---------------------------------------------------------------- grids */
 
-static int grid_fill(topomatch_topology_t *t, int ndims, const int *dims, char *err)
+/* Routers: dimension sizes, PU count (lpus below each router) and the
+ * longest router-router route. */
+static int grid_dims(topomatch_topology_t *t, int ndims, const int *dims, char *err)
 {
-	int64_t npu = 1;
+	int64_t npu = t->lpus;
 	t->ndims = ndims;
-	t->maxhops = 0;
+	t->grid_maxhops = 0;
 	for (int k = 0; k < ndims; k++) {
 		if (dims[k] < 1)
 			return tm_err(err, TOPOMATCH_EINVAL,
@@ -130,18 +132,75 @@ static int grid_fill(topomatch_topology_t *t, int ndims, const int *dims, char *
 			return tm_err(err, TOPOMATCH_ELIMIT,
 				      "grid has more than %lld PUs (the limit)",
 				      (long long)TOPOMATCH_MAX_PUS);
-		/* a torus dimension of 1 or 2 has nothing to wrap: X/2 is then exact */
-		t->maxhops += t->wrap ? dims[k] / 2 : dims[k] - 1;
+		/* a wrapping dimension of 1 or 2 has nothing to wrap: X/2 is then exact */
+		t->grid_maxhops += t->wrap[k] ? dims[k] / 2 : dims[k] - 1;
 	}
 	t->npu = npu;
-	/* a + and a - link per node and dimension, used or not (mesh borders) */
-	t->nlinks = npu * ndims * 2;
 	return TOPOMATCH_OK;
 }
 
-int topomatch_topology_grid(int ndims, const int *dims, int wrap, topomatch_topology_t **out,
-			    char *err)
+/* The local tree below every router: arities, link costs, PUs per router. */
+static int grid_local(topomatch_topology_t *t, int nlevels, const int *arity,
+		      const double *cost, char *err)
 {
+	if (nlevels < 0 || nlevels > TOPOMATCH_MAX_LEVELS)
+		return tm_err(err, nlevels < 0 ? TOPOMATCH_EINVAL : TOPOMATCH_ELIMIT,
+			      "grid: a local tree has 0 to %d levels (got %d)",
+			      TOPOMATCH_MAX_LEVELS, nlevels);
+	if (nlevels > 0 && !arity)
+		return tm_err(err, TOPOMATCH_EINVAL, "grid: no arity array for %d local levels",
+			      nlevels);
+	t->nlevels = nlevels;
+	t->lpus = 1;
+	for (int k = 0; k < nlevels; k++) {
+		if (arity[k] < 1)
+			return tm_err(err, TOPOMATCH_EINVAL,
+				      "grid: local level %d: arity must be >= 1 (got %d)", k + 1,
+				      arity[k]);
+		if (cost && (!isfinite(cost[k]) || cost[k] <= 0.0))
+			return tm_err(err, TOPOMATCH_EINVAL,
+				      "grid: local level %d: link cost must be finite and > 0 "
+				      "(got %g)", k + 1, cost[k]);
+		/* arity >= 1 keeps the product monotone: checking each step is enough */
+		if (!tm_mul_ok(t->lpus, arity[k], &t->lpus) || t->lpus > TOPOMATCH_MAX_PUS)
+			return tm_err(err, TOPOMATCH_ELIMIT,
+				      "grid has more than %lld PUs (the limit)",
+				      (long long)TOPOMATCH_MAX_PUS);
+		t->arity[k] = arity[k];
+		t->cost[k] = cost ? cost[k] : 1.0;
+	}
+	t->below[nlevels] = 1;
+	t->costsum[nlevels] = 0.0;
+	for (int k = nlevels - 1; k >= 0; k--) {
+		t->below[k] = t->below[k + 1] * t->arity[k];
+		t->costsum[k] = t->costsum[k + 1] + t->cost[k];
+	}
+	return TOPOMATCH_OK;
+}
+
+/*
+ * Link ids (router.c): the local tree links first, numbered as a tree's
+ * over all routers (node_off counts the non-root local nodes of every
+ * router depth by depth), then a + and a - link per router and dimension.
+ */
+static void grid_links(topomatch_topology_t *t)
+{
+	int64_t nrouters = t->npu / t->lpus, local = 0;
+	t->node_off[0] = 0;
+	t->node_off[1] = 0;
+	for (int k = 1; k < t->nlevels; k++)
+		t->node_off[k + 1] = t->node_off[k] + t->npu / t->below[k];
+	if (t->nlevels > 0)
+		local = 2 * (t->node_off[t->nlevels] + t->npu);
+	/* mesh borders leave some grid ids unused */
+	t->nlinks = local + 2 * nrouters * t->ndims;
+	t->maxhops = t->grid_maxhops + 2 * (int64_t)t->nlevels;
+}
+
+static int grid_args(int ndims, const int *dims, topomatch_topology_t **out, char *err)
+{
+	if (!out)
+		return tm_err(err, TOPOMATCH_EINVAL, "grid: no output pointer");
 	*out = NULL;
 	if (ndims < 1 || ndims > TOPOMATCH_MAX_DIMS)
 		return tm_err(err, ndims < 1 ? TOPOMATCH_EINVAL : TOPOMATCH_ELIMIT,
@@ -149,17 +208,58 @@ int topomatch_topology_grid(int ndims, const int *dims, int wrap, topomatch_topo
 			      ndims);
 	if (!dims)
 		return tm_err(err, TOPOMATCH_EINVAL, "grid: no dimension array");
-	topomatch_topology_t *t = topo_new(wrap ? TOPOMATCH_TOPO_TORUS : TOPOMATCH_TOPO_MESH);
+	return TOPOMATCH_OK;
+}
+
+/* The longest route must have a finite cost, as on trees and graphs. */
+static int grid_costs(topomatch_topology_t *t, double grid_cost, char *err)
+{
+	if (!isfinite(grid_cost) || grid_cost <= 0.0)
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "grid: router link cost must be finite and > 0 (got %g)", grid_cost);
+	t->grid_cost = grid_cost;
+	double longest = (double)t->grid_maxhops * grid_cost + 2.0 * t->costsum[0];
+	if (!isfinite(longest))
+		return tm_err(err, TOPOMATCH_EINVAL, "grid: link costs too large (a route of %g)",
+			      longest);
+	return TOPOMATCH_OK;
+}
+
+int topomatch_topology_grid_tree(int ndims, const int *dims, const unsigned char *wrap,
+				 int nlevels, const int *arity, const double *cost,
+				 double grid_cost, topomatch_topology_t **out, char *err)
+{
+	int rc = grid_args(ndims, dims, out, err);
+	if (rc)
+		return rc;
+	topomatch_topology_t *t = topo_new(TOPOMATCH_TOPO_TORUS);
 	if (!t)
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	t->wrap = wrap ? 1 : 0;
-	int rc = grid_fill(t, ndims, dims, err);
+	for (int k = 0; k < ndims; k++) {
+		t->wrap[k] = wrap && wrap[k] ? 1 : 0;
+		if (!t->wrap[k])
+			t->kind = TOPOMATCH_TOPO_MESH;
+	}
+	rc = grid_local(t, nlevels, arity, cost, err);
+	if (!rc)
+		rc = grid_dims(t, ndims, dims, err);
+	if (!rc)
+		rc = grid_costs(t, grid_cost, err);
 	if (rc) {
 		free(t);
 		return rc;
 	}
+	grid_links(t);
 	*out = t;
 	return TOPOMATCH_OK;
+}
+
+int topomatch_topology_grid(int ndims, const int *dims, int wrap, topomatch_topology_t **out,
+			    char *err)
+{
+	unsigned char w[TOPOMATCH_MAX_DIMS];
+	memset(w, wrap ? 1 : 0, sizeof(w));
+	return topomatch_topology_grid_tree(ndims, dims, w, 0, NULL, NULL, 1.0, out, err);
 }
 
 /*
@@ -179,6 +279,10 @@ int topomatch_topology_hcub(int d, topomatch_topology_t **out, char *err)
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	t->ndims = d;
 	t->npu = INT64_C(1) << d;
+	t->lpus = 1;
+	t->below[0] = 1;
+	t->grid_cost = 1.0;
+	t->grid_maxhops = d;
 	t->maxhops = d;
 	t->nlinks = t->npu * d;
 	for (int k = 0; k < d; k++) {
@@ -366,14 +470,44 @@ int topomatch_topology_tree_shape(const topomatch_topology_t *t, int *arity, dou
 	return t->nlevels;
 }
 
+static bool is_grid(const topomatch_topology_t *t)
+{
+	return t->kind == TOPOMATCH_TOPO_TORUS || t->kind == TOPOMATCH_TOPO_MESH ||
+	       t->kind == TOPOMATCH_TOPO_HCUB;
+}
+
 int topomatch_topology_grid_shape(const topomatch_topology_t *t, int *dims)
 {
-	if (t->kind != TOPOMATCH_TOPO_TORUS && t->kind != TOPOMATCH_TOPO_MESH &&
-	    t->kind != TOPOMATCH_TOPO_HCUB)
+	if (!is_grid(t))
 		return -1;
 	if (dims)
 		memcpy(dims, t->dims, (size_t)t->ndims * sizeof(*dims));
 	return t->ndims;
+}
+
+int topomatch_topology_grid_wrap(const topomatch_topology_t *t, unsigned char *wrap)
+{
+	if (!is_grid(t))
+		return -1;
+	if (wrap)
+		memcpy(wrap, t->wrap, (size_t)t->ndims * sizeof(*wrap));
+	return t->ndims;
+}
+
+int topomatch_topology_grid_local(const topomatch_topology_t *t, int *arity, double *cost,
+				  double *grid_cost)
+{
+	if (!is_grid(t))
+		return -1;
+	for (int k = 0; k < t->nlevels; k++) {
+		if (arity)
+			arity[k] = t->arity[k];
+		if (cost)
+			cost[k] = t->cost[k];
+	}
+	if (grid_cost)
+		*grid_cost = t->grid_cost;
+	return t->nlevels;
 }
 
 /* Append to buf at *pos like snprintf would, remembering truncation. */
@@ -400,15 +534,48 @@ static void put_double(char *buf, size_t len, size_t *pos, double x)
 	put(buf, len, pos, "%s", s);
 }
 
+/* " n a1 c1 ... an cn": the level count, then arity and cost per level. */
+static void describe_levels(const topomatch_topology_t *t, char *buf, size_t len, size_t *pos)
+{
+	put(buf, len, pos, " %d", t->nlevels);
+	for (int k = 0; k < t->nlevels; k++) {
+		put(buf, len, pos, " %d ", t->arity[k]);
+		put_double(buf, len, pos, t->cost[k]);
+	}
+}
+
+/*
+ * The Scotch string of the router grid, then only the clauses that differ
+ * from a plain grid, in a fixed order, so that the text is canonical:
+ * "wrap w1 .. wn" when only some dimensions wrap (the base is then
+ * "mesh"), "local n a1 c1 .. an cn" for a local tree, "cost c" for router
+ * links that do not cost 1.
+ */
 static void describe_grid(const topomatch_topology_t *t, char *buf, size_t len, size_t *pos)
 {
-	const char *base = t->wrap ? "torus" : "mesh";
+	const char *base = t->kind == TOPOMATCH_TOPO_TORUS ? "torus" : "mesh";
+	bool mixed = false;
 	if (t->ndims == 2 || t->ndims == 3)
 		put(buf, len, pos, "%s%dD", base, t->ndims);
 	else
 		put(buf, len, pos, "%sXD %d", base, t->ndims);
-	for (int k = 0; k < t->ndims; k++)
+	for (int k = 0; k < t->ndims; k++) {
 		put(buf, len, pos, " %d", t->dims[k]);
+		mixed = mixed || t->wrap[k] != t->wrap[0];
+	}
+	if (mixed) {
+		put(buf, len, pos, " wrap");
+		for (int k = 0; k < t->ndims; k++)
+			put(buf, len, pos, " %d", t->wrap[k]);
+	}
+	if (t->nlevels > 0) {
+		put(buf, len, pos, " local");
+		describe_levels(t, buf, len, pos);
+	}
+	if (t->grid_cost != 1.0) {
+		put(buf, len, pos, " cost ");
+		put_double(buf, len, pos, t->grid_cost);
+	}
 }
 
 int topomatch_topology_describe(const topomatch_topology_t *t, char *buf, size_t len)
@@ -419,11 +586,8 @@ int topomatch_topology_describe(const topomatch_topology_t *t, char *buf, size_t
 	buf[0] = '\0';
 	switch (t->kind) {
 	case TOPOMATCH_TOPO_TREE:
-		put(buf, len, &pos, "tleaf %d", t->nlevels);
-		for (int k = 0; k < t->nlevels; k++) {
-			put(buf, len, &pos, " %d ", t->arity[k]);
-			put_double(buf, len, &pos, t->cost[k]);
-		}
+		put(buf, len, &pos, "tleaf");
+		describe_levels(t, buf, len, &pos);
 		break;
 	case TOPOMATCH_TOPO_TORUS:
 	case TOPOMATCH_TOPO_MESH:
@@ -447,16 +611,33 @@ static int64_t tree_hops(const topomatch_topology_t *t, int64_t p, int64_t q)
 	return 2 * (int64_t)(t->nlevels - tm_tree_lca(t, p, q));
 }
 
+/* Hops between the routers of PUs p and q: per dimension the shorter
+ * way, round the wrap where the dimension has one. */
 static int64_t grid_hops(const topomatch_topology_t *t, int64_t p, int64_t q)
 {
 	int64_t h = 0;
 	for (int k = 0; k < t->ndims; k++) {
 		int64_t dx = llabs(tm_grid_coord(t, k, p) - tm_grid_coord(t, k, q));
-		if (t->wrap && t->dims[k] - dx < dx)
+		if (t->wrap[k] && t->dims[k] - dx < dx)
 			dx = t->dims[k] - dx;
 		h += dx;
 	}
 	return h;
+}
+
+/* Under one router, as in a tree; else up, across the grid and down. */
+static int64_t grid_tree_hops(const topomatch_topology_t *t, int64_t p, int64_t q)
+{
+	if (p / t->lpus == q / t->lpus)
+		return 2 * (int64_t)(t->nlevels - tm_tree_lca(t, p, q));
+	return grid_hops(t, p, q) + 2 * (int64_t)t->nlevels;
+}
+
+static double grid_tree_cost(const topomatch_topology_t *t, int64_t p, int64_t q)
+{
+	if (p / t->lpus == q / t->lpus)
+		return 2.0 * t->costsum[tm_tree_lca(t, p, q)];
+	return (double)grid_hops(t, p, q) * t->grid_cost + 2.0 * t->costsum[0];
 }
 
 static int64_t hcub_hops(int64_t p, int64_t q)
@@ -495,7 +676,7 @@ int64_t topomatch_topology_hops(const topomatch_topology_t *t, int64_t p, int64_
 		return tree_hops(t, p, q);
 	case TOPOMATCH_TOPO_TORUS:
 	case TOPOMATCH_TOPO_MESH:
-		return grid_hops(t, p, q);
+		return grid_tree_hops(t, p, q);
 	case TOPOMATCH_TOPO_HCUB:
 		return hcub_hops(p, q);
 	default:
@@ -503,8 +684,9 @@ int64_t topomatch_topology_hops(const topomatch_topology_t *t, int64_t p, int64_
 	}
 }
 
-/* Torus, mesh and hypercube links all cost 1, so the cost is the hop count;
- * trees sum the per-level costs of both branches under the LCA. */
+/* Hypercube links cost 1, so the cost is the hop count; trees sum the
+ * per-level costs of both branches under the LCA, grids add the router
+ * links to both whole branches of the local tree. */
 double topomatch_topology_cost(const topomatch_topology_t *t, int64_t p, int64_t q)
 {
 	int64_t h;
@@ -514,6 +696,9 @@ double topomatch_topology_cost(const topomatch_topology_t *t, int64_t p, int64_t
 	switch (t->kind) {
 	case TOPOMATCH_TOPO_TREE:
 		return 2.0 * t->costsum[tm_tree_lca(t, p, q)];
+	case TOPOMATCH_TOPO_TORUS:
+	case TOPOMATCH_TOPO_MESH:
+		return grid_tree_cost(t, p, q);
 	case TOPOMATCH_TOPO_GRAPH:
 		return graph_pair(t, p, q, &h, &c) ? -1.0 : c;
 	default:

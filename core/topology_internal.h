@@ -30,7 +30,12 @@ struct topomatch_topology {
 	int64_t nlinks;  /* directed link ids, see router.c */
 	int64_t maxhops; /* bound on the length of any route */
 
-	/* tree: node at depth k covers below[k] PUs; below[0] = npu */
+	/*
+	 * tree: node at depth k covers below[k] PUs; below[0] = npu.
+	 * torus/mesh: the same fields describe the local tree below every
+	 * router (the router at depth 0, below[0] = lpus), numbered globally:
+	 * tm_tree_node() and the link ids of router.c span all routers.
+	 */
 	int nlevels;
 	int arity[TOPOMATCH_MAX_LEVELS];
 	double cost[TOPOMATCH_MAX_LEVELS];
@@ -38,11 +43,18 @@ struct topomatch_topology {
 	int64_t below[TOPOMATCH_MAX_LEVELS + 1];
 	int64_t node_off[TOPOMATCH_MAX_LEVELS + 1]; /* id of the first node at depth k */
 
-	/* torus/mesh; a hypercube is kept as ndims dimensions of size 2 */
+	/*
+	 * torus/mesh: a grid of routers, lpus PUs below each (1 without a
+	 * local tree); PU p is on router p / lpus.  A hypercube is kept as
+	 * ndims dimensions of size 2 that do not wrap, lpus 1.
+	 */
 	int ndims;
-	int wrap;
+	unsigned char wrap[TOPOMATCH_MAX_DIMS]; /* 1 when dimension k wraps */
 	int dims[TOPOMATCH_MAX_DIMS];
-	int64_t stride[TOPOMATCH_MAX_DIMS]; /* product of dims[0..k-1] */
+	int64_t stride[TOPOMATCH_MAX_DIMS]; /* in PUs: lpus x product of dims[0..k-1] */
+	int64_t lpus;
+	double grid_cost; /* cost of one router-router link */
+	int64_t grid_maxhops; /* longest router-router route */
 
 	/* graph: adjacency in CSR, rows sorted by (nbr, link) */
 	int64_t nvert;
@@ -83,10 +95,25 @@ int tm_topology_parse_buf(const char *buf, size_t len, const char *name,
 int tm_tree_lca(const topomatch_topology_t *t, int64_t p, int64_t q);
 int64_t tm_tree_node(const topomatch_topology_t *t, int k, int64_t p);
 
-/* Coordinate of PU p in grid dimension k. */
+/* Coordinate of PU p (of its router) in grid dimension k. */
 static inline int64_t tm_grid_coord(const topomatch_topology_t *t, int k, int64_t p)
 {
 	return (p / t->stride[k]) % t->dims[k];
+}
+
+/* A torus or mesh with a local tree, or with only some dimensions
+ * wrapping: a shape that no Scotch target class stands for.  (A uniform
+ * router link cost scales every distance alike: that is no new shape.) */
+static inline bool tm_grid_tree(const topomatch_topology_t *t)
+{
+	if (t->kind != TOPOMATCH_TOPO_TORUS && t->kind != TOPOMATCH_TOPO_MESH)
+		return false;
+	if (t->nlevels > 0)
+		return true;
+	for (int k = 0; k < t->ndims; k++)
+		if (t->wrap[k] != t->wrap[0])
+			return true;
+	return false;
 }
 
 #endif /* TM_TOPOLOGY_INTERNAL_H */

@@ -1,7 +1,8 @@
 /*
  * topology_parse.c - Scotch target strings and target files ("tleaf",
- * "torus2D/3D/XD", "mesh2D/3D/XD", "hcub"), with messages that name the
- * file and line.
+ * "torus2D/3D/XD", "mesh2D/3D/XD", "hcub"), grids with the clauses of our
+ * own ("wrap", "local", "cost": grids of routers with a tree below each),
+ * with messages that name the file and line.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -116,50 +117,155 @@ static int model_err(tparse_t *ps, int rc, const char *msg)
 	return perr(ps, rc, "%s: %s", ps->kw, msg);
 }
 
+/* "n a1 c1 ... an cn" of tleaf (pre "") and of a grid's "local" clause
+ * (pre "local "), pre naming the values in messages. */
+static int parse_levels(tparse_t *ps, const char *pre, int *n, int *arity, double *cost)
+{
+	char what[48];
+	snprintf(what, sizeof(what), "%slevel count", pre);
+	int rc = read_int(ps, what, 0, 1, n);
+	if (rc)
+		return rc;
+	if (*n > TOPOMATCH_MAX_LEVELS)
+		return perr(ps, TOPOMATCH_ELIMIT, "%s: %d %slevels (at most %d)", ps->kw, *n, pre,
+			    TOPOMATCH_MAX_LEVELS);
+	/* "tleaf needs N values" counts them all; a clause follows the grid's
+	 * own values, so there only "missing ..." is said */
+	int64_t want = *pre ? 0 : 1 + 2 * (int64_t)*n;
+	for (int k = 0; k < *n && !rc; k++) {
+		snprintf(what, sizeof(what), "%sarity of level %d", pre, k + 1);
+		rc = read_int(ps, what, want, 1, &arity[k]);
+		snprintf(what, sizeof(what), "%slink cost of level %d", pre, k + 1);
+		if (!rc)
+			rc = read_cost(ps, what, want, &cost[k]);
+	}
+	return rc;
+}
+
 static int parse_tleaf(tparse_t *ps, topomatch_topology_t **out)
 {
 	int n, arity[TOPOMATCH_MAX_LEVELS];
 	double cost[TOPOMATCH_MAX_LEVELS];
-	char what[48], msg[TOPOMATCH_ERRLEN];
-	int rc = read_int(ps, "level count", 0, 1, &n);
-	if (rc)
-		return rc;
-	if (n > TOPOMATCH_MAX_LEVELS)
-		return perr(ps, TOPOMATCH_ELIMIT, "tleaf: %d levels (at most %d)", n,
-			    TOPOMATCH_MAX_LEVELS);
-	for (int k = 0; k < n && !rc; k++) {
-		snprintf(what, sizeof(what), "arity of level %d", k + 1);
-		rc = read_int(ps, what, 1 + 2 * (int64_t)n, 1, &arity[k]);
-		snprintf(what, sizeof(what), "link cost of level %d", k + 1);
-		if (!rc)
-			rc = read_cost(ps, what, 1 + 2 * (int64_t)n, &cost[k]);
-	}
+	char msg[TOPOMATCH_ERRLEN];
+	int rc = parse_levels(ps, "", &n, arity, cost);
 	if (!rc && (rc = topomatch_topology_tree(n, arity, cost, out, msg)))
 		rc = model_err(ps, rc, msg);
 	return rc;
 }
 
+/* What a torus or mesh target says: the router grid and its clauses. */
+typedef struct grid_spec {
+	int ndims;
+	int dims[TOPOMATCH_MAX_DIMS];
+	unsigned char wrap[TOPOMATCH_MAX_DIMS];
+	int nlevels;
+	int arity[TOPOMATCH_MAX_LEVELS];
+	double cost[TOPOMATCH_MAX_LEVELS];
+	double grid_cost;
+	unsigned seen; /* clauses read, one bit each */
+} grid_spec_t;
+
 /* Sizes of ndims dimensions (ndims read first when `explicit`). */
+static int parse_dims(tparse_t *ps, bool explicit, grid_spec_t *g)
+{
+	char what[48];
+	int rc;
+	if (explicit) {
+		rc = read_int(ps, "dimension count", 0, 1, &g->ndims);
+		if (rc)
+			return rc;
+		if (g->ndims > TOPOMATCH_MAX_DIMS)
+			return perr(ps, TOPOMATCH_ELIMIT, "%s: %d dimensions (at most %d)", ps->kw,
+				    g->ndims, TOPOMATCH_MAX_DIMS);
+	}
+	for (int k = 0; k < g->ndims; k++) {
+		snprintf(what, sizeof(what), "size of dimension %d", k + 1);
+		rc = read_int(ps, what, g->ndims + (explicit ? 1 : 0), 1, &g->dims[k]);
+		if (rc)
+			return rc;
+	}
+	return TOPOMATCH_OK;
+}
+
+/* "wrap w1 ... wn": 0 or 1 per dimension, after a mesh only (a torus
+ * wraps everywhere: a clause that could contradict its name is refused). */
+static int parse_wrap(tparse_t *ps, grid_spec_t *g)
+{
+	char what[48];
+	int w;
+	if (g->wrap[0])
+		return perr(ps, TOPOMATCH_EPARSE, "%s: 'wrap' only follows a mesh target "
+			    "(every dimension of a torus wraps)", ps->kw);
+	for (int k = 0; k < g->ndims; k++) {
+		snprintf(what, sizeof(what), "wrap of dimension %d", k + 1);
+		int rc = read_int(ps, what, 0, 0, &w);
+		if (rc)
+			return rc;
+		if (w > 1)
+			return perr(ps, TOPOMATCH_EPARSE, "%s: %s must be 0 or 1 (got %d)", ps->kw,
+				    what, w);
+		g->wrap[k] = (unsigned char)w;
+	}
+	return TOPOMATCH_OK;
+}
+
+enum { CLAUSE_WRAP = 1, CLAUSE_LOCAL = 2, CLAUSE_COST = 4 };
+
+/* One clause after the grid, named by kw; false when kw names none. */
+static bool parse_clause(tparse_t *ps, const tm_token_t *kw, grid_spec_t *g, int *rc)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} clauses[] = {
+		{ "wrap", CLAUSE_WRAP },
+		{ "local", CLAUSE_LOCAL },
+		{ "cost", CLAUSE_COST },
+	};
+	for (size_t i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++) {
+		const char *name = clauses[i].name;
+		if (kw->len != strlen(name) || memcmp(kw->s, name, kw->len) != 0)
+			continue;
+		if (g->seen & clauses[i].bit)
+			*rc = perr(ps, TOPOMATCH_EPARSE, "%s: '%s' given twice", ps->kw, name);
+		else if (clauses[i].bit == CLAUSE_WRAP)
+			*rc = parse_wrap(ps, g);
+		else if (clauses[i].bit == CLAUSE_LOCAL)
+			*rc = parse_levels(ps, "local ", &g->nlevels, g->arity, g->cost);
+		else
+			*rc = read_cost(ps, "router link cost", 0, &g->grid_cost);
+		g->seen |= clauses[i].bit;
+		return true;
+	}
+	return false;
+}
+
+/* Clauses until the end; anything else is trailing garbage. */
+static int parse_clauses(tparse_t *ps, grid_spec_t *g)
+{
+	tm_token_t kw;
+	char s[40];
+	int rc = TOPOMATCH_OK;
+	while (!rc && next_token(ps, &kw)) {
+		if (!parse_clause(ps, &kw, g, &rc))
+			return perr(ps, TOPOMATCH_EPARSE,
+				    "trailing garbage '%s' after the %s target",
+				    tm_tok_str(&kw, s, sizeof(s)), ps->kw);
+	}
+	return rc;
+}
+
 static int parse_grid(tparse_t *ps, int ndims, bool explicit, int wrap,
 		      topomatch_topology_t **out)
 {
-	int dims[TOPOMATCH_MAX_DIMS], rc;
-	char what[48], msg[TOPOMATCH_ERRLEN];
-	if (explicit) {
-		rc = read_int(ps, "dimension count", 0, 1, &ndims);
-		if (rc)
-			return rc;
-		if (ndims > TOPOMATCH_MAX_DIMS)
-			return perr(ps, TOPOMATCH_ELIMIT, "%s: %d dimensions (at most %d)", ps->kw,
-				    ndims, TOPOMATCH_MAX_DIMS);
-	}
-	for (int k = 0; k < ndims; k++) {
-		snprintf(what, sizeof(what), "size of dimension %d", k + 1);
-		rc = read_int(ps, what, ndims + (explicit ? 1 : 0), 1, &dims[k]);
-		if (rc)
-			return rc;
-	}
-	if ((rc = topomatch_topology_grid(ndims, dims, wrap, out, msg)))
+	grid_spec_t g = { .ndims = ndims, .grid_cost = 1.0 };
+	char msg[TOPOMATCH_ERRLEN];
+	memset(g.wrap, wrap ? 1 : 0, sizeof(g.wrap));
+	int rc = parse_dims(ps, explicit, &g);
+	if (!rc)
+		rc = parse_clauses(ps, &g);
+	if (!rc && (rc = topomatch_topology_grid_tree(g.ndims, g.dims, g.wrap, g.nlevels,
+						      g.arity, g.cost, g.grid_cost, out, msg)))
 		rc = model_err(ps, rc, msg);
 	return rc;
 }

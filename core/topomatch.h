@@ -171,7 +171,8 @@ TOPOMATCH_API double topomatch_rng_normal(topomatch_rng_t *r);
 /*
  * Processing units (PUs) are numbered 0..npu-1:
  *  - tree (tleaf): lexicographic, root level most significant (Scotch);
- *  - torus/mesh: first dimension fastest, x + X*(y + Y*z);
+ *  - torus/mesh: first dimension fastest, x + X*(y + Y*z) (with a local
+ *    tree below each router: router x L + the PU's number under it);
  *  - hypercube: the vertex number;
  *  - graph: compute vertices in increasing vertex order.
  * Distances d are hops: on trees 2 x (levels above the lowest common
@@ -202,6 +203,25 @@ TOPOMATCH_API int topomatch_topology_tree(int nlevels, const int *arity,
 /* Torus (wrap = 1) or mesh (wrap = 0) of ndims dimensions. */
 TOPOMATCH_API int topomatch_topology_grid(int ndims, const int *dims, int wrap,
 					  topomatch_topology_t **out, char *err);
+/*
+ * Grid of routers with a balanced tree below each router: ndims dims,
+ * wrap[k] != 0 when dimension k wraps around (NULL: none), then nlevels
+ * local levels (arity[k] children per vertex at local depth k, the router
+ * being local depth 0; cost[k] = cost of one link from local depth k to
+ * k+1, NULL = 1) and grid_cost = cost of one router-router link (> 0).
+ * nlevels = 0 gives a plain grid.  PUs: pu = router * L + local, with
+ * router = x + X*(y + Y*z) (first dimension fastest) and local the tleaf
+ * number below the router (L = product of the local arities).  Kind:
+ * TOPOMATCH_TOPO_TORUS when every dimension wraps, else TOPOMATCH_TOPO_MESH.
+ * Hops: same router: 2 x (nlevels - lca depth) as in a tree; else grid
+ * hops (per-dimension shortest way, wrap where allowed) + 2 x nlevels.
+ * Cost: the sum of the link costs on that path.
+ */
+TOPOMATCH_API int topomatch_topology_grid_tree(int ndims, const int *dims,
+					       const unsigned char *wrap, int nlevels,
+					       const int *arity, const double *cost,
+					       double grid_cost, topomatch_topology_t **out,
+					       char *err);
 /* Hypercube of dimension d (2^d PUs). */
 TOPOMATCH_API int topomatch_topology_hcub(int d, topomatch_topology_t **out, char *err);
 /*
@@ -220,6 +240,12 @@ TOPOMATCH_API int topomatch_topology_graph(int64_t nvert, int64_t nlinks,
 /*
  * Parse a Scotch target string: "tleaf n a1 v1 ...", "torus2D X Y",
  * "torus3D X Y Z", "torusXD n d1 ... dn", "mesh2D/3D/XD ...", "hcub d".
+ * A torus or mesh may be followed by the clauses of
+ * topomatch_topology_grid_tree, each at most once, in any order:
+ * "wrap w1 ... wn" (mesh only: 1 where the dimension wraps, 0 elsewhere),
+ * "local n a1 c1 ... an cn" (the local tree, as tleaf's levels) and
+ * "cost c" (router links); what topomatch_topology_describe writes reads
+ * back to the same topology.
  * `name` locates the text in messages ("NAME:LINE: ..."; NULL: "topology").
  * The target may span several lines with '#' comments; "deco" targets give
  * TOPOMATCH_EUNSUPPORTED.
@@ -242,13 +268,36 @@ TOPOMATCH_API int topomatch_topology_tree_shape(const topomatch_topology_t *t, i
 						double *cost);
 /* Grid shape (torus/mesh/hcub): returns ndims, fills dims; -1 otherwise.
  * dims must have room for TOPOMATCH_MAX_DIMS entries; a hypercube is d
- * dimensions of size 2 (d <= TOPOMATCH_MAX_DIMS). */
+ * dimensions of size 2 (d <= TOPOMATCH_MAX_DIMS).  dims count routers:
+ * with a local tree (topomatch_topology_grid_local() > 0) the PUs are
+ * product(dims) x product(arity). */
 TOPOMATCH_API int topomatch_topology_grid_shape(const topomatch_topology_t *t, int *dims);
-/* Canonical text of the topology ("tleaf 2 4 10 2 1", "torus3D 8 8 8").
+/* Wrap per grid dimension (torus/mesh/hcub): returns ndims, fills wrap[k]
+ * = 1 when dimension k wraps around, else 0 (room for TOPOMATCH_MAX_DIMS;
+ * NULL: only the count); -1 for other kinds.  A hypercube wraps nowhere. */
+TOPOMATCH_API int topomatch_topology_grid_wrap(const topomatch_topology_t *t,
+					       unsigned char *wrap);
+/* Local tree below every router (torus/mesh/hcub): returns nlevels, 0 for
+ * a plain grid; fills arity[] and cost[] (room for TOPOMATCH_MAX_LEVELS)
+ * and *grid_cost, the cost of one router-router link (1 for plain grids);
+ * any of them may be NULL.  -1 for other kinds. */
+TOPOMATCH_API int topomatch_topology_grid_local(const topomatch_topology_t *t, int *arity,
+						double *cost, double *grid_cost);
+/* Canonical text of the topology ("tleaf 2 4 10 2 1", "torus3D 8 8 8";
+ * grids with clauses: "mesh3D 8 8 16 wrap 1 1 0 local 2 2 1 4 1 cost 10",
+ * see topomatch_topology_parse).
  * Returns 0; TOPOMATCH_ELIMIT when truncated to len-1 characters;
  * TOPOMATCH_EINVAL for a NULL buffer or len 0. */
 TOPOMATCH_API int topomatch_topology_describe(const topomatch_topology_t *t, char *buf,
 					      size_t len);
+
+/*
+ * Write t as a Scotch target file (what SCOTCH_archLoad reads): tleaf,
+ * torus or mesh where Scotch has the shape, a decomposition-defined
+ * "deco" target otherwise; the target the scotch mapper uses.
+ */
+TOPOMATCH_API int topomatch_topology_write_scotch(const topomatch_topology_t *t, FILE *out,
+						  char *err);
 
 /*
  * Distances between PUs p and q (0 <= p, q < npu).  Hops, and the cost
@@ -266,7 +315,8 @@ TOPOMATCH_API double topomatch_topology_cost(const topomatch_topology_t *t, int6
  * A router holds per-caller scratch space (one per thread) for distance
  * and route queries from a source PU.  Routing (stated in the man page):
  * trees go up to the lowest common ancestor and down; torus/mesh use
- * dimension order (x first), shortest direction, ties to +; hypercube
+ * dimension order (x first), shortest direction, ties to +, and with a
+ * local tree go up to the router first and down from the last; hypercube
  * fixes bits from the lowest; graphs follow the BFS tree of the source.
  * Links are full duplex: each direction is its own link id.
  */

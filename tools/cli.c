@@ -111,21 +111,56 @@ int cli_common_opt(const char *cmd, int c, const char *arg, struct cli_inputs *i
 	}
 }
 
-int cli_load(const char *cmd, const struct cli_inputs *in, topomatch_topology_t **t,
+static bool is_yaml(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml"));
+}
+
+int64_t cli_target_npu(const struct cli_target *tg)
+{
+	return tg->cl ? topomatch_cluster_npu(tg->cl) : topomatch_topology_npu(tg->t);
+}
+
+int64_t cli_target_topology_pu(const struct cli_target *tg, int64_t pu)
+{
+	return tg->cl ? topomatch_cluster_pu_to_topology(tg->cl, pu) : pu;
+}
+
+void cli_target_free(struct cli_target *tg)
+{
+	topomatch_cluster_destroy(tg->cl);
+	topomatch_topology_destroy(tg->own);
+	memset(tg, 0, sizeof(*tg));
+}
+
+static int load_target(const char *arg, struct cli_target *tg, char *err)
+{
+	memset(tg, 0, sizeof(*tg));
+	if (!is_yaml(arg)) {
+		int rc = topomatch_topology_load(arg, &tg->own, err);
+		tg->t = tg->own;
+		return rc;
+	}
+	int rc = topomatch_cluster_load(arg, &tg->cl, err);
+	if (rc == TOPOMATCH_OK)
+		tg->t = topomatch_cluster_topology(tg->cl);
+	return rc;
+}
+
+int cli_load(const char *cmd, const struct cli_inputs *in, struct cli_target *tg,
 	     topomatch_affinity_t **a)
 {
 	char err[TOPOMATCH_ERRLEN];
-	*t = NULL;
 	*a = NULL;
-	if (topomatch_topology_load(in->topo, t, err) != TOPOMATCH_OK) {
+	if (load_target(in->topo, tg, err) != TOPOMATCH_OK) {
 		cli_error(cmd, "%s", err);
 		return CLI_FAIL;
 	}
 	if (topomatch_affinity_read_file(in->pattern, in->format, &in->limits, a, err) !=
 	    TOPOMATCH_OK) {
 		cli_error(cmd, "%s", err);
-		topomatch_topology_destroy(*t);
-		*t = NULL;
+		cli_target_free(tg);
 		return CLI_FAIL;
 	}
 	return CLI_OK;

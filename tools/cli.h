@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "topomatch.h"
+#include "topomatch_cluster.h"
 
 /* Exit codes: 0 success, 1 bad input or failed run, 2 bad usage. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -70,8 +71,25 @@ bool cli_double(const char *cmd, const char *opt, const char *s, double min, dou
  * returns 1 when handled, 0 when not one of them, -1 on a bad value. */
 int cli_common_opt(const char *cmd, int c, const char *arg, struct cli_inputs *in);
 
-/* Load topology and pattern; prints the error and returns CLI_FAIL on failure. */
-int cli_load(const char *cmd, const struct cli_inputs *in, topomatch_topology_t **t,
+/*
+ * What -t names: a cluster description (a file ending in .yaml or .yml,
+ * topomatch.yaml(5)), whose PUs are numbered as that page says, or a
+ * Scotch target.  t is the topology either way.
+ */
+struct cli_target {
+	topomatch_cluster_t *cl; /* NULL for a Scotch target */
+	topomatch_topology_t *own;
+	const topomatch_topology_t *t;
+};
+
+/* PUs the user numbers (the cluster's, or the topology's). */
+int64_t cli_target_npu(const struct cli_target *tg);
+/* Topology PU of a user PU id (identity without a cluster). */
+int64_t cli_target_topology_pu(const struct cli_target *tg, int64_t pu);
+void cli_target_free(struct cli_target *tg);
+
+/* Load target and pattern; prints the error and returns CLI_FAIL on failure. */
+int cli_load(const char *cmd, const struct cli_inputs *in, struct cli_target *tg,
 	     topomatch_affinity_t **a);
 
 /* Print metrics (text or one JSON object) to stdout. */

@@ -17,7 +17,8 @@ static const char help[] =
 	"Print the metrics of a given mapping (MAPFILE: the PU id of each task in\n"
 	"task order, whitespace-separated, as `topomatch map --out` writes it).\n"
 	"\n"
-	"  -t, --topology TOPO     Scotch target string or a file holding one\n"
+	"  -t, --topology TOPO     Scotch target string or a file holding one, or a\n"
+	"                          cluster description (.yaml, topomatch.yaml(5))\n"
 	"  -c, --pattern FILE      communication pattern ('-' = stdin)\n"
 	"  -s, --mapping FILE      the mapping to evaluate\n"
 	"      --format FMT        force the pattern format: dense, mm, triplets, grf\n"
@@ -67,30 +68,34 @@ int cmd_eval(int argc, char **argv)
 	if (!in.topo || !in.pattern || !mapfile)
 		return cli_usage_error("eval", "-t TOPOLOGY, -c PATTERN and -s MAPFILE are needed");
 
-	topomatch_topology_t *t;
+	struct cli_target tg;
 	topomatch_affinity_t *a;
-	int rc = cli_load("eval", &in, &t, &a);
+	int rc = cli_load("eval", &in, &tg, &a);
 	if (rc != CLI_OK)
 		return rc;
 	char err[TOPOMATCH_ERRLEN];
 	int64_t n = topomatch_affinity_ntasks(a), *pu = NULL, count = 0;
 	topomatch_metrics_t m;
 	rc = CLI_FAIL;
-	if (topomatch_read_id_list(mapfile, topomatch_topology_npu(t), 0, n, &pu, &count, err))
+	if (topomatch_read_id_list(mapfile, cli_target_npu(&tg), 0, n, &pu, &count, err))
 		cli_error("eval", "%s", err);
 	else if (count != n)
 		cli_error("eval", "%s: %lld PU ids for %lld tasks", mapfile, (long long)count,
 			  (long long)n);
-	else if (oversub && topomatch_mapping_check(t, n, pu, NULL, 0, (int)oversub, err))
-		cli_error("eval", "%s: %s", mapfile, err);
-	else if (topomatch_metrics_compute(a, t, pu, &m, err))
-		cli_error("eval", "%s", err);
 	else {
-		cli_print_metrics("given", n, t, &m, 0.0, in.json);
-		rc = CLI_OK;
+		for (int64_t i = 0; i < n; i++)
+			pu[i] = cli_target_topology_pu(&tg, pu[i]);
+		if (oversub && topomatch_mapping_check(tg.t, n, pu, NULL, 0, (int)oversub, err))
+			cli_error("eval", "%s: %s", mapfile, err);
+		else if (topomatch_metrics_compute(a, tg.t, pu, &m, err))
+			cli_error("eval", "%s", err);
+		else {
+			cli_print_metrics("given", n, tg.t, &m, 0.0, in.json);
+			rc = CLI_OK;
+		}
 	}
 	free(pu);
 	topomatch_affinity_destroy(a);
-	topomatch_topology_destroy(t);
+	cli_target_free(&tg);
 	return rc;
 }

@@ -21,7 +21,9 @@ static const char help[] =
 	"\n"
 	"  -t, --topology TOPO     Scotch target string (\"tleaf 2 16 10 8 1\",\n"
 	"                          \"torus3D 8 8 8\", \"mesh2D 4 4\", \"hcub 6\") or a file\n"
-	"                          holding one\n"
+	"                          holding one, or a cluster description (a\n"
+	"                          .yaml file, topomatch.yaml(5)) whose PU ids\n"
+	"                          -b and --out then use\n"
 	"  -c, --pattern FILE      communication pattern ('-' = stdin)\n"
 	"      --format FMT        force the pattern format: dense, mm, triplets, grf\n"
 	"  -b, --constraints FILE  allowed PU ids, whitespace-separated\n"
@@ -151,28 +153,53 @@ static int write_mapping(const char *path, const int64_t *pu, int64_t n)
 	return CLI_OK;
 }
 
-static int run(struct map_args *m, topomatch_topology_t *t, topomatch_affinity_t *a)
+/* Metrics of a mapping in the user's PU ids. */
+static int metrics_of(const struct cli_target *tg, const topomatch_affinity_t *a,
+		      const int64_t *pu, topomatch_metrics_t *met, char *err)
+{
+	int64_t n = topomatch_affinity_ntasks(a), *tpu = malloc((size_t)n * sizeof(*tpu) + 1);
+	if (!tpu) {
+		snprintf(err, TOPOMATCH_ERRLEN, "out of memory");
+		return TOPOMATCH_ENOMEM;
+	}
+	for (int64_t i = 0; i < n; i++)
+		tpu[i] = cli_target_topology_pu(tg, pu[i]);
+	int rc = topomatch_metrics_compute(a, tg->t, tpu, met, err);
+	free(tpu);
+	return rc;
+}
+
+static int map(const struct cli_target *tg, const topomatch_affinity_t *a,
+	       const topomatch_map_opts_t *o, int64_t *pu, topomatch_map_result_t *res,
+	       char *err)
+{
+	if (tg->cl)
+		return topomatch_cluster_map(tg->cl, a, o, pu, res, err);
+	return topomatch_map(a, tg->t, o, pu, res, err);
+}
+
+static int run(struct map_args *m, const struct cli_target *tg, topomatch_affinity_t *a)
 {
 	char err[TOPOMATCH_ERRLEN];
 	int64_t n = topomatch_affinity_ntasks(a);
 	int64_t *allowed = NULL, nallowed = 0;
 	if (m->constraints) {
-		if (topomatch_read_id_list(m->constraints, topomatch_topology_npu(t), 1, 0,
-					   &allowed, &nallowed, err) != TOPOMATCH_OK) {
+		if (topomatch_read_id_list(m->constraints, cli_target_npu(tg), 1, 0, &allowed,
+					   &nallowed, err) != TOPOMATCH_OK) {
 			cli_error("map", "%s", err);
 			return CLI_FAIL;
 		}
 		m->opts.allowed = allowed;
 		m->opts.nallowed = nallowed;
 	}
-	int64_t *pu = malloc((size_t)n * sizeof(*pu));
+	int64_t *pu = malloc((size_t)n * sizeof(*pu) + 1);
 	topomatch_map_result_t res;
 	topomatch_metrics_t met;
 	int rc = CLI_FAIL;
 	if (!pu)
 		cli_error("map", "out of memory");
-	else if (topomatch_map(a, t, &m->opts, pu, &res, err) != TOPOMATCH_OK ||
-		 topomatch_metrics_compute(a, t, pu, &met, err) != TOPOMATCH_OK)
+	else if (map(tg, a, &m->opts, pu, &res, err) != TOPOMATCH_OK ||
+		 metrics_of(tg, a, pu, &met, err) != TOPOMATCH_OK)
 		cli_error("map", "%s", err);
 	else if (!m->out || (rc = write_mapping(m->out, pu, n)) == CLI_OK) {
 		if (res.fell_back)
@@ -181,7 +208,7 @@ static int run(struct map_args *m, topomatch_topology_t *t, topomatch_affinity_t
 				m->opts.time_budget_s, res.mapper);
 		/* with --out - the mapping owns stdout */
 		if (!(m->out && !strcmp(m->out, "-")))
-			cli_print_metrics(res.mapper, n, t, &met, res.time_s, m->in.json);
+			cli_print_metrics(res.mapper, n, tg->t, &met, res.time_s, m->in.json);
 		rc = CLI_OK;
 	}
 	free(pu);
@@ -200,13 +227,13 @@ int cmd_map(int argc, char **argv)
 		return cli_usage_error("map", "unknown mapper '%s'", m.opts.mapper);
 	if (m.in.json && m.out && !strcmp(m.out, "-"))
 		return cli_usage_error("map", "--json and --out - both want stdout");
-	topomatch_topology_t *t;
+	struct cli_target tg;
 	topomatch_affinity_t *a;
-	rc = cli_load("map", &m.in, &t, &a);
+	rc = cli_load("map", &m.in, &tg, &a);
 	if (rc != CLI_OK)
 		return rc;
-	rc = run(&m, t, a);
+	rc = run(&m, &tg, a);
 	topomatch_affinity_destroy(a);
-	topomatch_topology_destroy(t);
+	cli_target_free(&tg);
 	return rc;
 }

@@ -12,6 +12,7 @@
 int cmd_map(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -21,6 +22,7 @@ static const struct {
 	{ "map", cmd_map, "compute a mapping of a pattern's tasks onto a topology" },
 	{ "eval", cmd_eval, "metrics of a given mapping" },
 	{ "gen", cmd_gen, "generate communication patterns" },
+	{ "topo", cmd_topo, "check, show, export and import cluster descriptions" },
 };
 
 static void usage(FILE *out)

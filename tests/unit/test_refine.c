@@ -5,7 +5,8 @@
  * placement, graphs with and without a hop table, and a seeded property
  * test over random trees, grids, hypercubes and graphs, constraints,
  * oversubscription factors and patterns: the mapping stays valid, its
- * hop-bytes never go up, and the result is deterministic.
+ * hop-bytes never go up, and the result is deterministic; the same on
+ * grids with a tree below each router.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -452,6 +453,159 @@ START_TEST(property_random)
 }
 END_TEST
 
+/* ------------------------------------------------- grids with local trees */
+
+/*
+ * Two routers in a line, two PUs under each (meshXD 1 2 local 1 2 1):
+ * 2 hops under a router, 3 across.  The chain 0 -10- 1 -1- 2 -10- 3
+ * with tasks 1 and 2 crossed has every edge across (2 x 3 x 21 = 126);
+ * uncrossed, only the light one is (2 x (10x2 + 1x3 + 10x2) = 86).
+ */
+START_TEST(grid_tree_crossed_pair)
+{
+	topomatch_topology_t *t = topo("meshXD 1 2 local 1 2 1");
+	topomatch_affinity_t *a = pairs(4, 3, (const int64_t[]){ 0, 1, 2 },
+					(const int64_t[]){ 1, 2, 3 },
+					(const double[]){ 10, 1, 10 });
+	int64_t allowed[] = { 0, 1, 2, 3 }, pu[] = { 0, 2, 1, 3 };
+	tm_map_ctx_t c = ctx(a, t, allowed, 4, 1);
+	ck_assert_double_eq(hop_bytes(a, t, pu), 126.0);
+	ck_assert_double_eq(refine_ok(&c, pu, WORK), 86.0);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/*
+ * Two routers, two sockets of two PUs under each (meshXD 1 2 local 2 2 1
+ * 2 1): 2 hops in a socket, 4 across sockets, 1 + 4 = 5 across routers.
+ * A pair across routers moves under one router even into different
+ * sockets (5 -> 4 hops); a pair across sockets into one socket (4 -> 2).
+ */
+START_TEST(grid_tree_local_choices)
+{
+	topomatch_topology_t *t = topo("meshXD 1 2 local 2 2 1 2 1");
+	topomatch_affinity_t *a = pairs(2, 1, (const int64_t[]){ 0 }, (const int64_t[]){ 1 },
+					(const double[]){ 10 });
+	int64_t allowed[] = { 0, 3, 4 }, pu[] = { 0, 4 };
+	tm_map_ctx_t c = ctx(a, t, allowed, 3, 1);
+	ck_assert_double_eq(hop_bytes(a, t, pu), 100.0);
+	ck_assert_double_eq(refine_ok(&c, pu, WORK), 80.0);
+	ck_assert(pu[0] <= 3 && pu[1] <= 3);
+	int64_t allowed2[] = { 5, 6, 7 }, pu2[] = { 5, 6 };
+	c = ctx(a, t, allowed2, 3, 1);
+	ck_assert_double_eq(hop_bytes(a, t, pu2), 80.0);
+	ck_assert_double_eq(refine_ok(&c, pu2, WORK), 40.0);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/*
+ * 8 routers in a ring, 8 PUs each (two sockets of four); 8 cliques of 8
+ * tasks scattered at random.  Whole cliques under whole routers is the
+ * best (8 x 56 x 100 x at most 4 hops, plus the light ring); refinement
+ * from random must get most of the way.
+ */
+START_TEST(grid_tree_scattered_cliques)
+{
+	topomatch_topology_t *t = topo("torusXD 1 8 local 2 2 10 4 1 cost 100");
+	int64_t n = 64, s[64 * 9], d[64 * 9], k = 0;
+	double w[64 * 9];
+	for (int64_t i = 0; i < n; i++) {
+		for (int64_t j = 0; j < n; j++) {
+			if (i != j && i / 8 == j / 8) {
+				s[k] = i;
+				d[k] = j;
+				w[k++] = 100;
+			}
+		}
+		s[k] = i;
+		d[k] = (i + 8) % n;
+		w[k++] = 1;
+	}
+	topomatch_affinity_t *a;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_int_eq(topomatch_affinity_create(n, k, s, d, w, NULL, &a, err), TOPOMATCH_OK);
+	int64_t *allowed = all_pus(64), pu[64];
+	double natural = hop_bytes(a, t, allowed);
+	tm_map_ctx_t c = ctx(a, t, allowed, 64, 1);
+	c.constrained = 0;
+	topomatch_rng_t r;
+	topomatch_rng_seed(&r, 3);
+	random_mapping(&r, &c, pu);
+	double start = hop_bytes(a, t, pu), got = refine_ok(&c, pu, WORK);
+	ck_assert_msg(got <= 1.25 * natural, "hop-bytes %g -> %g, natural %g", start, got,
+		      natural);
+	free(allowed);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* A random grid with a local tree: 1 to 3 dimensions of 1 to 5 routers,
+ * each wrapping or not, 0 to 3 local levels of arity 1 to 3. */
+static topomatch_topology_t *random_grid_tree(topomatch_rng_t *r)
+{
+	int nd = 1 + (int)topomatch_rng_below(r, 3), nl = (int)topomatch_rng_below(r, 4);
+	int dims[3], arity[3];
+	unsigned char wrap[3];
+	double cost[3];
+	for (int k = 0; k < nd; k++) {
+		dims[k] = 1 + (int)topomatch_rng_below(r, 5);
+		wrap[k] = (unsigned char)topomatch_rng_below(r, 2);
+	}
+	for (int k = 0; k < nl; k++) {
+		arity[k] = 1 + (int)topomatch_rng_below(r, 3);
+		cost[k] = 1.0 + (double)topomatch_rng_below(r, 10);
+	}
+	topomatch_topology_t *t = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_topology_grid_tree(nd, dims, wrap, nl, arity, cost, 7.0, &t,
+						   err) == TOPOMATCH_OK,
+		      "%s", err);
+	return t;
+}
+
+/* property_random on grids with local trees: valid, never worse,
+ * deterministic. */
+START_TEST(property_grid_tree)
+{
+	topomatch_rng_t r;
+	topomatch_rng_seed(&r, 77);
+	int improved = 0;
+	for (int trial = 0; trial < 200; trial++) {
+		topomatch_topology_t *t = random_grid_tree(&r);
+		int64_t npu = topomatch_topology_npu(t);
+		int64_t *allowed = malloc((size_t)npu * sizeof(*allowed));
+		int64_t m = topomatch_rng_below(&r, 2) ? npu : random_allowed(&r, npu, allowed);
+		for (int64_t p = 0; m == npu && p < npu; p++)
+			allowed[p] = p;
+		int f = 1 + (int)topomatch_rng_below(&r, 2);
+		int64_t n = 1 + (int64_t)topomatch_rng_below(&r, (uint64_t)(m * f));
+		topomatch_affinity_t *a = random_pattern(&r, n, (uint64_t)trial);
+		int64_t *pu = malloc((size_t)n * sizeof(*pu));
+		int64_t *again = malloc((size_t)n * sizeof(*pu));
+		tm_map_ctx_t c = ctx(a, t, allowed, m, f);
+		c.seed = (uint64_t)trial;
+		random_mapping(&r, &c, pu);
+		memcpy(again, pu, (size_t)n * sizeof(*pu));
+		int64_t work = topomatch_rng_below(&r, 2) ? WORK : 1 + (int64_t)(n * 20);
+		double before = hop_bytes(a, t, pu), after = refine_ok(&c, pu, work);
+		improved += after < before;
+		refine_ok(&c, again, work);
+		ck_assert_msg(!memcmp(pu, again, (size_t)n * sizeof(*pu)),
+			      "trial %d: not deterministic", trial);
+		free(pu);
+		free(again);
+		free(allowed);
+		topomatch_affinity_destroy(a);
+		topomatch_topology_destroy(t);
+	}
+	ck_assert_int_ge(improved, 80);
+}
+END_TEST
+
 static Suite *refine_suite(void)
 {
 	Suite *s = suite_create("refine");
@@ -464,6 +618,10 @@ static Suite *refine_suite(void)
 	tcase_add_test(tc, shuffled_stencil_2d);
 	tcase_add_test(tc, graph_small_and_big);
 	tcase_add_test(tc, property_random);
+	tcase_add_test(tc, grid_tree_crossed_pair);
+	tcase_add_test(tc, grid_tree_local_choices);
+	tcase_add_test(tc, grid_tree_scattered_cliques);
+	tcase_add_test(tc, property_grid_tree);
 	suite_add_tcase(s, tc);
 	return s;
 }

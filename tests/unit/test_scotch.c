@@ -1,7 +1,7 @@
 /*
  * test_scotch.c - the Scotch mapper (TopoMatch Alg. 2 and 4, §4.5), the
- * Scotch targets and their numbering, the repair pass and the Scotch
- * k-way partitioner.
+ * Scotch targets and their numbering (grids with a local tree too), the
+ * repair pass and the Scotch k-way partitioner.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -841,6 +841,228 @@ START_TEST(trivial_requests)
 }
 END_TEST
 
+/* ------------------------------------------------------ grids with trees */
+
+/*
+ * Grids with a local tree (or a mixed wrap) get our exact "deco" text:
+ * terminal p is PU p, the distance the route cost in integer units (here
+ * the costs are whole: the cost itself; with equal costs, the hops).
+ */
+START_TEST(grid_tree_exact_deco)
+{
+	assert_same_distances("mesh3D 2 3 5 wrap 1 0 1");
+	assert_same_distances("torus2D 3 3 local 1 4 1");
+	assert_same_distances("meshXD 1 4 local 2 2 1 2 1");
+	topomatch_topology_t *t = topo("mesh2D 3 4 wrap 1 0 local 2 2 10 2 1 cost 100");
+	tm_starget_t x;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
+	ck_assert_int_eq(x.nterm, 48);
+	ck_assert(!x.has_sub);
+	SCOTCH_ArchDom *term = terminals(&x.full);
+	for (int p = 0; p < 48; p++)
+		for (int q = 0; q < 48; q++)
+			ck_assert_msg(sdist(&x.full, term, p, q) ==
+					      topomatch_topology_cost(t, p, q),
+				      "d(%d, %d) = %d, cost %g", p, q,
+				      (int)sdist(&x.full, term, p, q),
+				      topomatch_topology_cost(t, p, q));
+	/* 2 x (10 + 1) up and down, 1 + 3 router links */
+	ck_assert_int_eq(x.dmax, 22 + 400);
+	free(term);
+	tm_starget_free(&x);
+	/* on a list, terminal j is the j-th PU of the list */
+	static const int64_t cand[] = { 47, 3, 17, 0, 8, 22, 11, 5, 2 };
+	ck_assert_msg(tm_starget_build(&x, t, cand, 9, err) == 0, "%s", err);
+	ck_assert_int_eq(x.nterm, 9);
+	term = terminals(tm_starget_arch(&x));
+	for (int i = 0; i < 9; i++)
+		for (int j = 0; j < 9; j++)
+			ck_assert(sdist(tm_starget_arch(&x), term, i, j) ==
+				  topomatch_topology_cost(t, cand[i], cand[j]));
+	free(term);
+	tm_starget_free(&x);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/*
+ * Beyond the exact text's size: a tleaf that splits the router grid, then
+ * the local tree, renumbered as our PUs by a sub-architecture.  Under one
+ * router its distances are ours (half the route cost, in one unit for all
+ * pairs); across routers they are larger than any under one router.
+ */
+static void assert_grid_tleaf(const topomatch_topology_t *t, int64_t L, const int64_t *cand,
+			      int64_t m)
+{
+	tm_starget_t x;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(tm_starget_build(&x, t, cand, cand ? m : 0, err) == 0, "%s", err);
+	ck_assert(x.has_sub);
+	ck_assert_int_eq(x.nterm, m);
+	SCOTCH_Arch *arch = tm_starget_arch(&x);
+	SCOTCH_ArchDom *term = terminals(arch);
+	double unit = 0.0;
+	SCOTCH_Num near = 0, far = x.dmax;
+	for (int64_t i = 0; i < m; i += 7) {
+		for (int64_t j = 0; j < m; j++) {
+			int64_t p = cand ? cand[i] : i, q = cand ? cand[j] : j;
+			SCOTCH_Num d = sdist(arch, term, (SCOTCH_Num)i, (SCOTCH_Num)j);
+			ck_assert_int_le(d, x.dmax);
+			if (p == q) {
+				ck_assert_int_eq(d, 0);
+			} else if (p / L == q / L) {
+				double c = topomatch_topology_cost(t, p, q);
+				if (unit == 0.0)
+					unit = d / c;
+				ck_assert_msg(fabs(d - unit * c) < 1e-9,
+					      "d(%lld, %lld) = %d, cost %g", (long long)p,
+					      (long long)q, (int)d, c);
+				near = d > near ? d : near;
+			} else {
+				far = d < far ? d : far;
+			}
+		}
+	}
+	ck_assert_int_gt(far, near);
+	free(term);
+	tm_starget_free(&x);
+}
+
+START_TEST(grid_tree_large_target)
+{
+	topomatch_topology_t *t = topo("mesh3D 4 4 4 wrap 1 0 1 local 2 4 1 10 1");
+	ck_assert_int_eq(topomatch_topology_npu(t), 2560);
+	assert_grid_tleaf(t, 40, NULL, 2560);
+	/* every PU but one in 6, backwards */
+	int64_t list[2560], m = 0;
+	for (int64_t p = 2559; p >= 0; p--)
+		if (p % 6 != 1)
+			list[m++] = p;
+	assert_grid_tleaf(t, 40, list, m);
+	topomatch_topology_destroy(t);
+	/* arity 1 levels, uneven costs, arities of 3, routers 5 x 3 x 8 */
+	t = topo("torus3D 4 4 4 local 3 4 10 1 3 12 1 cost 20");
+	assert_grid_tleaf(t, 48, NULL, 3072);
+	topomatch_topology_destroy(t);
+	t = topo("mesh3D 5 3 8 wrap 0 1 0 local 3 3 2 1 7 6 1");
+	assert_grid_tleaf(t, 18, NULL, 120 * 18);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* topomatch_map with `mapper`: valid (with `allowed` when given), the
+ * same twice; returns the malloc'd mapping. */
+static int64_t *gt_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
+		       const char *mapper, const int64_t *allowed, int64_t m)
+{
+	int64_t n = topomatch_affinity_ntasks(a);
+	int64_t *pu = malloc(sizeof(*pu) * (size_t)n), *again = malloc(sizeof(*pu) * (size_t)n);
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+	char err[TOPOMATCH_ERRLEN] = "";
+	topomatch_map_opts_init(&o);
+	o.mapper = mapper;
+	o.allowed = allowed;
+	o.nallowed = m;
+	ck_assert_msg(topomatch_map(a, t, &o, pu, &res, err) == TOPOMATCH_OK, "%s", err);
+	ck_assert_msg(topomatch_mapping_check(t, n, pu, allowed, m, 1, err) == TOPOMATCH_OK,
+		      "%s", err);
+	ck_assert(!res.fell_back);
+	ck_assert_msg(topomatch_map(a, t, &o, again, NULL, err) == TOPOMATCH_OK, "%s", err);
+	ck_assert_mem_eq(pu, again, sizeof(*pu) * (size_t)n);
+	free(again);
+	return pu;
+}
+
+/*
+ * 16 routers of 8 PUs (two sockets of four cores), router links far
+ * dearer than the rest: cliques of 8 tasks each belong on one router,
+ * whole machine or every other router (the list backwards).
+ */
+START_TEST(grid_tree_maps)
+{
+	topomatch_topology_t *t = topo("torus2D 4 4 local 2 2 10 4 1 cost 100");
+	static const char *const mappers[] = { "scotch", "auto" };
+	int group[128];
+	topomatch_affinity_t *a = cliques(16, 8, 100, group);
+	for (int k = 0; k < 2; k++) {
+		int64_t *pu = gt_map(a, t, mappers[k], NULL, 0);
+		assert_groups_together(pu, group, 128, 8);
+		free(pu);
+	}
+	topomatch_affinity_destroy(a);
+	int64_t allowed[64], m = 0;
+	for (int64_t p = 127; p >= 0; p--)
+		if ((p / 8) % 2 == 1)
+			allowed[m++] = p;
+	a = cliques(8, 8, 100, group);
+	for (int k = 0; k < 2; k++) {
+		int64_t *pu = gt_map(a, t, mappers[k], allowed, m);
+		assert_groups_together(pu, group, 64, 8);
+		free(pu);
+	}
+	topomatch_affinity_destroy(a);
+	/* a mixed wrap without a local tree; a scattered list */
+	topomatch_topology_destroy(t);
+	t = topo("mesh3D 4 3 5 wrap 0 1 1");
+	a = stencil(3, 4, 5, 0, 1);
+	int64_t list[60];
+	for (int64_t j = 0; j < 60; j++) /* 7 is prime to 60: a permutation */
+		list[j] = (7 * j + 3) % 60;
+	for (int k = 0; k < 2; k++) {
+		free(gt_map(a, t, mappers[k], NULL, 0));
+		free(gt_map(a, t, mappers[k], list, 60));
+	}
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/*
+ * Past the exact target: 2560 PUs.  Cliques of 40 tasks, one router's
+ * worth: whole cliques under one router; a shuffled stencil on every PU,
+ * which does not fit the machine, well below random.  Then a chain of 10
+ * tasks on 8192 PUs (preselection keeps it compact).
+ */
+START_TEST(grid_tree_large_maps)
+{
+	topomatch_topology_t *t = topo("mesh3D 4 4 4 wrap 1 0 1 local 2 4 1 10 1");
+	static int group[2560];
+	topomatch_affinity_t *a = cliques(64, 40, 100, group);
+	int64_t *pu = gt_map(a, t, "scotch", NULL, 0);
+	assert_groups_together(pu, group, 2560, 40);
+	free(pu);
+	topomatch_affinity_destroy(a);
+	a = stencil(16, 16, 10, 0, 1);
+	for (int k = 0; k < 2; k++) {
+		pu = gt_map(a, t, k ? "auto" : "scotch", NULL, 0);
+		double hb = hop_bytes(a, t, pu), rnd = random_hop_bytes(a, t);
+		ck_assert_msg(hb < 0.6 * rnd, "hop-bytes %g, random %g", hb, rnd);
+		free(pu);
+	}
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+
+	int64_t s[9], d[9];
+	double w[9];
+	for (int k = 0; k < 9; k++) {
+		s[k] = (k * 3) % 10;
+		d[k] = ((k + 1) * 3) % 10;
+		w[k] = 100;
+	}
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_affinity_create(10, 9, s, d, w, NULL, &a, err) == 0, "%s", err);
+	t = topo("torus3D 8 8 8 local 2 2 10 8 1");
+	pu = gt_map(a, t, "scotch", NULL, 0);
+	/* 10 tasks fit under 1 router (16 PUs): within 4 hops of each other */
+	ck_assert_msg(spread(t, pu, 10) <= 4, "spread %lld", (long long)spread(t, pu, 10));
+	free(pu);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ repair */
 
 /* A doubled map: every slot of 0..3 twice, slots 4..7 free. */
@@ -1000,6 +1222,13 @@ int main(void)
 	tcase_add_test(tm, mesh4d_and_hcub_map);
 	tcase_add_test(tm, trivial_requests);
 	suite_add_tcase(s, tm);
+	TCase *tt = tcase_create("grid_tree");
+	tcase_set_timeout(tt, 120);
+	tcase_add_test(tt, grid_tree_exact_deco);
+	tcase_add_test(tt, grid_tree_large_target);
+	tcase_add_test(tt, grid_tree_maps);
+	tcase_add_test(tt, grid_tree_large_maps);
+	suite_add_tcase(s, tt);
 	TCase *tr = tcase_create("repair");
 	tcase_add_test(tr, repair_undoubles);
 	tcase_add_test(tr, repair_moves_to_nearest);

@@ -1,6 +1,8 @@
 /*
  * test_topology.c - unit tests of the topology model, the Scotch target
- * parser, distances and the router.  Expected values are worked out by
+ * parser, distances and the router, and of grids of routers with a tree
+ * below each (checked against a BFS of the same machine built as a
+ * graph).  Expected values are worked out by
  * hand in the comments.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
@@ -622,8 +624,8 @@ START_TEST(route_hcub)
 }
 END_TEST
 
-/* Every route: length = hops = topology_hops, ids in range, link costs
- * summing to the router's cost, consecutive links chaining (trees). */
+/* Every route: length = hops = topology_hops <= maxhops, ids in range,
+ * the router's cost = the topology's. */
 static void check_all_routes(topomatch_topology_t *t)
 {
 	topomatch_router_t *r;
@@ -635,6 +637,7 @@ static void check_all_routes(topomatch_topology_t *t)
 		for (int64_t q = 0; q < n; q++) {
 			int64_t h = topomatch_router_route(r, q, links, 64);
 			ck_assert_int_eq(h, topomatch_topology_hops(t, p, q));
+			ck_assert_int_le(h, t->maxhops); /* the metrics' route buffer */
 			ck_assert_int_eq(h, topomatch_router_hops(r, q));
 			ck_assert_double_eq_tol(topomatch_router_cost(r, q),
 						topomatch_topology_cost(t, p, q), 1e-12);
@@ -664,6 +667,474 @@ START_TEST(routes_consistent)
 }
 END_TEST
 
+/* ------------------------------------------------------ grids with trees */
+
+/* A grid of routers with a local tree, as topomatch_topology_grid_tree
+ * takes it. */
+typedef struct gt_shape {
+	int ndims;
+	int dims[3];
+	unsigned char wrap[3];
+	int nlevels;
+	int arity[3];
+	double cost[3];
+	double grid_cost;
+} gt_shape_t;
+
+static const gt_shape_t gt_shapes[] = {
+	/* plain grids: nlevels 0, 1-D, all or no wrap */
+	{ 1, { 5 }, { 0 }, 0, { 0 }, { 0 }, 1.0 },
+	{ 2, { 4, 3 }, { 1, 1 }, 0, { 0 }, { 0 }, 1.0 },
+	/* mixed wrap without a local tree; a wrap of 2 */
+	{ 2, { 2, 3 }, { 1, 0 }, 0, { 0 }, { 0 }, 3.0 },
+	{ 3, { 3, 4, 2 }, { 1, 0, 1 }, 1, { 3 }, { 2.0 }, 1.0 },
+	/* 1-D torus with two levels, uneven costs */
+	{ 1, { 5 }, { 1 }, 2, { 2, 3 }, { 10.0, 1.0 }, 100.0 },
+	/* three levels, arity 1 in the middle */
+	{ 2, { 4, 3 }, { 0, 1 }, 3, { 2, 1, 2 }, { 10.0, 5.0, 1.0 }, 100.0 },
+	/* arities all 1: one PU per router, three links up */
+	{ 2, { 3, 3 }, { 1, 0 }, 3, { 1, 1, 1 }, { 1.0, 2.0, 3.0 }, 0.5 },
+	/* a 1 x 5 grid, a torus with a tree */
+	{ 2, { 1, 5 }, { 1, 1 }, 2, { 2, 2 }, { 1.0, 1.0 }, 1.0 },
+	{ 3, { 3, 3, 2 }, { 1, 1, 1 }, 1, { 2 }, { 1.5 }, 2.5 },
+};
+
+static topomatch_topology_t *gt_make(const gt_shape_t *s)
+{
+	topomatch_topology_t *t = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+	int rc = topomatch_topology_grid_tree(s->ndims, s->dims, s->wrap, s->nlevels, s->arity,
+					      s->cost, s->grid_cost, &t, err);
+	ck_assert_msg(rc == TOPOMATCH_OK, "%s", err);
+	return t;
+}
+
+/* Links of an explicit graph under construction. */
+typedef struct gt_links {
+	int64_t n, *a, *b;
+	double *c;
+} gt_links_t;
+
+static void gt_link(gt_links_t *l, int64_t a, int64_t b, double c)
+{
+	l->a[l->n] = a;
+	l->b[l->n] = b;
+	l->c[l->n++] = c;
+}
+
+/*
+ * The local tree of one router, depth first: internal nodes take the next
+ * vertex numbers (*next), leaves the PU vertices pu0 + (*leaf)++, so that
+ * leaves come out in tleaf order.  Returns the vertex of the subtree root.
+ */
+static int64_t gt_subtree(const gt_shape_t *s, int depth, int64_t *next, int64_t pu0,
+			  int64_t *leaf, gt_links_t *l)
+{
+	if (depth == s->nlevels)
+		return pu0 + (*leaf)++;
+	int64_t v = (*next)++;
+	for (int c = 0; c < s->arity[depth]; c++)
+		gt_link(l, v, gt_subtree(s, depth + 1, next, pu0, leaf, l), s->cost[depth]);
+	return v;
+}
+
+/*
+ * The same machine built independently as a graph topology: the routers
+ * first (x fastest), the internal tree nodes, then the PUs last (compute
+ * vertices in order = PU order).  A wrap of 2 adds a parallel link.
+ */
+static topomatch_topology_t *gt_graph(const gt_shape_t *s)
+{
+	int64_t nr = 1, L = 1, inner = 0, per = 1;
+	for (int k = 0; k < s->ndims; k++)
+		nr *= s->dims[k];
+	for (int k = 0; k < s->nlevels; k++) {
+		if (k > 0)
+			inner += per;
+		per *= s->arity[k];
+	}
+	L = per;
+	int64_t npu = nr * L, nv = nr + nr * inner + (s->nlevels ? npu : 0);
+	int64_t pu0 = s->nlevels ? nr + nr * inner : 0, cap = 2 * nv + 2 * nr * s->ndims;
+	gt_links_t l = { 0, malloc((size_t)cap * 8), malloc((size_t)cap * 8),
+			 malloc((size_t)cap * 8) };
+	unsigned char *compute = calloc((size_t)nv, 1);
+	int64_t next = nr, leaf = 0;
+	for (int64_t r = 0; r < nr; r++) {
+		if (s->nlevels == 0)
+			continue;
+		for (int c = 0; c < s->arity[0]; c++)
+			gt_link(&l, r, gt_subtree(s, 1, &next, pu0, &leaf, &l), s->cost[0]);
+	}
+	for (int64_t v = pu0; v < nv; v++)
+		compute[v] = 1;
+	for (int64_t r = 0, st; r < nr; r++) {
+		st = 1;
+		for (int k = 0; k < s->ndims; st *= s->dims[k], k++) {
+			int64_t x = r / st % s->dims[k];
+			if (x + 1 < s->dims[k])
+				gt_link(&l, r, r + st, s->grid_cost);
+			else if (s->wrap[k] && s->dims[k] > 1)
+				gt_link(&l, r, r - x * st, s->grid_cost);
+		}
+	}
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_topology_graph(nv, l.n, l.a, l.b, l.c, compute, &t, err) ==
+			      TOPOMATCH_OK,
+		      "%s", err);
+	ck_assert_int_eq(topomatch_topology_npu(t), npu);
+	free(l.a);
+	free(l.b);
+	free(l.c);
+	free(compute);
+	return t;
+}
+
+/* Hops and costs of every pair against a BFS of the explicit graph. */
+START_TEST(grid_tree_vs_bfs)
+{
+	char err[TOPOMATCH_ERRLEN];
+	for (size_t i = 0; i < sizeof(gt_shapes) / sizeof(gt_shapes[0]); i++) {
+		topomatch_topology_t *t = gt_make(&gt_shapes[i]), *g = gt_graph(&gt_shapes[i]);
+		topomatch_router_t *r;
+		int64_t n = topomatch_topology_npu(t);
+		ck_assert_int_eq(topomatch_topology_npu(g), n);
+		ck_assert_int_eq(topomatch_router_create(g, &r, err), TOPOMATCH_OK);
+		for (int64_t p = 0; p < n; p++) {
+			topomatch_router_source(r, p);
+			for (int64_t q = 0; q < n; q++) {
+				ck_assert_msg(topomatch_topology_hops(t, p, q) ==
+						      topomatch_router_hops(r, q),
+					      "shape %zu: hops(%lld, %lld) = %lld, BFS %lld", i,
+					      (long long)p, (long long)q,
+					      (long long)topomatch_topology_hops(t, p, q),
+					      (long long)topomatch_router_hops(r, q));
+				ck_assert_double_eq_tol(topomatch_topology_cost(t, p, q),
+							topomatch_router_cost(r, q), 1e-9);
+			}
+		}
+		topomatch_router_destroy(r);
+		topomatch_topology_destroy(g);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
+/*
+ * meshXD 1 3 with one local level of 2: PU p = 2 x router + local.  Costs
+ * 3 (PU to router) and 10 (router to router).  Same router: up and down,
+ * 2 hops, cost 6; PUs 1 and 4 (routers 0 and 2): 2 + 2 hops, cost
+ * 2 x 3 + 2 x 10 = 26.
+ */
+START_TEST(grid_tree_hand_worked)
+{
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_topology_grid_tree(1, (const int[]){ 3 }, NULL, 1,
+						      (const int[]){ 2 }, (const double[]){ 3 },
+						      10.0, &t, err),
+			 TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_topology_kind(t), TOPOMATCH_TOPO_MESH);
+	ck_assert_int_eq(topomatch_topology_npu(t), 6);
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 1), 2);
+	ck_assert_double_eq(topomatch_topology_cost(t, 0, 1), 6.0);
+	ck_assert_int_eq(topomatch_topology_hops(t, 1, 4), 4);
+	ck_assert_double_eq(topomatch_topology_cost(t, 1, 4), 26.0);
+	ck_assert_int_eq(topomatch_topology_hops(t, 5, 0), 4);
+	ck_assert_int_eq(topomatch_topology_hops(t, 3, 3), 0);
+	ck_assert_double_eq(topomatch_topology_cost(t, 3, 3), 0.0);
+	/*
+	 * Links: the PU-router links first, PU p up 2p and down 2p + 1 (12
+	 * ids), then router v's + link 12 + 2v and - link 12 + 2v + 1.
+	 * 1 -> 4: up (2), + from router 0 (12) and 1 (14), down to 4 (9).
+	 */
+	topomatch_router_t *r;
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_router_nlinks(r), 18);
+	check_route(r, 1, 4, 4, (const int64_t[]){ 2, 12, 14, 9 });
+	ck_assert_double_eq(topomatch_router_cost(r, 4), 26.0);
+	/* 5 -> 0: up (10), - from router 2 (17) and 1 (15), down to 0 (1) */
+	check_route(r, 5, 0, 4, (const int64_t[]){ 10, 17, 15, 1 });
+	check_route(r, 0, 1, 2, (const int64_t[]){ 0, 3 });
+	topomatch_router_destroy(r);
+	check_describe(t, "meshXD 1 3 local 1 2 3 cost 10");
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* Every route of every shape: length = hops, ids in range, costs. */
+START_TEST(grid_tree_routes)
+{
+	for (size_t i = 0; i < sizeof(gt_shapes) / sizeof(gt_shapes[0]); i++) {
+		topomatch_topology_t *t = gt_make(&gt_shapes[i]);
+		check_all_routes(t);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
+/*
+ * Link loads follow the routes: the metric's maximum link load is the
+ * largest sum over links of the volumes routed through them, and
+ * hop-bytes and SumCom use the closed forms.
+ */
+START_TEST(grid_tree_link_loads)
+{
+	char err[TOPOMATCH_ERRLEN];
+	for (size_t i = 0; i < sizeof(gt_shapes) / sizeof(gt_shapes[0]); i++) {
+		topomatch_topology_t *t = gt_make(&gt_shapes[i]);
+		int64_t npu = topomatch_topology_npu(t), n = npu < 20 ? npu : 20;
+		topomatch_affinity_t *a;
+		ck_assert_int_eq(topomatch_gen_random(n, n > 3 ? 3 : n - 1, 50, 9, &a, err),
+				 TOPOMATCH_OK);
+		int64_t *pu = malloc((size_t)n * sizeof(*pu));
+		for (int64_t k = 0; k < n; k++)
+			pu[k] = (k * 7) % npu; /* spread, some PUs shared */
+		topomatch_metrics_t m;
+		ck_assert_int_eq(topomatch_metrics_compute(a, t, pu, &m, err), TOPOMATCH_OK);
+		topomatch_router_t *r;
+		ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+		int64_t nl = topomatch_router_nlinks(r), links[64];
+		double *load = calloc((size_t)nl, sizeof(*load)), hb = 0, sc = 0, lmax = 0;
+		topomatch_csr_t c = topomatch_affinity_directed(a);
+		for (int64_t u = 0; u < n; u++) {
+			topomatch_router_source(r, pu[u]);
+			for (int64_t e = c.rowptr[u]; e < c.rowptr[u + 1]; e++) {
+				int64_t q = pu[c.col[e]];
+				int64_t h = topomatch_router_route(r, q, links, 64);
+				hb += c.w[e] * (double)topomatch_topology_hops(t, pu[u], q);
+				sc += c.w[e] * topomatch_topology_cost(t, pu[u], q);
+				for (int64_t k = 0; k < h; k++)
+					load[links[k]] += c.w[e];
+			}
+		}
+		for (int64_t k = 0; k < nl; k++)
+			lmax = load[k] > lmax ? load[k] : lmax;
+		ck_assert_double_eq_tol(m.hop_bytes, hb, 1e-9 * hb);
+		ck_assert_double_eq_tol(m.sum_com, sc, 1e-9 * sc);
+		ck_assert_double_eq(m.max_link_load, lmax);
+		free(load);
+		free(pu);
+		topomatch_router_destroy(r);
+		topomatch_affinity_destroy(a);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
+/* describe, parse it back: the same text, shape and distances. */
+static void round_trip(const topomatch_topology_t *t)
+{
+	char text[512], again[512];
+	ck_assert_int_eq(topomatch_topology_describe(t, text, sizeof(text)), TOPOMATCH_OK);
+	topomatch_topology_t *u = must_parse(text);
+	ck_assert_int_eq(topomatch_topology_describe(u, again, sizeof(again)), TOPOMATCH_OK);
+	ck_assert_str_eq(text, again);
+	ck_assert_int_eq(topomatch_topology_kind(u), topomatch_topology_kind(t));
+	int64_t n = topomatch_topology_npu(t);
+	ck_assert_int_eq(topomatch_topology_npu(u), n);
+	for (int64_t p = 0; p < n; p++) {
+		for (int64_t q = 0; q < n; q++) {
+			ck_assert_int_eq(topomatch_topology_hops(u, p, q),
+					 topomatch_topology_hops(t, p, q));
+			ck_assert_double_eq(topomatch_topology_cost(u, p, q),
+					    topomatch_topology_cost(t, p, q));
+		}
+	}
+	topomatch_topology_destroy(u);
+}
+
+START_TEST(grid_tree_describe_parse)
+{
+	static const char *const want[] = {
+		"meshXD 1 5",
+		"torus2D 4 3",
+		"mesh2D 2 3 wrap 1 0 cost 3",
+		"mesh3D 3 4 2 wrap 1 0 1 local 1 3 2",
+		"torusXD 1 5 local 2 2 10 3 1 cost 100",
+		"mesh2D 4 3 wrap 0 1 local 3 2 10 1 5 2 1 cost 100",
+		"mesh2D 3 3 wrap 1 0 local 3 1 1 1 2 1 3 cost 0.5",
+		"torus2D 1 5 local 2 2 1 2 1",
+		"torus3D 3 3 2 local 1 2 1.5 cost 2.5",
+	};
+	for (size_t i = 0; i < sizeof(gt_shapes) / sizeof(gt_shapes[0]); i++) {
+		topomatch_topology_t *t = gt_make(&gt_shapes[i]);
+		check_describe(t, want[i]);
+		round_trip(t);
+		topomatch_topology_destroy(t);
+	}
+	/* the brief's example: 8 x 8 x 16 routers, z open, 2 x 4 PUs each */
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_topology_grid_tree(3, (const int[]){ 8, 8, 16 },
+						      (const unsigned char[]){ 1, 1, 0 }, 2,
+						      (const int[]){ 2, 4 }, NULL, 1.0, &t, err),
+			 TOPOMATCH_OK);
+	check_describe(t, "mesh3D 8 8 16 wrap 1 1 0 local 2 2 1 4 1");
+	ck_assert_int_eq(topomatch_topology_npu(t), 8 * 8 * 16 * 8);
+	topomatch_topology_destroy(t);
+	/* clauses in any order, over lines, with comments; "wrap" all 1 is a torus */
+	t = must_parse("mesh2D 4 3\n  cost 5 # routers\n local 1 2 1\nwrap 0 1\n");
+	check_describe(t, "mesh2D 4 3 wrap 0 1 local 1 2 1 cost 5");
+	topomatch_topology_destroy(t);
+	t = must_parse("mesh2D 4 4 wrap 1 1");
+	check_describe(t, "torus2D 4 4");
+	ck_assert_int_eq(topomatch_topology_kind(t), TOPOMATCH_TOPO_TORUS);
+	topomatch_topology_destroy(t);
+	/* the XD forms of 2 and 3 dimensions keep their short names */
+	t = must_parse("meshXD 2 5 6 wrap 0 1 local 1 4 1");
+	check_describe(t, "mesh2D 5 6 wrap 0 1 local 1 4 1");
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* The shape accessors: routers, wraps, local levels. */
+START_TEST(grid_tree_shape)
+{
+	topomatch_topology_t *t = gt_make(&gt_shapes[5]);
+	int dims[TOPOMATCH_MAX_DIMS], arity[TOPOMATCH_MAX_LEVELS];
+	unsigned char wrap[TOPOMATCH_MAX_DIMS];
+	double cost[TOPOMATCH_MAX_LEVELS], gc = 0;
+	ck_assert_int_eq(topomatch_topology_kind(t), TOPOMATCH_TOPO_MESH);
+	ck_assert_int_eq(topomatch_topology_npu(t), 12 * 4);
+	ck_assert_int_eq(topomatch_topology_grid_shape(t, dims), 2);
+	ck_assert(dims[0] == 4 && dims[1] == 3);
+	ck_assert_int_eq(topomatch_topology_grid_wrap(t, wrap), 2);
+	ck_assert(wrap[0] == 0 && wrap[1] == 1);
+	ck_assert_int_eq(topomatch_topology_grid_local(t, arity, cost, &gc), 3);
+	ck_assert(arity[0] == 2 && arity[1] == 1 && arity[2] == 2);
+	ck_assert(cost[0] == 10.0 && cost[1] == 5.0 && cost[2] == 1.0);
+	ck_assert_double_eq(gc, 100.0);
+	ck_assert_int_eq(topomatch_topology_grid_local(t, NULL, NULL, NULL), 3);
+	ck_assert_int_eq(topomatch_topology_tree_shape(t, NULL, NULL), -1);
+	topomatch_topology_destroy(t);
+	/* plain grids: no local level, unit router links; a hypercube too */
+	t = must_parse("torus3D 2 3 4");
+	ck_assert_int_eq(topomatch_topology_grid_wrap(t, wrap), 3);
+	ck_assert(wrap[0] && wrap[1] && wrap[2]);
+	ck_assert_int_eq(topomatch_topology_grid_local(t, arity, cost, &gc), 0);
+	ck_assert_double_eq(gc, 1.0);
+	topomatch_topology_destroy(t);
+	t = must_parse("hcub 3");
+	ck_assert_int_eq(topomatch_topology_grid_wrap(t, wrap), 3);
+	ck_assert(!wrap[0] && !wrap[1] && !wrap[2]);
+	ck_assert_int_eq(topomatch_topology_grid_local(t, NULL, NULL, &gc), 0);
+	topomatch_topology_destroy(t);
+	t = must_parse("tleaf 2 2 1 2 1");
+	ck_assert_int_eq(topomatch_topology_grid_wrap(t, wrap), -1);
+	ck_assert_int_eq(topomatch_topology_grid_local(t, NULL, NULL, NULL), -1);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* grid_tree(...) must fail with `status` and `needle`, *out reset. */
+static void gt_fails(int ndims, const int *dims, const unsigned char *wrap, int nlevels,
+		     const int *arity, const double *cost, double gc, int status,
+		     const char *needle)
+{
+	topomatch_topology_t *t = (topomatch_topology_t *)&t;
+	char err[TOPOMATCH_ERRLEN] = "";
+	int rc = topomatch_topology_grid_tree(ndims, dims, wrap, nlevels, arity, cost, gc, &t,
+					      err);
+	ck_assert_msg(rc == status, "status %d, want %d (%s)", rc, status, err);
+	ck_assert_ptr_null(t);
+	ck_assert_contains(err, needle);
+}
+
+START_TEST(grid_tree_errors)
+{
+	const int d2[] = { 4, 4 }, a2[] = { 2, 8 };
+	const double c2[] = { 1, 1 };
+	gt_fails(0, d2, NULL, 0, NULL, NULL, 1, TOPOMATCH_EINVAL,
+		 "a grid needs 1 to 16 dimensions (got 0)");
+	gt_fails(17, d2, NULL, 0, NULL, NULL, 1, TOPOMATCH_ELIMIT, "(got 17)");
+	gt_fails(2, NULL, NULL, 0, NULL, NULL, 1, TOPOMATCH_EINVAL, "grid: no dimension array");
+	gt_fails(2, (const int[]){ 4, 0 }, NULL, 0, NULL, NULL, 1, TOPOMATCH_EINVAL,
+		 "dimension 2: size must be >= 1 (got 0)");
+	/* 2^12 x 2^12 routers x 8 PUs = 2^27 PUs */
+	gt_fails(2, (const int[]){ 4096, 4096 }, NULL, 1, (const int[]){ 8 }, NULL, 1,
+		 TOPOMATCH_ELIMIT, "grid has more than 67108864 PUs (the limit)");
+	gt_fails(1, (const int[]){ 2 }, NULL, 2, (const int[]){ 1 << 20, 1 << 20 }, NULL, 1,
+		 TOPOMATCH_ELIMIT, "more than 67108864 PUs");
+	gt_fails(2, d2, NULL, 33, a2, NULL, 1, TOPOMATCH_ELIMIT,
+		 "grid: a local tree has 0 to 32 levels (got 33)");
+	gt_fails(2, d2, NULL, -1, a2, NULL, 1, TOPOMATCH_EINVAL, "(got -1)");
+	gt_fails(2, d2, NULL, 2, NULL, NULL, 1, TOPOMATCH_EINVAL,
+		 "grid: no arity array for 2 local levels");
+	gt_fails(2, d2, NULL, 2, (const int[]){ 2, 0 }, NULL, 1, TOPOMATCH_EINVAL,
+		 "grid: local level 2: arity must be >= 1 (got 0)");
+	gt_fails(2, d2, NULL, 2, a2, (const double[]){ 1, NAN }, 1, TOPOMATCH_EINVAL,
+		 "grid: local level 2: link cost must be finite and > 0 (got nan)");
+	gt_fails(2, d2, NULL, 2, a2, (const double[]){ 0, 1 }, 1, TOPOMATCH_EINVAL,
+		 "local level 1: link cost must be finite and > 0 (got 0)");
+	gt_fails(2, d2, NULL, 2, a2, (const double[]){ -1, 1 }, 1, TOPOMATCH_EINVAL,
+		 "(got -1)");
+	gt_fails(2, d2, NULL, 2, a2, c2, NAN, TOPOMATCH_EINVAL,
+		 "grid: router link cost must be finite and > 0 (got nan)");
+	gt_fails(2, d2, NULL, 2, a2, c2, 0.0, TOPOMATCH_EINVAL, "router link cost");
+	gt_fails(2, d2, NULL, 2, a2, c2, -2.0, TOPOMATCH_EINVAL, "(got -2)");
+	gt_fails(2, d2, NULL, 2, a2, c2, INFINITY, TOPOMATCH_EINVAL, "(got inf)");
+	/* each cost finite, the longest route (6 x 1e308 ...) not */
+	gt_fails(2, d2, NULL, 2, a2, c2, 1e308, TOPOMATCH_EINVAL, "grid: link costs too large");
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_int_eq(topomatch_topology_grid_tree(2, d2, NULL, 0, NULL, NULL, 1, NULL, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "grid: no output pointer");
+	ck_assert_int_eq(topomatch_topology_grid(2, d2, 1, NULL, err), TOPOMATCH_EINVAL);
+	/* 2^26 PUs exactly is accepted */
+	topomatch_topology_t *t;
+	ck_assert_int_eq(topomatch_topology_grid_tree(2, (const int[]){ 1024, 1024 }, NULL, 1,
+						      (const int[]){ 64 }, NULL, 1, &t, err),
+			 TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_topology_npu(t), INT64_C(1) << 26);
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, (INT64_C(1) << 26) - 1), 1023 + 1023 + 2);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+START_TEST(grid_tree_parse_errors)
+{
+	parse_fails("torus2D 4 4 wrap 1 0", "g.tgt", TOPOMATCH_EPARSE,
+		    "g.tgt:1: torus2D: 'wrap' only follows a mesh target");
+	parse_fails("mesh2D 4 4 wrap 1 2", NULL, TOPOMATCH_EPARSE,
+		    "mesh2D: wrap of dimension 2 must be 0 or 1 (got 2)");
+	parse_fails("mesh2D 4 4 wrap 1 -1", NULL, TOPOMATCH_EPARSE,
+		    "wrap of dimension 2 must be >= 0 (got -1)");
+	parse_fails("mesh2D 4 4 wrap 1", NULL, TOPOMATCH_EPARSE,
+		    "mesh2D: missing wrap of dimension 2");
+	parse_fails("mesh2D 4 4 local 0", NULL, TOPOMATCH_EPARSE,
+		    "mesh2D: local level count must be >= 1 (got 0)");
+	parse_fails("mesh2D 4 4 local 33", NULL, TOPOMATCH_ELIMIT,
+		    "mesh2D: 33 local levels (at most 32)");
+	parse_fails("mesh2D 4 4 local 1 2", NULL, TOPOMATCH_EPARSE,
+		    "mesh2D: missing local link cost of level 1");
+	parse_fails("mesh2D 4 4 local 1 2 nan", NULL, TOPOMATCH_EPARSE,
+		    "local link cost of level 1 'nan' is not a number");
+	parse_fails("mesh2D 4 4 local 2 2 1 0 1", NULL, TOPOMATCH_EPARSE,
+		    "local arity of level 2 must be >= 1 (got 0)");
+	parse_fails("mesh2D 4 4 cost 0", NULL, TOPOMATCH_EPARSE,
+		    "router link cost must be finite and > 0 (got '0')");
+	parse_fails("mesh2D 4 4 cost", NULL, TOPOMATCH_EPARSE, "missing router link cost");
+	parse_fails("mesh2D 4 4\ncost 1\ncost 2", "g.tgt", TOPOMATCH_EPARSE,
+		    "g.tgt:3: mesh2D: 'cost' given twice");
+	parse_fails("mesh2D 4 4 foo", NULL, TOPOMATCH_EPARSE,
+		    "trailing garbage 'foo' after the mesh2D target");
+	parse_fails("mesh2D 4 4 local 1 2 1 7", NULL, TOPOMATCH_EPARSE,
+		    "trailing garbage '7' after the mesh2D target");
+	/* only grids take clauses */
+	parse_fails("hcub 3 local 1 2 1", NULL, TOPOMATCH_EPARSE,
+		    "trailing garbage 'local' after the hcub target");
+	parse_fails("tleaf 1 2 1 cost 3", NULL, TOPOMATCH_EPARSE,
+		    "trailing garbage 'cost' after the tleaf target");
+	/* the model's limits, located */
+	parse_fails("mesh2D 4096 4096 local 1 8 1", NULL, TOPOMATCH_ELIMIT,
+		    "topology:1: mesh2D: grid has more than 67108864 PUs");
+	parse_fails("mesh2D 4 4 local 2 2 1e308 2 1e308", NULL, TOPOMATCH_EINVAL,
+		    "link costs too large");
+}
+END_TEST
+
 static Suite *topology_suite(void)
 {
 	Suite *s = suite_create("topology");
@@ -690,6 +1161,16 @@ static Suite *topology_suite(void)
 	tcase_add_test(tc, route_grid);
 	tcase_add_test(tc, route_hcub);
 	tcase_add_test(tc, routes_consistent);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("grid_tree");
+	tcase_add_test(tc, grid_tree_vs_bfs);
+	tcase_add_test(tc, grid_tree_hand_worked);
+	tcase_add_test(tc, grid_tree_routes);
+	tcase_add_test(tc, grid_tree_link_loads);
+	tcase_add_test(tc, grid_tree_describe_parse);
+	tcase_add_test(tc, grid_tree_shape);
+	tcase_add_test(tc, grid_tree_errors);
+	tcase_add_test(tc, grid_tree_parse_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,422 @@
+/*
+ * test_cluster.c - cluster descriptions (topomatch_cluster.h): the conf/
+ * examples, node <-> PU numbering, each network type's distances, the
+ * topology.conf import, mapping on irregular clusters, and one test per
+ * error class.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "tmtest.h"
+#include "topomatch_cluster.h"
+
+#include <unistd.h>
+
+static topomatch_cluster_t *load(const char *path)
+{
+	topomatch_cluster_t *c;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_msg(topomatch_cluster_load(path, &c, err) == TOPOMATCH_OK, "%s: %s", path, err);
+	return c;
+}
+
+static const char *conf(const char *name)
+{
+	static char buf[4096];
+	const char *top = getenv("top_srcdir");
+	snprintf(buf, sizeof(buf), "%s/conf/%s", top ? top : ".", name);
+	return buf;
+}
+
+/* Hops between the first PUs of two nodes given by name. */
+static int64_t node_hops(const topomatch_cluster_t *c, const char *a, const char *b)
+{
+	int64_t i = topomatch_cluster_node_find(c, a), j = topomatch_cluster_node_find(c, b);
+	ck_assert_msg(i >= 0 && j >= 0, "%s or %s unknown", a, b);
+	int64_t p = topomatch_cluster_pu_to_topology(c, topomatch_cluster_node_pus(c, i, NULL));
+	int64_t q = topomatch_cluster_pu_to_topology(c, topomatch_cluster_node_pus(c, j, NULL));
+	return topomatch_topology_hops(topomatch_cluster_topology(c), p, q);
+}
+
+/* ----------------------------------------------------------- examples */
+
+START_TEST(every_example_loads)
+{
+	static const struct {
+		const char *file, *net;
+		int64_t nodes, pus;
+	} ex[] = {
+		{ "plafrim2-fattree.yaml", "fattree", 88, 2112 },
+		{ "bgp-torus.yaml", "torus", 1024, 4096 },
+		{ "irregular-tree.yaml", "tree", 36, 576 },
+		{ "dragonfly.yaml", "dragonfly", 72, 1152 },
+		{ "graph-example.yaml", "graph", 8, 32 },
+		{ "local-test-cluster.yaml", "tree", 4, 16 },
+		{ "local-slurm-topology.yaml", "slurm", 4, 16 },
+	};
+	for (size_t k = 0; k < sizeof(ex) / sizeof(ex[0]); k++) {
+		topomatch_cluster_t *c = load(conf(ex[k].file));
+		ck_assert_str_eq(topomatch_cluster_network(c), ex[k].net);
+		ck_assert_int_eq(topomatch_cluster_nnodes(c), ex[k].nodes);
+		ck_assert_int_eq(topomatch_cluster_npu(c), ex[k].pus);
+		topomatch_cluster_destroy(c);
+	}
+}
+END_TEST
+
+START_TEST(fattree_numbering)
+{
+	topomatch_cluster_t *c = load(conf("plafrim2-fattree.yaml"));
+	const topomatch_topology_t *t = topomatch_cluster_topology(c);
+	char text[256], name[64];
+	topomatch_topology_describe(t, text, sizeof(text));
+	ck_assert_str_eq(text, "tleaf 5 4 1 22 1 2 1 2 1 6 1");
+	int64_t n, i = topomatch_cluster_node_find(c, "miriel017");
+	ck_assert_int_eq(i, 16);
+	ck_assert_int_eq(topomatch_cluster_node_pus(c, i, &n), 16 * 24);
+	ck_assert_int_eq(n, 24);
+	int64_t local;
+	ck_assert_int_eq(topomatch_cluster_pu_node(c, 16 * 24 + 23, &local), 16);
+	ck_assert_int_eq(local, 23);
+	ck_assert_int_eq(topomatch_cluster_node_name(c, 87, name, sizeof(name)), 0);
+	ck_assert_str_eq(name, "miriel088");
+	ck_assert_int_eq(topomatch_cluster_node_find(c, "miriel089"), -1);
+	ck_assert_int_eq(topomatch_cluster_pu_node(c, 2112, NULL), -1);
+	for (int64_t p = 0; p < topomatch_cluster_npu(c); p++)
+		ck_assert_int_eq(topomatch_cluster_pu_from_topology(c,
+				 topomatch_cluster_pu_to_topology(c, p)), p);
+	int s, co, th;
+	ck_assert_int_eq(topomatch_cluster_node_hw(c, 0, &s, &co, &th), 0);
+	ck_assert_int_eq(s, 2);
+	ck_assert_int_eq(co, 24);
+	ck_assert_int_eq(th, 1);
+	/* same leaf switch: up to it and down, 2 x 4 levels; across: 2 x 5 */
+	ck_assert_int_eq(node_hops(c, "miriel001", "miriel022"), 8);
+	ck_assert_int_eq(node_hops(c, "miriel022", "miriel023"), 10);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+/* ------------------------------------------------------ irregular trees */
+
+START_TEST(irregular_tree_is_embedded)
+{
+	topomatch_cluster_t *c = load(conf("irregular-tree.yaml"));
+	const topomatch_topology_t *t = topomatch_cluster_topology(c);
+	char text[256];
+	topomatch_topology_describe(t, text, sizeof(text));
+	/* 3 leaf switches x the widest (16 nodes), costs 4 then 1 */
+	ck_assert_str_eq(text, "tleaf 4 3 4 16 1 2 1 8 1");
+	ck_assert_int_eq(topomatch_topology_npu(t), 768);
+	ck_assert_int_eq(node_hops(c, "cpu01", "cpu16"), 6);
+	ck_assert_int_eq(node_hops(c, "cpu16", "cpu17"), 8);
+	ck_assert_int_eq(node_hops(c, "cpu28", "gpu1"), 8);
+	/* gpu1 is the first node under leaf3: position 32 of the 48 */
+	int64_t g = topomatch_cluster_node_find(c, "gpu1");
+	ck_assert_int_eq(topomatch_cluster_pu_to_topology(c, topomatch_cluster_node_pus(c, g,
+							   NULL)), 32 * 16);
+	ck_assert_int_eq(topomatch_cluster_pu_from_topology(c, 28 * 16), -1);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+/* An 8 x 8 stencil on the irregular tree: only real PUs, deterministic,
+ * fewer hop-bytes than the natural placement. */
+START_TEST(map_avoids_empty_positions)
+{
+	topomatch_cluster_t *c = load(conf("irregular-tree.yaml"));
+	topomatch_affinity_t *st, *sh;
+	char err[TOPOMATCH_ERRLEN];
+	const int dims[2] = { 16, 32 };
+	ck_assert_int_eq(topomatch_gen_stencil(2, dims, 5, 0, NULL, &st, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_shuffle(st, 3, &sh, err), TOPOMATCH_OK);
+	int64_t n = 512, pu[512], again[512], tpu[512];
+	topomatch_map_result_t r;
+	ck_assert_msg(topomatch_cluster_map(c, sh, NULL, pu, &r, err) == 0, "%s", err);
+	ck_assert_int_eq(topomatch_cluster_map(c, sh, NULL, again, NULL, err), 0);
+	ck_assert_mem_eq(pu, again, sizeof(pu));
+	ck_assert_str_eq(r.mapper, "topomatch-const");
+	unsigned char used[576] = { 0 };
+	for (int64_t i = 0; i < n; i++) {
+		ck_assert(pu[i] >= 0 && pu[i] < 576);
+		ck_assert(!used[pu[i]]);
+		used[pu[i]] = 1;
+		tpu[i] = topomatch_cluster_pu_to_topology(c, pu[i]);
+	}
+	topomatch_metrics_t m, mrr;
+	const topomatch_topology_t *t = topomatch_cluster_topology(c);
+	ck_assert_int_eq(topomatch_metrics_compute(sh, t, tpu, &m, err), 0);
+	for (int64_t i = 0; i < n; i++)
+		tpu[i] = topomatch_cluster_pu_to_topology(c, i);
+	ck_assert_int_eq(topomatch_metrics_compute(sh, t, tpu, &mrr, err), 0);
+	ck_assert_double_lt(m.hop_bytes, mrr.hop_bytes);
+	/* constraints are cluster PUs too: the last node only */
+	int64_t allowed[16];
+	for (int k = 0; k < 16; k++)
+		allowed[k] = 560 + k;
+	topomatch_map_opts_t o;
+	topomatch_map_opts_init(&o);
+	o.allowed = allowed;
+	o.nallowed = 16;
+	topomatch_affinity_t *small;
+	const int d4[2] = { 4, 4 };
+	ck_assert_int_eq(topomatch_gen_stencil(2, d4, 5, 0, NULL, &small, err), 0);
+	ck_assert_int_eq(topomatch_cluster_map(c, small, &o, pu, NULL, err), 0);
+	for (int k = 0; k < 16; k++)
+		ck_assert(pu[k] >= 560 && pu[k] < 576);
+	topomatch_affinity_destroy(small);
+	topomatch_affinity_destroy(st);
+	topomatch_affinity_destroy(sh);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+START_TEST(heterogeneous_nodes)
+{
+	topomatch_cluster_t *c = load(tm_data("cluster/hetero.yaml"));
+	ck_assert_int_eq(topomatch_cluster_npu(c), 2 * 8 + 2 * 16);
+	ck_assert_int_eq(topomatch_topology_npu(topomatch_cluster_topology(c)), 4 * 16);
+	int64_t n;
+	ck_assert_int_eq(topomatch_cluster_node_pus(c, 2, &n), 16);
+	ck_assert_int_eq(n, 16);
+	/* small1's PU 4 is its second socket's first core: position 8 */
+	ck_assert_int_eq(topomatch_cluster_pu_to_topology(c, 4), 8);
+	ck_assert_int_eq(topomatch_cluster_pu_from_topology(c, 4), -1);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+/*
+ * The topology.conf import keeps the switch tree's node-to-node distances:
+ * expected = the switch path between the nodes' switches (a parent table
+ * written here by hand) + 2 links node-switch + 2 x 2 node levels.
+ */
+static int64_t switch_dist(const int *parent, int a, int b)
+{
+	int depth[8], da = 0, db = 0;
+	for (int s = 0; s < 8; s++) {
+		depth[s] = 0;
+		for (int p = s; parent[p] >= 0; p = parent[p])
+			depth[s]++;
+	}
+	int64_t d = 0;
+	for (da = a, db = b; da != db; d++) {
+		if (depth[da] >= depth[db])
+			da = parent[da];
+		else
+			db = parent[db];
+	}
+	return d;
+}
+
+START_TEST(slurm_import_keeps_distances)
+{
+	static const struct {
+		const char *yaml;
+		int parent[8];         /* switch -> parent switch */
+		const char *node[8];   /* the nodes, */
+		int sw[8];             /* each with its switch */
+		const char *maps_as;
+	} cases[] = {
+		/* switches: 0 top, 1 mid, 2 l1, 3 l2, 4 l3 */
+		{ "cluster/depth.yaml", { -1, 0, 1, 1, 0 },
+		  { "a1", "a3", "a4", "a5", "b1", "b2", NULL }, { 2, 2, 3, 3, 4, 4 }, "graph" },
+		/* switches: 0 root, 1 m1, 2 m2, 3 s1, 4 s2, 5 s3 */
+		{ "cluster/fanout.yaml", { -1, 0, 0, 1, 1, 2 },
+		  { "c1", "c3", "c4", "c5", "c6", NULL }, { 3, 3, 4, 5, 5 }, "tree" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		topomatch_cluster_t *c = load(tm_data(cases[k].yaml));
+		int kind = topomatch_topology_kind(topomatch_cluster_topology(c));
+		ck_assert_int_eq(kind, strcmp(cases[k].maps_as, "tree") ? TOPOMATCH_TOPO_GRAPH
+									 : TOPOMATCH_TOPO_TREE);
+		/* the YAML import-slurm writes gives the same distances again */
+		char path[] = "/tmp/tm_import_XXXXXX";
+		int fd = mkstemp(path);
+		FILE *f = fdopen(fd, "w");
+		char conf_path[4096], err[TOPOMATCH_ERRLEN];
+		snprintf(conf_path, sizeof(conf_path), "%s", tm_data(cases[k].yaml));
+		strcpy(strrchr(conf_path, '.'), ".conf");
+		ck_assert_msg(topomatch_cluster_import_slurm(conf_path, NULL, "imp", f, err) == 0,
+			      "%s", err);
+		fclose(f);
+		/* the placeholder hardware has one PU: compare node to node */
+		topomatch_cluster_t *imp;
+		char yaml[64];
+		snprintf(yaml, sizeof(yaml), "%s.yaml", path);
+		ck_assert_int_eq(rename(path, yaml), 0);
+		ck_assert_msg(topomatch_cluster_load(yaml, &imp, err) == 0, "%s", err);
+		unlink(yaml);
+		for (int i = 0; cases[k].node[i]; i++)
+			for (int j = 0; cases[k].node[j]; j++) {
+				const char *a = cases[k].node[i], *b = cases[k].node[j];
+				int64_t sd = switch_dist(cases[k].parent, cases[k].sw[i],
+							 cases[k].sw[j]);
+				int64_t want = i == j ? 0 : sd + 2 + 4;
+				ck_assert_msg(node_hops(c, a, b) == want, "%s: %s-%s %lld, want %lld",
+					      cases[k].yaml, a, b, (long long)node_hops(c, a, b),
+					      (long long)want);
+				ck_assert_int_eq(node_hops(imp, a, b), i == j ? 0 : sd + 2);
+			}
+		topomatch_cluster_destroy(imp);
+		topomatch_cluster_destroy(c);
+	}
+}
+END_TEST
+
+/* --------------------------------------------------------- grids, graphs */
+
+START_TEST(mesh_node_order)
+{
+	topomatch_cluster_t *c = load(tm_data("cluster/mesh-order.yaml"));
+	const topomatch_topology_t *t = topomatch_cluster_topology(c);
+	ck_assert_int_eq(topomatch_topology_kind(t), TOPOMATCH_TOPO_MESH);
+	/* node_order yx: m1 is one step along y (router 4), m2 along x */
+	ck_assert_int_eq(topomatch_cluster_pu_to_topology(c, 2), 4 * 2);
+	ck_assert_int_eq(topomatch_cluster_pu_to_topology(c, 4), 1 * 2);
+	ck_assert_int_eq(node_hops(c, "m0", "m1"), 1 + 2);
+	ck_assert_int_eq(node_hops(c, "m0", "m7"), 4 + 2); /* (3,1): no wrap */
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+START_TEST(torus_wraps)
+{
+	topomatch_cluster_t *c = load(conf("bgp-torus.yaml"));
+	ck_assert_int_eq(topomatch_topology_kind(topomatch_cluster_topology(c)),
+			 TOPOMATCH_TOPO_TORUS);
+	/* bgp0007 is x = 7: one hop from x = 0 around the ring */
+	ck_assert_int_eq(node_hops(c, "bgp0000", "bgp0007"), 1 + 2);
+	ck_assert_int_eq(node_hops(c, "bgp0000", "bgp0004"), 4 + 2);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+START_TEST(dragonfly_one_global_hop)
+{
+	topomatch_cluster_t *c = load(conf("dragonfly.yaml"));
+	int64_t n = topomatch_cluster_nnodes(c), worst = 0;
+	char a[32], b[32];
+	for (int64_t i = 0; i < n; i += 2)
+		for (int64_t j = i + 2; j < n; j += 2) {
+			topomatch_cluster_node_name(c, i, a, sizeof(a));
+			topomatch_cluster_node_name(c, j, b, sizeof(b));
+			int64_t h = node_hops(c, a, b);
+			worst = h > worst ? h : worst;
+		}
+	/* local, global, local between routers; the node links; one node
+	 * level (hwloc drops the single package) */
+	ck_assert_int_eq(worst, 3 + 2 + 2);
+	/* d001/d002 share a router; d003 is on the next router of the group */
+	ck_assert_int_eq(node_hops(c, "d001", "d002"), 2 + 2);
+	ck_assert_int_eq(node_hops(c, "d001", "d003"), 1 + 2 + 2);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+START_TEST(graph_costs)
+{
+	topomatch_cluster_t *c = load(conf("graph-example.yaml"));
+	const topomatch_topology_t *t = topomatch_cluster_topology(c);
+	/* the chord sw0-sw2 is one hop; the node links; one node level */
+	ck_assert_int_eq(node_hops(c, "r1", "r5"), 1 + 2 + 2);
+	int64_t p = topomatch_cluster_pu_to_topology(c, 0);
+	int64_t q = topomatch_cluster_pu_to_topology(c, 16);
+	/* over sw1 (two links of cost 1) or the chord (cost 2): 2 either way */
+	ck_assert_double_eq(topomatch_topology_cost(t, p, q), 2 + 2 + 2);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+/* --------------------------------------------------------------- errors */
+
+static void expect_error(const char *yaml, const char *want)
+{
+	topomatch_cluster_t *c = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+	int rc = topomatch_cluster_load_buffer(yaml, strlen(yaml), "c.yaml", NULL, &c, err);
+	ck_assert_msg(rc != TOPOMATCH_OK, "accepted: %s", yaml);
+	ck_assert_ptr_null(c);
+	ck_assert_contains(err, want);
+}
+
+#define HEAD "cluster: x\nnodes:\n  - names: n[01-04]\n    hardware: \"core:2 pu:1\"\n"
+
+START_TEST(error_classes)
+{
+	expect_error(HEAD "network:\n  type: fattree\n  levels:\n    - arty: 4\n",
+		     "c.yaml:8:7: unknown key 'arty' (did you mean 'arity'?)");
+	expect_error(HEAD "network:\n  type: fattree\n  levels:\n    - arity: 3\n",
+		     "c.yaml:8:5: levels: the arities give 3 node positions, but the node "
+		     "groups list 4 nodes");
+	expect_error(HEAD "network:\n  type: torus\n  dims: [3, 3]\n",
+		     "c.yaml:7:9: dims: 9 routers x 1 node per router = 9 nodes, but the node "
+		     "groups list 4");
+	expect_error(HEAD "network:\n  type: tree\n  switches:\n"
+			  "    - {name: top, switches: \"s[0-1]\"}\n"
+			  "    - {name: s0, nodes: \"n[01-03]\"}\n"
+			  "    - {name: s1, nodes: \"n[03-04]\"}\n",
+		     "node n03 is attached to two switches");
+	expect_error(HEAD "network:\n  type: tree\n  switches:\n"
+			  "    - {name: top, nodes: \"n[01-03]\"}\n",
+		     "node n04 is not attached to any switch");
+	expect_error(HEAD "network:\n  type: tree\n  switches:\n"
+			  "    - {name: top, nodes: \"n[01-05]\"}\n",
+		     "unknown node n05 (not in any node group)");
+	expect_error("cluster: x\nnodes:\n  - names: n[01-04]\n    hardware: \"core:2 pu:1\"\n"
+		     "  - names: n[04-05]\n    hardware: \"core:2 pu:1\"\n"
+		     "network:\n  type: fattree\n  levels:\n    - arity: 5\n",
+		     "c.yaml:5:12: node n04 is listed twice (also at line 3)");
+	expect_error("cluster: x\nnodes:\n  - names: n[01-0x]\n    hardware: \"core:2 pu:1\"\n",
+		     "c.yaml:3:12: names: column");
+	expect_error(HEAD "network:\n  type: fatree\n", "unknown network type 'fatree'");
+	expect_error(HEAD "network:\n  levels: []\n", "c.yaml:6:3: network: missing 'type'");
+	expect_error("cluster: x\nnodes:\n  - names: n1\n    hardware: \"core:2\"\n",
+		     "c.yaml:4:15:");
+	expect_error("cluster: x\nnodes:\n  - names: n1\n",
+		     "give exactly one of 'hardware'");
+	expect_error(HEAD "network:\n  type: torus\n  dims: [2, 2]\n  wrap: [true]\n",
+		     "wrap: 1 values for 2 dimensions");
+	expect_error(HEAD "network:\n  type: mesh\n  dims: [2, 2]\n  node_order: xx\n",
+		     "node_order: expected each of the 2 dimension letters once");
+	expect_error(HEAD "network:\n  type: dragonfly\n  groups: 4\n  routers_per_group: 1\n"
+			  "  global_links_per_router: 1\n",
+		     "4 groups need at least 3 global links per group");
+	expect_error(HEAD "network:\n  type: graph\n  switches: s[0-1]\n  links:\n"
+			  "    - [s0, s2]\n  attach:\n    - {switch: s0, nodes: \"n[01-04]\"}\n",
+		     "c.yaml:9:12: unknown switch 's2'");
+	expect_error(HEAD "network:\n  type: graph\n  switches: s[0-1]\n  links:\n"
+			  "    - [s0, s0]\n  attach:\n    - {switch: s0, nodes: \"n[01-04]\"}\n",
+		     "joins switch 's0' to itself");
+	expect_error(HEAD "network:\n  type: tree\n  costs: [1, 2, 3]\n  switches:\n"
+			  "    - {name: top, nodes: \"n[01-04]\"}\n",
+		     "costs: 3 values for a switch tree of 1 levels");
+	expect_error(HEAD "network:\n  type: slurm\n  file: /nonexistent/topology.conf\n",
+		     "/nonexistent/topology.conf");
+	expect_error(HEAD "network:\n  type: fattree\n  levels:\n    - {arity: 4, cost: -1}\n",
+		     "cost: ");
+	expect_error("", "c.yaml: empty file");
+	expect_error("cluster: x\nnodes: [\n", "c.yaml:");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cluster");
+	TCase *tc = tcase_create("cluster");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, every_example_loads);
+	tcase_add_test(tc, fattree_numbering);
+	tcase_add_test(tc, irregular_tree_is_embedded);
+	tcase_add_test(tc, map_avoids_empty_positions);
+	tcase_add_test(tc, heterogeneous_nodes);
+	tcase_add_test(tc, slurm_import_keeps_distances);
+	tcase_add_test(tc, mesh_node_order);
+	tcase_add_test(tc, torus_wraps);
+	tcase_add_test(tc, dragonfly_one_global_hop);
+	tcase_add_test(tc, graph_costs);
+	tcase_add_test(tc, error_classes);
+	suite_add_tcase(s, tc);
+	return tm_run_suite(s);
+}

@@ -1,0 +1,126 @@
+/*
+ * topomatch_cluster.h - public API of cluster descriptions: a site's
+ * YAML file (topomatch.yaml(5)) turned into the core topology model, with
+ * node names mapped to processing units and back.  Part of libtopomatch.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Two numberings of processing units (PUs):
+ *  - cluster PUs, the one users see (topomatch.yaml(5)): nodes in the
+ *    order the node groups are listed, each hostlist in its own order;
+ *    inside a node, its PUs in hwloc logical order (a PU is a core, or a
+ *    hardware thread when the hardware has pu:N with N > 1).  Only PUs
+ *    that exist are numbered: 0 .. topomatch_cluster_npu() - 1.
+ *  - topology PUs, the positions in topomatch_cluster_topology(), which
+ *    the mappers work on.  An irregular tree is embedded into the
+ *    enclosing regular tree (TopoMatch §3.2) and nodes of different
+ *    hardware into the enclosing node shape, so some positions hold no
+ *    PU; topomatch_cluster_map() keeps tasks off them.
+ */
+#ifndef TOPOMATCH_CLUSTER_H
+#define TOPOMATCH_CLUSTER_H
+
+#include "topomatch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct topomatch_cluster topomatch_cluster_t;
+
+/*
+ * Read and check a cluster description ("-" = stdin).  Errors read
+ * "FILE:LINE:COL: what is wrong".  A `slurm` network's topology.conf path
+ * is taken relative to the YAML file's directory.
+ */
+TOPOMATCH_API int topomatch_cluster_load(const char *path, topomatch_cluster_t **out,
+					 char *err);
+/* The same from memory; `name` is used in messages, `dir` resolves relative
+ * paths (NULL: the current directory). */
+TOPOMATCH_API int topomatch_cluster_load_buffer(const char *buf, size_t len, const char *name,
+						const char *dir, topomatch_cluster_t **out,
+						char *err);
+TOPOMATCH_API void topomatch_cluster_destroy(topomatch_cluster_t *c);
+
+TOPOMATCH_API const char *topomatch_cluster_name(const topomatch_cluster_t *c);
+/* "fattree", "tree", "torus", "mesh", "dragonfly", "graph" or "slurm". */
+TOPOMATCH_API const char *topomatch_cluster_network(const topomatch_cluster_t *c);
+TOPOMATCH_API const topomatch_topology_t *topomatch_cluster_topology(const topomatch_cluster_t *c);
+/* The shape in words: the network's levels, dims, groups or switches, then
+ * the node levels ("switch levels 4 x 22 (from the root); each node 2
+ * Package x 2 NUMANode x 6 Core").  0, or ELIMIT when truncated. */
+TOPOMATCH_API int topomatch_cluster_describe(const topomatch_cluster_t *c, char *buf,
+					     size_t len);
+
+TOPOMATCH_API int64_t topomatch_cluster_nnodes(const topomatch_cluster_t *c);
+/* Cluster PUs (those that exist). */
+TOPOMATCH_API int64_t topomatch_cluster_npu(const topomatch_cluster_t *c);
+
+/* Name of node i into buf: 0, ELIMIT when it does not fit, EINVAL out of range. */
+TOPOMATCH_API int topomatch_cluster_node_name(const topomatch_cluster_t *c, int64_t node,
+					      char *buf, size_t len);
+/* Index of a node name, -1 when the cluster has no such node. */
+TOPOMATCH_API int64_t topomatch_cluster_node_find(const topomatch_cluster_t *c,
+						  const char *name);
+/* First cluster PU of node i and, in *count, how many it has; -1 out of range. */
+TOPOMATCH_API int64_t topomatch_cluster_node_pus(const topomatch_cluster_t *c, int64_t node,
+						 int64_t *count);
+/* Hardware of node i: sockets (hwloc packages), cores, hardware threads per
+ * core.  EINVAL out of range. */
+TOPOMATCH_API int topomatch_cluster_node_hw(const topomatch_cluster_t *c, int64_t node,
+					    int *sockets, int *cores, int *threads_per_core);
+
+/* Node of cluster PU p, its index inside the node in *local (may be NULL);
+ * -1 out of range. */
+TOPOMATCH_API int64_t topomatch_cluster_pu_node(const topomatch_cluster_t *c, int64_t pu,
+						int64_t *local);
+/* OS (Linux) CPU number of cluster PU p, the one to bind to; -1 out of range. */
+TOPOMATCH_API int topomatch_cluster_pu_os_index(const topomatch_cluster_t *c, int64_t pu);
+/* Cluster PU <-> topology PU; -1 when out of range or (topology side) when
+ * the position holds no PU. */
+TOPOMATCH_API int64_t topomatch_cluster_pu_to_topology(const topomatch_cluster_t *c,
+						       int64_t pu);
+TOPOMATCH_API int64_t topomatch_cluster_pu_from_topology(const topomatch_cluster_t *c,
+							 int64_t tpu);
+
+/*
+ * topomatch_map() on the cluster: opts->allowed (NULL = every PU) and the
+ * result pu[] are cluster PUs.  Topology positions that hold no PU are
+ * never used.
+ */
+TOPOMATCH_API int topomatch_cluster_map(const topomatch_cluster_t *c,
+					const topomatch_affinity_t *a,
+					const topomatch_map_opts_t *opts, int64_t *pu,
+					topomatch_map_result_t *res, char *err);
+
+/* ------------------------------------------------------------------ */
+/* Next to Slurm's files                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Compare the cluster's nodes with those of a slurm.conf: every node of
+ * either must be in the other, with the same sockets, cores and threads
+ * per core.  Each mismatch is one line "FILE:LINE:COL: ..." on `report`.
+ * Returns the number of mismatches, or minus a topomatch_status when
+ * slurm.conf cannot be read (err says why).
+ */
+TOPOMATCH_API int64_t topomatch_cluster_check_slurm_conf(const topomatch_cluster_t *c,
+							 const char *slurm_conf, FILE *report,
+							 char *err);
+
+/*
+ * Write a cluster description (YAML, network type `tree`) of a Slurm
+ * topology.conf on `out`: node groups in tree order, with their hardware
+ * from slurm_conf when given (else a placeholder the admin must set), the
+ * cluster named `name`, else slurm.conf's ClusterName, else "cluster".
+ */
+TOPOMATCH_API int topomatch_cluster_import_slurm(const char *topology_conf,
+						 const char *slurm_conf, const char *name,
+						 FILE *out, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TOPOMATCH_CLUSTER_H */
