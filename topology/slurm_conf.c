@@ -15,6 +15,7 @@
  */
 #include "config.h"
 #include "slurm_conf.h"
+#include "slurm_syntax.h"
 #include "textscan.h"
 #include "tm_internal.h"
 #include "yaml_doc.h"
@@ -195,19 +196,6 @@ static bool sc_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* End of [b, e) once its comment is cut: at the first '#' after an even number of backslashes. */
-static size_t sc_cut_comment(const char *s, size_t b, size_t e)
-{
-	size_t bs = 0;
-
-	for (size_t i = b; i < e; i++) {
-		if (s[i] == '#' && bs % 2 == 0)
-			return i;
-		bs = s[i] == '\\' ? bs + 1 : 0;
-	}
-	return e;
-}
-
 /*
  * When [b, e) ends (blanks aside) in an odd number of backslashes, the
  * line continues: the offset of the last backslash, which is dropped.
@@ -267,7 +255,7 @@ static int sc_next_line(const sc_file_t *f, size_t *pos, sc_line_t *ln)
 		while (e < f->len && f->buf[e] != '\n')
 			e++;
 		*pos = e < f->len ? e + 1 : e;
-		size_t cut = sc_cut_comment(f->buf, b, e);
+		size_t cut = tm_slurm_cut_comment(f->buf, b, e);
 		size_t cont = sc_continuation(f->buf, b, cut);
 		if (sc_append(ln, f->buf, b, cont))
 			return TOPOMATCH_ENOMEM;

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "slurm_topo.h"
+#include "slurm_syntax.h"
 #include "textscan.h"
 #include "tm_internal.h"
 #include "yaml_doc.h"
@@ -145,19 +146,6 @@ static int st_err(const st_parser_t *p, size_t off, int status, const char *fmt,
 /* Logical lines                                                       */
 /* ------------------------------------------------------------------ */
 
-/* Slurm's rule: a '#' after an even run of backslashes starts a comment. */
-static size_t st_comment(const char *s, size_t b, size_t e)
-{
-	size_t bs = 0;
-
-	for (size_t i = b; i < e; i++) {
-		if (s[i] == '#' && bs % 2 == 0)
-			return i;
-		bs = s[i] == '\\' ? bs + 1 : 0;
-	}
-	return e;
-}
-
 /*
  * A line is continued when, blanks after it aside, it ends with an odd
  * run of backslashes; the last one is cut and everything before it is
@@ -233,7 +221,7 @@ static int st_next_line(st_parser_t *p, bool *got)
 
 		e = nl ? (size_t)(nl - p->buf) : p->len;
 		p->pos = nl ? e + 1 : p->len;
-		c = st_comment(p->buf, b, e);
+		c = tm_slurm_cut_comment(p->buf, b, e);
 		more = st_continued(p->buf, b, c, &cut);
 		rc = st_append(p, b, more ? cut : c, line);
 		/* a backslash on the last line continues into nothing, as in Slurm */
