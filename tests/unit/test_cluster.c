@@ -329,6 +329,27 @@ START_TEST(graph_costs)
 }
 END_TEST
 
+/* hardware_xml, relative to the YAML file; PUs are hardware threads */
+START_TEST(xml_hardware_threads)
+{
+	topomatch_cluster_t *c = load(tm_data("cluster/xml-smt.yaml"));
+	int s, co, th;
+	ck_assert_int_eq(topomatch_cluster_node_hw(c, 1, &s, &co, &th), 0);
+	ck_assert_int_eq(s, 2);
+	ck_assert_int_eq(co, 16);
+	ck_assert_int_eq(th, 2);
+	ck_assert_int_eq(topomatch_cluster_npu(c), 2 * 32);
+	/* every OS CPU of a node once */
+	unsigned char seen[32] = { 0 };
+	for (int64_t p = 32; p < 64; p++) {
+		int os = topomatch_cluster_pu_os_index(c, p);
+		ck_assert(os >= 0 && os < 32 && !seen[os]);
+		seen[os] = 1;
+	}
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
 /* --------------------------------------------------------------- errors */
 
 static void expect_error(const char *yaml, const char *want)
@@ -416,6 +437,7 @@ int main(void)
 	tcase_add_test(tc, torus_wraps);
 	tcase_add_test(tc, dragonfly_one_global_hop);
 	tcase_add_test(tc, graph_costs);
+	tcase_add_test(tc, xml_hardware_threads);
 	tcase_add_test(tc, error_classes);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);

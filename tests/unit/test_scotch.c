@@ -1193,6 +1193,53 @@ START_TEST(partition_sizes_and_cut)
 }
 END_TEST
 
+/*
+ * topomatch topo export --scotch: what topomatch_topology_write_scotch
+ * writes loads back into Scotch with the same distances.  Beyond 2048 PUs
+ * a grid with node trees is Scotch's own type-2 "deco" of the machine
+ * graph, whose distances Scotch estimates: only its size is checked.
+ */
+START_TEST(export_keeps_distances)
+{
+	static const char *const texts[] = { "tleaf 3 4 10 2 5 3 1", "torus3D 3 4 5",
+					     "mesh2D 3 2 local 2 2 1 2 1", "torus3D 4 4 4 local 1 4 1",
+					     "torus3D 8 8 9 local 1 4 1" };
+	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+		topomatch_topology_t *t = topo(texts[k]);
+		char err[TOPOMATCH_ERRLEN] = "";
+		FILE *f = tmpfile();
+		ck_assert_msg(topomatch_topology_write_scotch(t, f, err) == 0, "%s", err);
+		rewind(f);
+		SCOTCH_Arch arch;
+		SCOTCH_archInit(&arch);
+		ck_assert_msg(SCOTCH_archLoad(&arch, f) == 0, "%s: Scotch cannot load it", texts[k]);
+		fclose(f);
+		int64_t npu = topomatch_topology_npu(t);
+		ck_assert_int_eq(SCOTCH_archSize(&arch), npu);
+		if (npu > 2048) {
+			SCOTCH_archExit(&arch);
+			topomatch_topology_destroy(t);
+			continue;
+		}
+		SCOTCH_ArchDom *term = terminals(&arch);
+		bool tree = topomatch_topology_kind(t) == TOPOMATCH_TOPO_TREE;
+		for (SCOTCH_Num p = 0; p < npu; p++)
+			for (SCOTCH_Num q = 0; q < npu; q++) {
+				/* a tleaf's distance sums the link values from the
+				 * common ancestor down one side; others count hops */
+				double want = tree ? topomatch_topology_cost(t, p, q) / 2
+						   : (double)topomatch_topology_hops(t, p, q);
+				ck_assert_msg(sdist(&arch, term, p, q) == (SCOTCH_Num)want,
+					      "%s: d(%d, %d) = %d, want %g", texts[k], (int)p,
+					      (int)q, (int)sdist(&arch, term, p, q), want);
+			}
+		free(term);
+		SCOTCH_archExit(&arch);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("scotch");
@@ -1228,6 +1275,7 @@ int main(void)
 	tcase_add_test(tt, grid_tree_large_target);
 	tcase_add_test(tt, grid_tree_maps);
 	tcase_add_test(tt, grid_tree_large_maps);
+	tcase_add_test(tt, export_keeps_distances);
 	suite_add_tcase(s, tt);
 	TCase *tr = tcase_create("repair");
 	tcase_add_test(tr, repair_undoubles);
