@@ -162,9 +162,7 @@ static int load_doc(tm_ydoc_t *doc, const char *dir, topomatch_cluster_t **out, 
 	if (rc == TOPOMATCH_OK)
 		rc = build(c, err);
 	if (rc) {
-		if (!c->d.doc)
-			tm_ydoc_free(doc);
-		topomatch_cluster_destroy(c);
+		topomatch_cluster_destroy(c); /* the description owns doc from the start */
 		return rc;
 	}
 	*out = c;
