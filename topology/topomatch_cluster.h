@@ -94,6 +94,19 @@ TOPOMATCH_API int topomatch_cluster_map(const topomatch_cluster_t *c,
 					const topomatch_map_opts_t *opts, int64_t *pu,
 					topomatch_map_result_t *res, char *err);
 
+/*
+ * Node selection for a job, as the select plugin and the simulator do it:
+ * the job's tasks mapped onto opts->allowed, the free PUs of the candidate
+ * nodes (cluster PUs, required), pu[] the PU of each task.  nodes[] (room
+ * for topomatch_cluster_nnodes() entries) gets the nodes that received
+ * tasks, in increasing order, *nnodes how many.
+ */
+TOPOMATCH_API int topomatch_cluster_select(const topomatch_cluster_t *c,
+					   const topomatch_affinity_t *a,
+					   const topomatch_map_opts_t *opts, int64_t *pu,
+					   int64_t *nodes, int64_t *nnodes,
+					   topomatch_map_result_t *res, char *err);
+
 /* ------------------------------------------------------------------ */
 /* Next to Slurm's files                                               */
 /* ------------------------------------------------------------------ */

@@ -350,6 +350,55 @@ START_TEST(xml_hardware_threads)
 }
 END_TEST
 
+/*
+ * The scheduler's case: 10 free nodes scattered over 4 leaf switches, a
+ * 64-task job that fills 4 nodes and whose groups of 16 talk most.  The
+ * only leaf switch with 4 free nodes takes the whole job; the first free
+ * nodes in order (what a topology-blind choice takes) span two switches.
+ */
+START_TEST(select_gathers_under_one_switch)
+{
+	static const char yaml[] =
+		"cluster: sel\nnodes:\n  - names: n[01-16]\n    hardware: \"pack:2 core:8 pu:1\"\n"
+		"network:\n  type: tree\n  switches:\n    - {name: top, switches: \"s[1-4]\"}\n"
+		"    - {name: s1, nodes: \"n[01-04]\"}\n    - {name: s2, nodes: \"n[05-08]\"}\n"
+		"    - {name: s3, nodes: \"n[09-12]\"}\n    - {name: s4, nodes: \"n[13-16]\"}\n";
+	static const char *const free_nodes[] = { "n01", "n02", "n05", "n06", "n07",
+						  "n08", "n09", "n14", "n15", "n16" };
+	topomatch_cluster_t *c;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_msg(topomatch_cluster_load_buffer(yaml, strlen(yaml), "sel.yaml", NULL, &c,
+						    err) == 0, "%s", err);
+	int64_t allowed[160], n = 0;
+	for (int k = 0; k < 10; k++) {
+		int64_t cnt, first = topomatch_cluster_node_pus(
+				     c, topomatch_cluster_node_find(c, free_nodes[k]), &cnt);
+		for (int64_t j = 0; j < cnt; j++)
+			allowed[n++] = first + j;
+	}
+	topomatch_affinity_t *h, *sh;
+	const int arity[2] = { 16, 4 };
+	ck_assert_int_eq(topomatch_gen_hierarchical(2, arity, 1000, 10, 0.1, 1, &h, err), 0);
+	ck_assert_int_eq(topomatch_affinity_shuffle(h, 5, &sh, err), 0);
+	topomatch_map_opts_t o;
+	topomatch_map_opts_init(&o);
+	o.allowed = allowed;
+	o.nallowed = n;
+	int64_t pu[64], nodes[16], nn;
+	ck_assert_msg(topomatch_cluster_select(c, sh, &o, pu, nodes, &nn, NULL, err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(nn, 4);
+	for (int k = 0; k < 4; k++)
+		ck_assert_int_eq(nodes[k], 4 + k); /* n05-n08, under s2 */
+	o.allowed = NULL;
+	ck_assert_int_eq(topomatch_cluster_select(c, sh, &o, pu, nodes, &nn, NULL, err),
+			 TOPOMATCH_EINVAL);
+	topomatch_affinity_destroy(h);
+	topomatch_affinity_destroy(sh);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
 /* --------------------------------------------------------------- errors */
 
 static void expect_error(const char *yaml, const char *want)
@@ -438,6 +487,7 @@ int main(void)
 	tcase_add_test(tc, dragonfly_one_global_hop);
 	tcase_add_test(tc, graph_costs);
 	tcase_add_test(tc, xml_hardware_threads);
+	tcase_add_test(tc, select_gathers_under_one_switch);
 	tcase_add_test(tc, error_classes);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);
