@@ -13,6 +13,7 @@ int cmd_map(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
+int cmd_rankfile(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -23,6 +24,7 @@ static const struct {
 	{ "eval", cmd_eval, "metrics of a given mapping" },
 	{ "gen", cmd_gen, "generate communication patterns" },
 	{ "topo", cmd_topo, "check, show, export and import cluster descriptions" },
+	{ "rankfile", cmd_rankfile, "an Open MPI rankfile for the ranks of a pattern" },
 };
 
 static void usage(FILE *out)
@@ -31,7 +33,7 @@ static void usage(FILE *out)
 		     "Topology-aware process mapping (slurm-topomatch %s).\n\nCommands:\n",
 		topomatch_version());
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'topomatch COMMAND --help' and 'man topomatch-COMMAND' tell more.\n");
 }
 

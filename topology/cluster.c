@@ -302,6 +302,59 @@ int topomatch_cluster_pu_os_index(const topomatch_cluster_t *c, int64_t pu)
 	return node < 0 ? -1 : c->d.group[c->node_group[node]].hw.os_index[k];
 }
 
+int topomatch_cluster_pu_place(const topomatch_cluster_t *c, int64_t pu, int *socket,
+			       int *core, int *thread)
+{
+	int64_t k, node = topomatch_cluster_pu_node(c, pu, &k);
+	if (node < 0)
+		return TOPOMATCH_EINVAL;
+	const tm_node_hw_t *hw = &c->d.group[c->node_group[node]].hw;
+	int tpc = hw->pu_is_thread ? hw->threads_per_core : 1;
+	int per_socket = hw->cores / (hw->sockets > 0 ? hw->sockets : 1);
+	int64_t core_no = k / tpc; /* hwloc logical: PUs of a core are consecutive */
+	if (socket)
+		*socket = (int)(core_no / per_socket);
+	if (core)
+		*core = (int)(core_no % per_socket);
+	if (thread)
+		*thread = (int)(k % tpc);
+	return TOPOMATCH_OK;
+}
+
+int topomatch_cluster_hostlist_pus(const topomatch_cluster_t *c, const char *hostlist,
+				   int64_t **pus, int64_t *npus, char *err)
+{
+	tm_hostlist_t *h;
+	char why[TOPOMATCH_ERRLEN], name[256];
+	if (!hostlist || !pus || !npus)
+		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_hostlist_pus: NULL argument");
+	int rc = tm_hostlist_parse(hostlist, TM_CLUSTER_MAX_NODES, &h, why);
+	if (rc)
+		return tm_err(err, rc, "node list '%.200s': %s", hostlist, why);
+	int64_t total = 0, n = tm_hostlist_count(h);
+	for (int64_t j = 0; j < n && rc == TOPOMATCH_OK; j++) {
+		tm_hostlist_name(h, j, name, sizeof(name));
+		int64_t i = tm_hostlist_find(c->d.all, name);
+		if (i < 0)
+			rc = tm_err(err, TOPOMATCH_EINVAL, "node %s is not in cluster %s", name,
+				    c->d.name);
+		else
+			total += c->pu_base[i + 1] - c->pu_base[i];
+	}
+	*pus = rc ? NULL : tm_alloc(total + 1, sizeof(**pus));
+	if (!rc && !*pus)
+		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	*npus = 0;
+	for (int64_t j = 0; j < n && rc == TOPOMATCH_OK; j++) {
+		tm_hostlist_name(h, j, name, sizeof(name));
+		int64_t i = tm_hostlist_find(c->d.all, name);
+		for (int64_t p = c->pu_base[i]; p < c->pu_base[i + 1]; p++)
+			(*pus)[(*npus)++] = p;
+	}
+	tm_hostlist_destroy(h);
+	return rc;
+}
+
 int64_t topomatch_cluster_pu_to_topology(const topomatch_cluster_t *c, int64_t pu)
 {
 	int64_t k, node = topomatch_cluster_pu_node(c, pu, &k);

@@ -75,6 +75,21 @@ TOPOMATCH_API int topomatch_cluster_node_hw(const topomatch_cluster_t *c, int64_
  * -1 out of range. */
 TOPOMATCH_API int64_t topomatch_cluster_pu_node(const topomatch_cluster_t *c, int64_t pu,
 						int64_t *local);
+/*
+ * Where cluster PU p sits in its node, in hwloc logical numbers: its
+ * socket (package), its core inside that socket, its hardware thread
+ * inside that core (0 when PUs are cores).  EINVAL out of range.
+ */
+TOPOMATCH_API int topomatch_cluster_pu_place(const topomatch_cluster_t *c, int64_t pu,
+					     int *socket, int *core, int *thread);
+/*
+ * Every PU of the nodes a Slurm host list names ("n[01-04],n09", as in
+ * SLURM_JOB_NODELIST), node by node in the list's order: *pus is
+ * malloc'd.  EINVAL naming the first node the cluster does not have.
+ */
+TOPOMATCH_API int topomatch_cluster_hostlist_pus(const topomatch_cluster_t *c,
+						 const char *hostlist, int64_t **pus,
+						 int64_t *npus, char *err);
 /* OS (Linux) CPU number of cluster PU p, the one to bind to; -1 out of range. */
 TOPOMATCH_API int topomatch_cluster_pu_os_index(const topomatch_cluster_t *c, int64_t pu);
 /* Cluster PU <-> topology PU; -1 when out of range or (topology side) when

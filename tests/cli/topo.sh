@@ -92,4 +92,22 @@ echo 600 >"$work/bad.txt"
 run "$tm" map -t "$conf/irregular-tree.yaml" -c "$work/s.mtx" -b "$work/bad.txt"
 expect_eq "constraint beyond the cluster's PUs: exit 1" 1 "$rc"
 
+# rankfile: ranks onto the allocation's cores, Open MPI syntax
+"$tm" gen hierarchical --arity 4,2 --shuffle 3 --out "$work/h8.mtx"
+run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes "tm[3-4]"
+expect_eq "rankfile: exit 0" 0 "$rc"
+expect_eq "rankfile: one line per rank" 8 "$(printf '%s\n' "$out" | grep -c '^rank ')"
+expect_eq "rankfile: only the allocation's nodes" 0 \
+	"$(printf '%s\n' "$out" | grep '^rank ' | grep -vc '=tm[34] slot=[01]:[01]$')"
+expect_eq "rankfile: every slot once" 8 \
+	"$(printf '%s\n' "$out" | grep '^rank ' | sed 's/^rank [0-9]*=//' | sort -u | wc -l | tr -d ' ')"
+SLURM_JOB_NODELIST="tm[3-4]" run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx"
+expect_eq "rankfile: SLURM_JOB_NODELIST by default" 8 "$(printf '%s\n' "$out" | grep -c '=tm[34] ')"
+run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes "tm[4-5]"
+expect_eq "rankfile unknown node: exit 1" 1 "$rc"
+expect_contains "rankfile unknown node: named" "node tm5 is not in cluster tmtest" "$err"
+run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes tm4
+expect_eq "rankfile too many ranks: exit 1" 1 "$rc"
+expect_contains "rankfile too many ranks: says so" "8 tasks do not fit on 4 PUs" "$err"
+
 finish

@@ -346,6 +346,24 @@ START_TEST(xml_hardware_threads)
 		ck_assert(os >= 0 && os < 32 && !seen[os]);
 		seen[os] = 1;
 	}
+	/* hwloc logical order: the threads of a core, then the next core */
+	int so, cr, t;
+	ck_assert_int_eq(topomatch_cluster_pu_place(c, 32 + 1, &so, &cr, &t), 0);
+	ck_assert(so == 0 && cr == 0 && t == 1);
+	ck_assert_int_eq(topomatch_cluster_pu_place(c, 32 + 17, &so, &cr, &t), 0);
+	ck_assert(so == 1 && cr == 0 && t == 1);
+	ck_assert_int_eq(topomatch_cluster_pu_place(c, 64, NULL, NULL, NULL), TOPOMATCH_EINVAL);
+	/* an allocation's PUs, node by node in the list's order */
+	int64_t *pus, npus;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_cluster_hostlist_pus(c, "h2,h1", &pus, &npus, err), 0);
+	ck_assert_int_eq(npus, 64);
+	ck_assert_int_eq(pus[0], 32);
+	ck_assert_int_eq(pus[32], 0);
+	free(pus);
+	ck_assert_int_eq(topomatch_cluster_hostlist_pus(c, "h[1-3]", &pus, &npus, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "node h3 is not in cluster smt");
 	topomatch_cluster_destroy(c);
 }
 END_TEST
