@@ -499,6 +499,99 @@ TOPOMATCH_API int topomatch_affinity_noise(const topomatch_affinity_t *a, int mo
 					   double k, uint64_t seed, int64_t max_nnz,
 					   topomatch_affinity_t **out, char *err);
 
+/* ------------------------------------------------------------------ */
+/* Pattern blobs: the pattern in a job's spank_job_env                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * sbatch --comm-pattern (SPANK plugin, running as the user) encodes the
+ * symmetric affinity A = C + C^T into a few printable strings that travel
+ * in the job's spank_job_env as TOPOMATCH_PATTERN_0, TOPOMATCH_PATTERN_1,
+ * ...; slurmctld's select plugin decodes them.  Any user can put anything
+ * there, so the decoder treats its input as hostile: it checks every
+ * field, reads nothing past the given strings, and its time and memory
+ * are proportional to the input size.  The checksum in the strings
+ * catches corruption and truncation, not forgery.  The format is
+ * described at the top of core/pattern_blob.c.
+ */
+#define TOPOMATCH_PATTERN_ENV "TOPOMATCH_PATTERN_"
+
+#define TOPOMATCH_BLOB_MAX_ENTRY ((size_t)65536)   /* bytes, NUL included */
+#define TOPOMATCH_BLOB_MAX_TOTAL ((size_t)524288)  /* all entries, NULs included */
+#define TOPOMATCH_BLOB_MAX_TASKS (INT64_C(1) << 20)
+#define TOPOMATCH_BLOB_MAX_ENTRIES 65535           /* the format's own bound */
+
+/* Limits on the strings; 0 in a field means the default above.  Sizes
+ * count the values only: each NAME= adds about 20 bytes in the env. */
+typedef struct topomatch_blob_limits {
+	size_t max_entry;  /* one string, NUL included */
+	size_t max_total;  /* all strings, NULs included */
+	int64_t max_tasks;
+} topomatch_blob_limits_t;
+
+/*
+ * What the blob holds.  Edges are the undirected entries of A (i < j);
+ * weights are A's, so weight_input is the total of C.  Every dropped edge
+ * weighs at most sparse_factor x the largest weight (warn with
+ * 100 x (1 - weight_kept / weight_input) "% of the communication weight
+ * dropped").  After decoding, the *_input fields and sparse_factor are
+ * what the encoder recorded (informative only: a hostile blob can lie).
+ */
+typedef struct topomatch_blob_info {
+	int64_t ntasks;
+	int64_t nnz_input;    /* edges of A before sparsification */
+	int64_t nnz_kept;     /* edges in the blob */
+	double weight_input;  /* their total weight */
+	double weight_kept;
+	double sparse_factor; /* the factor actually applied, >= the requested one */
+	size_t bytes;         /* size of the strings, NULs included */
+} topomatch_blob_info_t;
+
+/*
+ * Encode a.  First keep the edges with w > max x sparse_factor (0..1) and
+ * those of the largest weight, plus each task's heaviest edge so that no
+ * task is isolated; when that does not fit the limits, drop more edges,
+ * lightest first (equal weights: in a fixed pseudo-random order, so that
+ * the losses spread over the pattern), never a task's heaviest.  Weights
+ * are kept to a relative error of 2^-11.  *entries is a malloc'd array of
+ * *nentries malloc'd strings of printable ASCII ([A-Za-z0-9_-]), in the
+ * order of their names TOPOMATCH_PATTERN_0, 1, ...  Deterministic: the
+ * same pattern and arguments give the same strings on every machine.
+ * lim and info may be NULL.  ELIMIT when even one edge per task does not
+ * fit or the pattern has more than max_tasks tasks.  Loads are not kept.
+ */
+TOPOMATCH_API int topomatch_blob_encode(const topomatch_affinity_t *a, double sparse_factor,
+					const topomatch_blob_limits_t *lim, char ***entries,
+					int *nentries, topomatch_blob_info_t *info, char *err);
+/* Free what topomatch_blob_encode returned (NULL is fine). */
+TOPOMATCH_API void topomatch_blob_free(char **entries, int nentries);
+
+/*
+ * Decode entries[0..nentries-1] (the values of TOPOMATCH_PATTERN_0, ...
+ * in that order).  Malformed input gives TOPOMATCH_EPARSE, input beyond
+ * lim TOPOMATCH_ELIMIT, both with a message naming the entry or the
+ * payload byte.  The affinity has C(i,j) = C(j,i) = A(i,j) / 2, so A is
+ * the encoded one and C's total is weight_kept (up to the rounding of the
+ * weights).  The caller still checks the task count against the job's.
+ */
+TOPOMATCH_API int topomatch_blob_decode(const char *const *entries, int nentries,
+					const topomatch_blob_limits_t *lim,
+					topomatch_affinity_t **out, topomatch_blob_info_t *info,
+					char *err);
+
+/*
+ * Same from an environment array of "NAME=VALUE" strings (a job's
+ * spank_job_env, NULL elements skipped): collects prefix0, prefix1, ...
+ * (prefix NULL: TOPOMATCH_PATTERN_ENV; names with the prefix must end in
+ * a canonical decimal index; duplicates and gaps are errors).  Without
+ * any such name: TOPOMATCH_OK with *out = NULL (the job has no pattern).
+ */
+TOPOMATCH_API int topomatch_blob_decode_env(const char *const *env, size_t nenv,
+					    const char *prefix,
+					    const topomatch_blob_limits_t *lim,
+					    topomatch_affinity_t **out,
+					    topomatch_blob_info_t *info, char *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,144 @@
+/*
+ * tm_plugin_conf.c - topomatch.conf reader (see tm_plugin_conf.h).  The
+ * file is the admin's, in Slurm's configuration directory; still, lines
+ * are bounded and every value is checked, and nothing here aborts.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "tm_plugin_conf.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_LINE 4096
+
+static void defaults(tm_plugin_conf_t *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->job_budget_ms = 50;
+	c->cycle_budget_ms = 500;
+	c->max_tasks = 65536;
+	strcpy(c->mapper, "auto");
+	c->enabled = 1;
+}
+
+void tm_plugin_conf_path(const char *slurm_conf, char *buf, size_t len)
+{
+	const char *slash = slurm_conf ? strrchr(slurm_conf, '/') : NULL;
+	if (!slash)
+		snprintf(buf, len, "/etc/slurm/topomatch.conf");
+	else
+		snprintf(buf, len, "%.*s/topomatch.conf", (int)(slash - slurm_conf), slurm_conf);
+}
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+static int number(const char *v, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(x) || x < min || x > max)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int string(const char *v, char *dst, size_t len)
+{
+	if (strlen(v) >= len)
+		return -1;
+	strcpy(dst, v);
+	return 0;
+}
+
+static int boolean(const char *v, int *out)
+{
+	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1"))
+		*out = 1;
+	else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* One Key=Value; 0, or -1 with what is wrong in why. */
+static int setting(tm_plugin_conf_t *c, const char *key, const char *v, const char **why)
+{
+	double x;
+	*why = "bad value";
+	if (!strcasecmp(key, "ClusterYAML"))
+		return v[0] == '/' ? string(v, c->cluster_yaml, sizeof(c->cluster_yaml))
+				   : (*why = "ClusterYAML must be an absolute path", -1);
+	if (!strcasecmp(key, "JobBudgetMs"))
+		return number(v, 1, 60000, &c->job_budget_ms);
+	if (!strcasecmp(key, "CycleBudgetMs"))
+		return number(v, 1, 600000, &c->cycle_budget_ms);
+	if (!strcasecmp(key, "MaxTasks")) {
+		int rc = number(v, 1, 1 << 20, &x);
+		c->max_tasks = (int64_t)x;
+		return rc;
+	}
+	if (!strcasecmp(key, "Mapper"))
+		return string(v, c->mapper, sizeof(c->mapper));
+	if (!strcasecmp(key, "Enabled"))
+		return boolean(v, &c->enabled);
+	*why = "unknown key (known: ClusterYAML, JobBudgetMs, CycleBudgetMs, MaxTasks, Mapper, "
+	       "Enabled)";
+	return -1;
+}
+
+static int line_setting(tm_plugin_conf_t *c, char *line, const char **why)
+{
+	char *hash = strchr(line, '#');
+	if (hash)
+		*hash = 0;
+	char *s = trim(line);
+	if (!*s)
+		return 0;
+	char *eq = strchr(s, '=');
+	if (!eq) {
+		*why = "expected Key=Value";
+		return -1;
+	}
+	*eq = 0;
+	return setting(c, trim(s), trim(eq + 1), why);
+}
+
+int tm_plugin_conf_read(const char *path, tm_plugin_conf_t *c, char *err, size_t errlen)
+{
+	defaults(c);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return 1;
+	}
+	char line[MAX_LINE];
+	int rc = 0;
+	for (long n = 1; rc == 0 && fgets(line, sizeof(line), f); n++) {
+		const char *why = "";
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%ld: line longer than %d bytes", path, n, MAX_LINE);
+			rc = -1;
+		} else if (line_setting(c, line, &why)) {
+			snprintf(err, errlen, "%s:%ld: %s", path, n, why);
+			rc = -1;
+		}
+	}
+	fclose(f);
+	return rc;
+}

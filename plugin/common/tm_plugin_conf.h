@@ -1,0 +1,32 @@
+/*
+ * tm_plugin_conf.h - topomatch.conf, the plugins' settings, read from
+ * Slurm's configuration directory (topomatch.conf(5)): Key=Value lines
+ * like Slurm's own files, keys in any case, '#' comments.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TM_PLUGIN_CONF_H
+#define TM_PLUGIN_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tm_plugin_conf {
+	char cluster_yaml[4096]; /* ClusterYAML: the cluster description */
+	double job_budget_ms;    /* JobBudgetMs: per decision (50) */
+	double cycle_budget_ms;  /* CycleBudgetMs: per scheduling cycle (500) */
+	int64_t max_tasks;       /* MaxTasks: larger patterns are ignored (65536) */
+	char mapper[32];         /* Mapper: default mapper (auto) */
+	int enabled;             /* Enabled: yes/no (yes): off switch for admins */
+} tm_plugin_conf_t;
+
+/* Defaults, then the file's settings.  A missing file is ENOENT-like:
+ * returns 1 with err "PATH: no such file" and the defaults; a bad line
+ * returns -1 with err "PATH:LINE: what is wrong".  0 on success. */
+int tm_plugin_conf_read(const char *path, tm_plugin_conf_t *c, char *err, size_t errlen);
+
+/* The path of topomatch.conf next to the given slurm.conf path. */
+void tm_plugin_conf_path(const char *slurm_conf, char *buf, size_t len);
+
+#endif /* TM_PLUGIN_CONF_H */

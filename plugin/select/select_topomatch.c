@@ -1,0 +1,411 @@
+/*
+ * select/topomatch - topology-aware node selection for Slurm 22.05.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * The plugin is select/cons_tres, whose sources (cons_tres + cons_common of
+ * the installed Slurm version, see plugin/select/slurm/) are compiled in, with
+ * one change: cons_tres chooses the nodes of a job through
+ * cons_common_callbacks.choose_nodes, and init() wraps that callback.  The
+ * wrapper asks topomatch_narrow() for a subset of the candidate nodes that
+ * suits the job's communication pattern, lets cons_tres choose within that
+ * subset, and falls back to cons_tres' own choice among all the candidates
+ * when there is no subset or cons_tres cannot use it.  The subset is
+ * libtopomatch's node selection for the job's pattern (TopoMatch §4.4,
+ * Fig. 3) over the cluster described by topomatch.conf's ClusterYAML.
+ *
+ * Runs inside slurmctld with its job and node locks held: no RPC to
+ * slurmctld, no blocking I/O, bounded time.  Clients (srun, sbatch, ...)
+ * load every select plugin of the plugin directory too: there init() does
+ * what cons_tres' does and nothing else, silently.
+ *
+ * Slurm finds the symbols below with dlsym: plugin_name, plugin_type,
+ * plugin_id, plugin_version, init, fini (here) and the select_p_* functions
+ * (cons_tres' own).  select_topomatch.map exports those and nothing else but
+ * the slurmctld globals that cons_common defines for clients.
+ */
+
+/* Slurm's config.h (found first through -iquote SLURM_SOURCE_DIR), never
+ * the project's: Slurm's structures depend on it. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Slurm's internal headers are not written for this project's warnings. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#include "src/common/slurm_xlator.h"
+#include "src/common/bitstring.h"
+#include "src/common/log.h"
+#include "src/common/run_in_daemon.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/plugins/select/cons_common/cons_common.h"
+#include "src/plugins/select/cons_common/core_array.h"
+#pragma GCC diagnostic pop
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "topomatch.h"
+#include "topomatch_cluster.h"
+#include "tm_plugin_conf.h"
+
+#define TM_EXPORT __attribute__((visibility("default")))
+
+/* Not in Slurm's enum select_plugin_type (100-110); unique among the select
+ * plugins of a plugin directory, which slurmctld and clients check. */
+#define SELECT_PLUGIN_TOPOMATCH 190
+
+TM_EXPORT const char plugin_name[] = "Topology-aware node selection (TopoMatch)";
+TM_EXPORT const char plugin_type[] = "select/topomatch";
+TM_EXPORT const uint32_t plugin_id = SELECT_PLUGIN_TOPOMATCH;
+TM_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* cons_tres' init and fini (plugin/select/slurm/tres_select_cons_tres.c). */
+extern int cons_tres_init(void);
+extern int cons_tres_fini(void);
+
+TM_EXPORT int init(void);
+TM_EXPORT int fini(void);
+
+typedef int (*tm_choose_nodes_fn)(job_record_t *job_ptr, bitstr_t *node_map,
+				  bitstr_t **avail_core, uint32_t min_nodes,
+				  uint32_t max_nodes, uint32_t req_nodes,
+				  avail_res_t **avail_res_array, uint16_t cr_type,
+				  bool prefer_alloc_nodes,
+				  gres_mc_data_t *tres_mc_ptr);
+
+/* cons_tres' choose_nodes, which the wrapper delegates to. */
+static tm_choose_nodes_fn tm_cons_tres_choose_nodes;
+
+typedef enum {
+	TOPOMATCH_KEEP = 0,	/* no subset: cons_tres chooses among all */
+	TOPOMATCH_NARROWED = 1,	/* *narrowed is the subset to choose in */
+} topomatch_narrow_t;
+
+/*
+ * The plugin's settings (topomatch.conf) and the cluster description,
+ * loaded once in slurmctld.  Without them nothing is narrowed.
+ */
+static tm_plugin_conf_t tm_conf;
+static topomatch_cluster_t *tm_cluster;
+
+static double tm_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Why a job keeps cons_tres' choice: in the log, and in the job's
+ * SystemComment, which `scontrol show job` shows. */
+static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
+{
+	char msg[TOPOMATCH_ERRLEN + 128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	info("%pJ: %s", job_ptr, msg);
+	xfree(job_ptr->system_comment);
+	job_ptr->system_comment = xstrdup_printf("topomatch: %s", msg);
+}
+
+/* Read topomatch.conf and the cluster YAML it names (slurmctld only). */
+static void tm_load(void)
+{
+	char path[4096], err[TOPOMATCH_ERRLEN];
+	int rc;
+
+	tm_plugin_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
+	rc = tm_plugin_conf_read(path, &tm_conf, err, sizeof(err));
+	if (rc != 0) {
+		error("%s: no topology-aware placement", err);
+		return;
+	}
+	if (!tm_conf.enabled) {
+		info("%s: Enabled=no: cons_tres' placement for every job", path);
+		return;
+	}
+	if (!tm_conf.cluster_yaml[0]) {
+		error("%s: no ClusterYAML: no topology-aware placement", path);
+		return;
+	}
+	if (topomatch_cluster_load(tm_conf.cluster_yaml, &tm_cluster, err)) {
+		error("%s", err);
+		tm_cluster = NULL;
+		return;
+	}
+	info("cluster %s from %s: %lld nodes, %lld PUs; budget %g ms per job",
+	     topomatch_cluster_name(tm_cluster), tm_conf.cluster_yaml,
+	     (long long) topomatch_cluster_nnodes(tm_cluster),
+	     (long long) topomatch_cluster_npu(tm_cluster), tm_conf.job_budget_ms);
+}
+
+/*
+ * The free PUs of the candidate nodes, in cluster numbering: the PUs of
+ * the cores avail_core leaves free (every PU of a core when PUs are
+ * hardware threads).  slurm_of[cluster node] = Slurm's node index.
+ */
+static int tm_free_pus(bitstr_t *candidates, bitstr_t **avail_core,
+		       int64_t *pus, int64_t *npus, int64_t *slurm_of)
+{
+	*npus = 0;
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node = node_record_table_ptr[i];
+		int64_t cn, first, count;
+
+		if (!bit_test(candidates, i) || !node)
+			continue;
+		cn = topomatch_cluster_node_find(tm_cluster, node->name);
+		if (cn < 0)
+			continue; /* not in the YAML: never chosen by the mapper */
+		slurm_of[cn] = i;
+		first = topomatch_cluster_node_pus(tm_cluster, cn, &count);
+		for (int64_t k = 0; k < count; k++) {
+			int64_t core = count > node->tot_cores && node->tot_cores ?
+				k / (count / node->tot_cores) : k;
+			if (avail_core && avail_core[i] &&
+			    (core >= bit_size(avail_core[i]) ||
+			     !bit_test(avail_core[i], core)))
+				continue;
+			pus[(*npus)++] = first + k;
+		}
+	}
+	return SLURM_SUCCESS;
+}
+
+/* The job's pattern from its spank_job_env, or NULL (noted why). */
+static topomatch_affinity_t *tm_pattern(job_record_t *job_ptr)
+{
+	topomatch_blob_limits_t lim = { .max_tasks = tm_conf.max_tasks };
+	topomatch_affinity_t *a = NULL;
+	char err[TOPOMATCH_ERRLEN];
+	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
+
+	if (topomatch_blob_decode_env((const char *const *) job_ptr->spank_job_env,
+				      job_ptr->spank_job_env_size, NULL, &lim, &a,
+				      NULL, err)) {
+		tm_note(job_ptr, "pattern rejected: %s", err);
+		return NULL;
+	}
+	if (!a)
+		return NULL;
+	if (topomatch_affinity_ntasks(a) != (int64_t) ntasks) {
+		tm_note(job_ptr, "the pattern has %lld tasks, the job %u (give -n %lld)",
+			(long long) topomatch_affinity_ntasks(a), ntasks,
+			(long long) topomatch_affinity_ntasks(a));
+		topomatch_affinity_destroy(a);
+		return NULL;
+	}
+	if (job_ptr->details->cpus_per_task > 1) {
+		tm_note(job_ptr, "--cpus-per-task > 1 is not mapped yet");
+		topomatch_affinity_destroy(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* Map the pattern onto the free PUs; the nodes that got tasks. */
+static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
+				 const int64_t *pus, int64_t npus,
+				 const int64_t *slurm_of, bitstr_t **narrowed)
+{
+	int64_t n = topomatch_affinity_ntasks(a), nn = 0;
+	int64_t *pu = xcalloc(n + 1, sizeof(*pu));
+	int64_t *nodes = xcalloc(topomatch_cluster_nnodes(tm_cluster) + 1, sizeof(*nodes));
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+	char err[TOPOMATCH_ERRLEN];
+	double t0 = tm_now_ms();
+	topomatch_narrow_t how = TOPOMATCH_KEEP;
+
+	topomatch_map_opts_init(&o);
+	o.mapper = tm_conf.mapper;
+	o.allowed = pus;
+	o.nallowed = npus;
+	o.time_budget_s = tm_conf.job_budget_ms / 1e3;
+	if (npus < n)
+		tm_note(job_ptr, "%lld tasks, %lld free PUs on the candidate nodes",
+			(long long) n, (long long) npus);
+	else if (topomatch_cluster_select(tm_cluster, a, &o, pu, nodes, &nn, &res, err))
+		tm_note(job_ptr, "mapping failed: %s", err);
+	else if (res.fell_back)
+		tm_note(job_ptr, "mapping exceeded its budget of %g ms",
+			tm_conf.job_budget_ms);
+	else {
+		*narrowed = bit_alloc(node_record_count);
+		for (int64_t k = 0; k < nn; k++)
+			bit_set(*narrowed, slurm_of[nodes[k]]);
+		how = TOPOMATCH_NARROWED;
+		verbose("%pJ: %lld tasks mapped by %s onto %lld nodes in %.1f ms",
+			job_ptr, (long long) n, res.mapper, (long long) nn,
+			tm_now_ms() - t0);
+	}
+	xfree(pu);
+	xfree(nodes);
+	return how;
+}
+
+/*
+ * libtopomatch's node selection (topomatch_cluster_select: TOPOMATCHCONST
+ * on trees, Scotch on a sub-architecture otherwise) over the free cores
+ * of the candidate nodes.
+ * IN job_ptr	 - the job (details; spank_job_env holds its encoded pattern)
+ * IN candidates - the nodes cons_tres may choose from, indices into
+ *		   node_record_table_ptr; not modified
+ * IN avail_core - their free cores (may be NULL)
+ * OUT narrowed	 - on TOPOMATCH_NARROWED, a new bitmap (the caller frees it)
+ * Called with slurmctld's locks held: bounded time (the job budget), no
+ * I/O, no RPC.  Any failure keeps cons_tres' choice and says why.
+ */
+static topomatch_narrow_t topomatch_narrow(job_record_t *job_ptr,
+					   bitstr_t *candidates,
+					   bitstr_t **avail_core,
+					   bitstr_t **narrowed)
+{
+	topomatch_affinity_t *a;
+	int64_t *pus, *slurm_of, npus;
+	topomatch_narrow_t how;
+
+	*narrowed = NULL;
+	if (!tm_cluster || !job_ptr->spank_job_env_size || !job_ptr->details)
+		return TOPOMATCH_KEEP;
+	if (!(a = tm_pattern(job_ptr)))
+		return TOPOMATCH_KEEP;
+	pus = xcalloc(topomatch_cluster_npu(tm_cluster) + 1, sizeof(*pus));
+	slurm_of = xcalloc(topomatch_cluster_nnodes(tm_cluster) + 1, sizeof(*slurm_of));
+	tm_free_pus(candidates, avail_core, pus, &npus, slurm_of);
+	how = tm_map(job_ptr, a, pus, npus, slurm_of, narrowed);
+	xfree(pus);
+	xfree(slurm_of);
+	topomatch_affinity_destroy(a);
+	return how;
+}
+
+/* Does the subset of topomatch_narrow() keep what cons_tres needs? */
+static bool tm_subset_usable(job_record_t *job_ptr, bitstr_t *node_map,
+			     bitstr_t *narrowed, uint32_t min_nodes)
+{
+	bitstr_t *req = job_ptr->details ? job_ptr->details->req_node_bitmap
+					 : NULL;
+
+	if (bit_size(narrowed) != bit_size(node_map))
+		return false;
+	bit_and(narrowed, node_map); /* a subset of the candidates only */
+	if ((uint32_t) bit_set_count(narrowed) < min_nodes)
+		return false;
+	if (req && !bit_super_set(req, narrowed))
+		return false;
+	return true;
+}
+
+/* The wrapper of cons_common_callbacks.choose_nodes (same contract). */
+static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
+			   bitstr_t **avail_core, uint32_t min_nodes,
+			   uint32_t max_nodes, uint32_t req_nodes,
+			   avail_res_t **avail_res_array, uint16_t cr_type,
+			   bool prefer_alloc_nodes, gres_mc_data_t *tres_mc_ptr)
+{
+	bitstr_t *narrowed = NULL, *saved_nodes;
+	bitstr_t **saved_cores;
+	topomatch_narrow_t how;
+	int rc;
+
+	how = topomatch_narrow(job_ptr, node_map, avail_core, &narrowed);
+	if ((how != TOPOMATCH_NARROWED) || !narrowed) {
+		debug("%pJ: %d candidate nodes, %u-%u wanted: no narrowing, cons_tres chooses",
+		      job_ptr, bit_set_count(node_map), min_nodes, max_nodes);
+		FREE_NULL_BITMAP(narrowed);
+		return tm_cons_tres_choose_nodes(job_ptr, node_map, avail_core,
+						 min_nodes, max_nodes,
+						 req_nodes, avail_res_array,
+						 cr_type, prefer_alloc_nodes,
+						 tres_mc_ptr);
+	}
+	if (!tm_subset_usable(job_ptr, node_map, narrowed, min_nodes)) {
+		verbose("%pJ: the narrowed node set misses required or enough nodes: ignored",
+			job_ptr);
+		FREE_NULL_BITMAP(narrowed);
+		return tm_cons_tres_choose_nodes(job_ptr, node_map, avail_core,
+						 min_nodes, max_nodes,
+						 req_nodes, avail_res_array,
+						 cr_type, prefer_alloc_nodes,
+						 tres_mc_ptr);
+	}
+
+	/*
+	 * cons_tres only clears bits of node_map and avail_core while it
+	 * chooses (its own retries restore them with bit_or/core_array_or
+	 * and evaluate the same avail_res_array again): do the same to fall
+	 * back to the full candidate set.
+	 */
+	saved_nodes = bit_copy(node_map);
+	saved_cores = copy_core_array(avail_core);
+	debug("%pJ: %d candidate nodes narrowed to %d",
+	      job_ptr, bit_set_count(node_map), bit_set_count(narrowed));
+	bit_and(node_map, narrowed);
+	rc = tm_cons_tres_choose_nodes(job_ptr, node_map, avail_core,
+				       min_nodes, max_nodes, req_nodes,
+				       avail_res_array, cr_type,
+				       prefer_alloc_nodes, tres_mc_ptr);
+	if (rc != SLURM_SUCCESS) {
+		debug("%pJ: no allocation within the narrowed nodes: cons_tres chooses among all",
+		      job_ptr);
+		bit_or(node_map, saved_nodes);
+		if (saved_cores)
+			core_array_or(avail_core, saved_cores);
+		rc = tm_cons_tres_choose_nodes(job_ptr, node_map, avail_core,
+					       min_nodes, max_nodes,
+					       req_nodes, avail_res_array,
+					       cr_type, prefer_alloc_nodes,
+					       tres_mc_ptr);
+	}
+	FREE_NULL_BITMAP(narrowed);
+	FREE_NULL_BITMAP(saved_nodes);
+	free_core_array(&saved_cores);
+	return rc;
+}
+
+/* Called when the plugin is loaded, in slurmctld and in clients. */
+extern int init(void)
+{
+	int rc = cons_tres_init();
+
+	if (rc != SLURM_SUCCESS)
+		return rc;
+	/* cons_common sets it only for cons_tres' own plugin_id (109). */
+	is_cons_tres = true;
+	if (cons_common_callbacks.choose_nodes != tm_choose_nodes) {
+		tm_cons_tres_choose_nodes = cons_common_callbacks.choose_nodes;
+		cons_common_callbacks.choose_nodes = tm_choose_nodes;
+	}
+	if (running_in_slurmctld()) { /* silent and idle in clients */
+		info("cons_tres (Slurm %s) with TopoMatch node narrowing",
+		     SLURM_VERSION_STRING);
+		tm_load();
+	}
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	topomatch_cluster_destroy(tm_cluster);
+	tm_cluster = NULL;
+	if (tm_cons_tres_choose_nodes) {
+		cons_common_callbacks.choose_nodes = tm_cons_tres_choose_nodes;
+		tm_cons_tres_choose_nodes = NULL;
+	}
+	return cons_tres_fini();
+}
