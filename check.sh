@@ -1,12 +1,15 @@
 #!/bin/sh
 # check.sh - install dependencies, build, and run the whole test suite:
-# unit and CLI tests in a normal build, again under ASan+UBSan, then
-# `make distcheck`.  Idempotent; ends with "N passed, N failed".
+# unit and CLI tests in a normal build, the Slurm plugins on a real test
+# cluster, unit and CLI tests again under ASan+UBSan, then `make distcheck`.  Idempotent; ends with "N passed, N failed".
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 top=$(cd "$(dirname "$0")" && pwd)
 cd "$top"
 ./contrib/deps.sh
+# the installed Slurm's source, configured once and cached outside the tree:
+# select/topomatch is built from it (plugin/select/README.md)
+./contrib/slurm-source.sh >/dev/null
 
 fail=0
 run_suite() { # NAME DIR [configure args...]
@@ -25,6 +28,12 @@ run_suite() { # NAME DIR [configure args...]
 }
 
 run_suite "normal build" "$top/build"
+# the plugins on a real Slurm test cluster (contrib/testcluster)
+echo "== Slurm integration tests"
+if ! "$top/tests/slurm/placement.sh" "$top/build" >"$top/build/slurm-placement.log" 2>&1; then
+	fail=1
+fi
+grep -E '^(FAIL|slurm:)' "$top/build/slurm-placement.log" || true
 SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
@@ -43,9 +52,10 @@ fi
 
 # One closing line over both builds: Check's per-test counts plus the
 # assertions of the CLI test scripts.
-total=$(cat "$top"/build/tests/*/*.log "$top"/build-asan/tests/*/*.log 2>/dev/null | awk '
+total=$(cat "$top"/build/tests/*/*.log "$top"/build-asan/tests/*/*.log \
+	"$top/build/slurm-placement.log" 2>/dev/null | awk '
 	/^[0-9]+%: Checks: / { gsub(",", ""); c += $3; f += $5 + $7 }
-	/^cli: [0-9]+ passed, [0-9]+ failed$/ { c += $2 + $4; f += $4 }
+	/^(cli|slurm): [0-9]+ passed, [0-9]+ failed$/ { c += $2 + $4; f += $4 }
 	END { printf "%d %d", c - f, f }')
 passed=${total% *}
 failed=${total#* }

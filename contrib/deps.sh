@@ -6,6 +6,9 @@ set -eu
 
 PACKAGES="build-essential autoconf automake libtool pkg-config make gcc \
 libhwloc-dev libscotch-dev libyaml-dev libslurm-dev check python3"
+# the one-machine Slurm test cluster (contrib/testcluster/start.sh installs
+# them too); the test cluster runs its own daemons with its own configuration
+PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge"
 
 missing=""
 for p in $PACKAGES; do
@@ -23,6 +26,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+apt-get -o DPkg::Lock::Timeout=600 update -qq
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null

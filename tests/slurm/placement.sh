@@ -1,0 +1,100 @@
+#!/bin/bash
+# tests/slurm/placement.sh BUILD_DIR - the plugins on a real Slurm test
+# cluster (contrib/testcluster): 16 nodes of 2 x 8 cores under 4 leaf
+# switches, some nodes held by blocker jobs.
+#  (a) a 64-task job whose groups of 16 talk most gets the 4 free nodes
+#      under one switch; the same job without --comm-pattern gets Slurm's
+#      own choice, which spans switches (both node lists asserted);
+#  (c) a malformed pattern: refused naming file and line with --comm-strict,
+#      a warning and default placement without it;
+#  a pattern whose task count differs from the job's: default placement,
+#      the reason in SystemComment.
+# Prints "slurm: N passed, M failed".
+# SPDX-License-Identifier: GPL-2.0-or-later
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:?usage: placement.sh BUILD_DIR}" && pwd)
+dir=/tmp/tm-placement-test
+tm=$build/tools/topomatch
+select_dir=$build/plugin/select/.libs
+spank=$build/plugin/spank/.libs/spank_topomatch.so
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
+expect_contains() { case $3 in *"$2"*) ok "$1" ;; *) not_ok "$1: '$2' not in: $3" ;; esac; }
+finish() {
+	"$top/contrib/testcluster/stop.sh" --dir "$dir" >/dev/null 2>&1
+	rm -rf "$work"
+	echo "slurm: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+if [ ! -f "$select_dir/select_topomatch.so" ]; then
+	echo "placement.sh: $select_dir/select_topomatch.so was not built (no Slurm source?)" >&2
+	echo "slurm: 0 passed, 1 failed"
+	exit 1
+fi
+work=$(mktemp -d)
+"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base 26001 --restart \
+	--select-dir "$select_dir" --spank "$spank" --topomatch-conf --topomatch "$tm" \
+	>"$work/start.log" 2>&1 || { cat "$work/start.log"; not_ok "test cluster starts"; finish; }
+ok "test cluster starts with select/topomatch and the SPANK plugin"
+export SLURM_CONF=$dir/slurm.conf
+cd "$work" || exit 1
+
+# what sbatch --test-only says the job would get: its node list
+nodes_of() { sbatch --test-only "$@" --wrap true 2>&1 | sed -n 's/.* on nodes \([^ ]*\) .*/\1/p; s/.* on nodes \([^ ]*\)$/\1/p'; }
+
+for n in n003 n004 n010 n011 n012 n013; do
+	sbatch -w "$n" --exclusive -o /dev/null --wrap "sleep 600" >/dev/null
+done
+for _ in $(seq 50); do
+	[ "$(squeue -h -t R | wc -l)" -eq 6 ] && break
+	sleep 0.2
+done
+expect_eq "6 blocker jobs run" 6 "$(squeue -h -t R | wc -l | tr -d ' ')"
+
+"$tm" gen hierarchical --arity 16,4 --shuffle 5 --out "$work/groups.mat"
+with=$(nodes_of -n 64 --comm-pattern="$work/groups.mat")
+without=$(nodes_of -n 64)
+expect_eq "(a) with the pattern: the 4 free nodes under one switch" "n[005-008]" "$with"
+expect_eq "(a) without: Slurm's choice, over 3 switches" "n[001-002,009,014]" "$without"
+
+# a real run too: the job starts where --test-only said
+id=$(sbatch --parsable -n 64 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 5")
+for _ in $(seq 50); do
+	state=$(squeue -h -j "$id" -o %T)
+	[ "$state" = RUNNING ] && break
+	sleep 0.2
+done
+expect_eq "(a) the job runs on them" "n[005-008]" "$(squeue -h -j "$id" -o %N)"
+scancel "$id"
+
+# (c) malformed pattern
+printf '0 1\n1 0\nx 2\n' >"$work/bad.mat"
+out=$(sbatch -n 2 --comm-pattern="$work/bad.mat" --comm-strict -o /dev/null --wrap true 2>&1)
+rc=$?
+expect_eq "(c) --comm-strict: sbatch fails" 1 "$rc"
+expect_contains "(c) --comm-strict: names the file and line" "bad.mat:3:" "$out"
+out=$(sbatch --parsable -n 2 --comm-pattern="$work/bad.mat" -o /dev/null --wrap true 2>&1)
+expect_contains "(c) without --comm-strict: a warning" "bad.mat:3:" "$out"
+expect_contains "(c) without --comm-strict: default placement" "keeps Slurm's default placement" "$out"
+expect_eq "(c) without --comm-strict: the job is submitted" 1 \
+	"$(printf '%s\n' "$out" | grep -cE '^[0-9]+$')"
+
+# a pattern of 64 tasks on a job of 32: default placement, reason recorded
+id=$(sbatch --parsable -n 32 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 5")
+sleep 1
+expect_contains "task count mismatch: SystemComment says why" \
+	"the pattern has 64 tasks, the job 32" "$(scontrol show job "$id")"
+scancel "$id"
+
+# the decision is logged by slurmctld, with its time
+expect_contains "slurmctld logs the plugin's load" "select/topomatch: init" \
+	"$(cat "$dir/log/slurmctld.log")"
+scancel -u "$(id -un)"
+finish
