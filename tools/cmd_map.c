@@ -27,6 +27,8 @@ static const char help[] =
 	"  -c, --pattern FILE      communication pattern ('-' = stdin)\n"
 	"      --format FMT        force the pattern format: dense, mm, triplets, grf\n"
 	"  -b, --constraints FILE  allowed PU ids, whitespace-separated\n"
+	"      --nodes HOSTLIST    with a cluster description: only the PUs of\n"
+	"                          these nodes (an allocation, e.g. n[005-008])\n"
 	"  -o, --oversub F         at most F tasks per PU (default 1)\n"
 	"      --mapper NAME       auto (default: TopoMatch's choice for the\n"
 	"                          topology, refined by local search, kept when\n"
@@ -55,6 +57,7 @@ static const char help[] =
 struct map_args {
 	struct cli_inputs in;
 	const char *constraints;
+	const char *nodes;
 	const char *out;
 	topomatch_map_opts_t opts;
 };
@@ -64,6 +67,7 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 	static const struct option longopts[] = {
 		CLI_INPUT_LONGOPTS,
 		{ "constraints", required_argument, NULL, 'b' },
+		{ "nodes", required_argument, NULL, OPT_FIRST_PRIVATE },
 		{ "oversub", required_argument, NULL, 'o' },
 		{ "mapper", required_argument, NULL, OPT_MAPPER },
 		{ "seed", required_argument, NULL, OPT_SEED },
@@ -87,6 +91,7 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		case 't': m->in.topo = optarg; break;
 		case 'c': m->in.pattern = optarg; break;
 		case 'b': m->constraints = optarg; break;
+		case OPT_FIRST_PRIVATE: m->nodes = optarg; break;
 		case 'o':
 			if (!cli_int64("map", "--oversub", optarg, 1, 1024, &v))
 				return CLI_USAGE;
@@ -183,9 +188,16 @@ static int run(struct map_args *m, const struct cli_target *tg, topomatch_affini
 	char err[TOPOMATCH_ERRLEN];
 	int64_t n = topomatch_affinity_ntasks(a);
 	int64_t *allowed = NULL, nallowed = 0;
-	if (m->constraints) {
-		if (topomatch_read_id_list(m->constraints, cli_target_npu(tg), 1, 0, &allowed,
-					   &nallowed, err) != TOPOMATCH_OK) {
+	if (m->nodes && !tg->cl) {
+		return cli_usage_error("map", "--nodes needs a cluster description (-t FILE.yaml)");
+	} else if (m->nodes && m->constraints) {
+		return cli_usage_error("map", "--nodes and -b both restrict the PUs: give one");
+	} else if (m->constraints || m->nodes) {
+		int rc = m->nodes ? topomatch_cluster_hostlist_pus(tg->cl, m->nodes, &allowed,
+								   &nallowed, err)
+				  : topomatch_read_id_list(m->constraints, cli_target_npu(tg), 1,
+							   0, &allowed, &nallowed, err);
+		if (rc != TOPOMATCH_OK) {
 			cli_error("map", "%s", err);
 			return CLI_FAIL;
 		}

@@ -110,4 +110,14 @@ run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes 
 expect_eq "rankfile too many ranks: exit 1" 1 "$rc"
 expect_contains "rankfile too many ranks: says so" "8 tasks do not fit on 4 PUs" "$err"
 
+# map --nodes: an allocation's PUs only; round-robin is the block layout
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes "tm[3-4]" \
+	--mapper round-robin --out -
+expect_eq "map --nodes round-robin: tm3's PUs then tm4's" "8 9 10 11 12 13 14 15" "$(echo $out)"
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes "tm[3-4]" --out -
+expect_eq "map --nodes: only those nodes' PUs" 0 \
+	"$(printf '%s\n' "$out" | awk '$1 < 8 || $1 > 15' | wc -l | tr -d ' ')"
+run "$tm" map -t "tleaf 1 8 1" -c "$work/h8.mtx" --nodes "tm[3-4]"
+expect_eq "map --nodes without a cluster: exit 2" 2 "$rc"
+
 finish
