@@ -249,7 +249,7 @@ static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
 		for (int64_t k = 0; k < nn; k++)
 			bit_set(*narrowed, slurm_of[nodes[k]]);
 		how = TOPOMATCH_NARROWED;
-		verbose("%pJ: %lld tasks mapped by %s onto %lld nodes in %.1f ms",
+		info("%pJ: %lld tasks mapped by %s onto %lld nodes in %.1f ms",
 			job_ptr, (long long) n, res.mapper, (long long) nn,
 			tm_now_ms() - t0);
 	}

@@ -11,18 +11,42 @@
  * (DESIGN.md, Security).  A bad file is refused only with --comm-strict;
  * otherwise the job gets a warning and Slurm's default placement.
  *
+ * Ranks inside the allocation (srun in an allocation, S_CTX_LOCAL): the
+ * --comm-pattern option callback (the option reaches an srun in a batch
+ * job through the job's environment) maps the pattern's ranks onto the
+ * PUs of SLURM_JOB_NODELIST with libtopomatch (topomatch_cluster_map, the
+ * cluster of topomatch.conf's ClusterYAML, no time budget: the same result
+ * as `topomatch map --nodes`), writes a hostfile (node of each rank, mode
+ * 0600) and sets SLURM_HOSTFILE, which srun reads right after its options
+ * (so it must be set from the callback: slurm_spank_init_post_opt comes
+ * after), and TOPOMATCH_MAP (node and OS CPU of each rank, tm_layout.h)
+ * for the tasks.  In slurmstepd, slurm_spank_task_init binds each task to
+ * its CPU (sched_setaffinity; plugstack.conf argument bind=record only
+ * records it) and sets TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS.
+ * Steps that do not fit the pattern (task count, --cpus-per-task > 1,
+ * a layout the user chose, heterogeneous steps, job arrays) keep Slurm's
+ * default layout, with a one-line note.
+ *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define _GNU_SOURCE
 #include <stdint.h> /* spank.h uses uint32_t without including it */
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <slurm/slurm_version.h>
 #include <slurm/spank.h>
 
 #include "topomatch.h"
+#include "topomatch_cluster.h"
+#include "../common/tm_plugin_conf.h"
+#include "tm_layout.h"
 
 #define TM_EXPORT __attribute__((visibility("default")))
 
@@ -49,6 +73,11 @@ TM_EXPORT const unsigned int spank_plugin_version = 1;
 static char *pattern_path;
 static char *mapper_name;
 static int strict;
+static int bind_record;     /* plugstack.conf: bind=record */
+static char *hostfile;      /* the hostfile this srun wrote */
+static int pattern_calls;   /* --comm-pattern callbacks seen in this srun */
+
+static int srun_layout(void);
 
 static int opt_pattern(int val, const char *arg, int remote)
 {
@@ -60,7 +89,11 @@ static int opt_pattern(int val, const char *arg, int remote)
 	}
 	free(pattern_path);
 	pattern_path = strdup(arg);
-	return pattern_path ? 0 : -1;
+	if (!pattern_path)
+		return -1;
+	if (!remote && spank_context() == S_CTX_LOCAL)
+		return srun_layout();
+	return 0;
 }
 
 static int opt_mapper(int val, const char *arg, int remote)
@@ -105,8 +138,15 @@ static struct spank_option options[] = {
 
 TM_EXPORT int slurm_spank_init(spank_t sp, int ac, char **av)
 {
-	(void)ac;
-	(void)av;
+	for (int i = 0; i < ac; i++) {
+		if (!strcmp(av[i], "bind=record"))
+			bind_record = 1;
+		else if (!strcmp(av[i], "bind=apply"))
+			bind_record = 0;
+		else
+			slurm_info("topomatch: unknown plugstack.conf argument '%s' ignored",
+				   av[i]);
+	}
 	for (struct spank_option *o = options; o->name; o++)
 		if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
 			slurm_error("topomatch: cannot register --%s", o->name);
@@ -124,6 +164,325 @@ static int pattern_problem(const char *msg)
 	}
 	slurm_info("warning: %s; the job keeps Slurm's default placement", msg);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* srun: the ranks' layout inside the allocation                      */
+/* ------------------------------------------------------------------ */
+
+/* Largest TOPOMATCH_MAP passed to the tasks: one environment string must
+ * stay well under the kernel's 128 KiB (SLURM-NOTES.md). */
+#define MAX_MAP_BYTES (64 * 1024)
+
+/* A step that does not fit the pattern: a note, Slurm's layout. */
+static int layout_note(const char *why)
+{
+	slurm_info("topomatch: %s; the step keeps Slurm's default layout", why);
+	return 0;
+}
+
+/* Bad input (pattern, cluster, mapping): fatal only with --comm-strict. */
+static int layout_problem(const char *why)
+{
+	if (strict) {
+		slurm_error("topomatch: %s", why);
+		return -1;
+	}
+	return layout_note(why);
+}
+
+/* Value of one of this plugin's options as srun sees it in a batch job's
+ * environment (SLURM_SPANK__SLURM_SPANK_OPTION_<plugin>_<option>). */
+static const char *env_option(const char *canon)
+{
+	extern char **environ;
+	static const char prefix[] = "SLURM_SPANK__SLURM_SPANK_OPTION_";
+	size_t cl = strlen(canon);
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq || strncmp(*e, prefix, sizeof(prefix) - 1))
+			continue;
+		size_t nl = (size_t)(eq - *e);
+		if (nl > cl + 1 && !strncmp(eq - cl, canon, cl) && eq[-(long)cl - 1] == '_')
+			return eq + 1;
+	}
+	return NULL;
+}
+
+static void forget_hostfile(void)
+{
+	if (hostfile) {
+		unlink(hostfile);
+		free(hostfile);
+		hostfile = NULL;
+		unsetenv("SLURM_HOSTFILE");
+	}
+}
+
+/* Write the node of each rank, one a line, in a private temporary file. */
+static int write_hostfile(char *const *rank_node, int64_t n, char *err, size_t errlen)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	if (!dir || !*dir || access(dir, W_OK))
+		dir = "/tmp";
+	snprintf(path, sizeof(path), "%s/topomatch-hostfile.XXXXXX", dir);
+	int fd = mkstemp(path); /* mode 0600 */
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		snprintf(err, errlen, "cannot write a hostfile in %.200s: %s", dir, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		return -1;
+	}
+	for (int64_t r = 0; r < n; r++)
+		fprintf(f, "%s\n", rank_node[r]);
+	if (ferror(f) | fclose(f)) {
+		snprintf(err, errlen, "%.400s: write failed", path);
+		unlink(path);
+		return -1;
+	}
+	hostfile = strdup(path);
+	if (!hostfile) {
+		unlink(path);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Map the pattern's ranks onto the allocation; 0 with a note when the
+ * step keeps Slurm's layout. */
+static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const char *mapper)
+{
+	char err[TOPOMATCH_ERRLEN], msg[TOPOMATCH_ERRLEN + 128], path[4096];
+	const char *slurm_conf = getenv("SLURM_CONF");
+	tm_plugin_conf_t conf;
+	topomatch_affinity_t *a = NULL;
+	topomatch_cluster_t *c = NULL;
+	int64_t *allowed = NULL, nallowed = 0, *pu = NULL, *node = NULL, *index = NULL;
+	int *cpu = NULL;
+	char **names = NULL, **rank_node = NULL, *map = NULL;
+	int64_t nnames = 0;
+	int rc = 0;
+
+	tm_plugin_conf_path(slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf", path,
+			    sizeof(path));
+	int crc = tm_plugin_conf_read(path, &conf, err, sizeof(err));
+	if (crc) {
+		snprintf(msg, sizeof(msg), "%s", err);
+		return layout_problem(msg);
+	}
+	if (!conf.enabled)
+		return layout_note("disabled in topomatch.conf");
+	if (!conf.cluster_yaml[0]) {
+		snprintf(msg, sizeof(msg), "%.400s has no ClusterYAML", path);
+		return layout_problem(msg);
+	}
+	if (!mapper || !*mapper)
+		mapper = conf.mapper[0] ? conf.mapper : NULL;
+
+	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES,
+				   .max_tasks = conf.max_tasks > 0 ? conf.max_tasks : 0 };
+	if (topomatch_affinity_read_file(pattern_path, TOPOMATCH_FORMAT_AUTO, &lim, &a, err)) {
+		snprintf(msg, sizeof(msg), "--comm-pattern: %s", err);
+		return layout_problem(msg);
+	}
+	int64_t n = topomatch_affinity_ntasks(a);
+	if (n != ntasks) {
+		snprintf(msg, sizeof(msg), "the pattern has %lld tasks, the step %lld",
+			 (long long)n, (long long)ntasks);
+		topomatch_affinity_destroy(a);
+		return layout_note(msg);
+	}
+	if (topomatch_cluster_load(conf.cluster_yaml, &c, err) ||
+	    topomatch_cluster_hostlist_pus(c, nodelist, &allowed, &nallowed, err)) {
+		snprintf(msg, sizeof(msg), "%s", err);
+		rc = layout_problem(msg);
+		goto out;
+	}
+	int64_t nn = topomatch_cluster_nnodes(c);
+	pu = malloc((size_t)n * sizeof(*pu) + 1);
+	node = malloc((size_t)n * sizeof(*node) + 1);
+	cpu = malloc((size_t)n * sizeof(*cpu) + 1);
+	index = malloc((size_t)nn * sizeof(*index) + 1);
+	names = calloc((size_t)nn + 1, sizeof(*names));
+	rank_node = calloc((size_t)n + 1, sizeof(*rank_node));
+	if (!pu || !node || !cpu || !index || !names || !rank_node) {
+		rc = layout_problem("out of memory");
+		goto out;
+	}
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+	topomatch_map_opts_init(&o); /* seed 1, no time budget: deterministic */
+	o.mapper = mapper;
+	o.allowed = allowed;
+	o.nallowed = nallowed;
+	if (topomatch_cluster_map(c, a, &o, pu, &res, err)) {
+		snprintf(msg, sizeof(msg), "mapping failed: %s", err);
+		rc = layout_problem(msg);
+		goto out;
+	}
+	/* the allocation's nodes, in SLURM_JOB_NODELIST's order */
+	for (int64_t i = 0; i < nn; i++)
+		index[i] = -1;
+	for (int64_t k = 0; k < nallowed; k++) {
+		int64_t cn = topomatch_cluster_pu_node(c, allowed[k], NULL);
+		if (cn >= 0 && index[cn] < 0) {
+			char name[256];
+			topomatch_cluster_node_name(c, cn, name, sizeof(name));
+			index[cn] = nnames;
+			if (!(names[nnames++] = strdup(name))) {
+				rc = layout_problem("out of memory");
+				goto out;
+			}
+		}
+	}
+	for (int64_t r = 0; r < n; r++) {
+		int64_t cn = topomatch_cluster_pu_node(c, pu[r], NULL);
+		cpu[r] = topomatch_cluster_pu_os_index(c, pu[r]);
+		if (cn < 0 || index[cn] < 0 || cpu[r] < 0) {
+			rc = layout_problem("the mapping left the allocation");
+			goto out;
+		}
+		node[r] = index[cn];
+		rank_node[r] = names[node[r]];
+	}
+	if (!(map = tm_map_encode(jobid, n, (const char *const *)names, nnames, node, cpu))) {
+		rc = layout_problem("out of memory");
+		goto out;
+	}
+	if (write_hostfile(rank_node, n, msg, sizeof(msg))) {
+		rc = layout_problem(msg);
+		goto out;
+	}
+	setenv("SLURM_HOSTFILE", hostfile, 1);
+	if (strlen(map) > MAX_MAP_BYTES)
+		slurm_info("topomatch: the binding of %lld ranks does not fit the environment "
+			   "(%zu bytes); ranks are placed on their nodes but not bound",
+			   (long long)n, strlen(map));
+	else
+		setenv("TOPOMATCH_MAP", map, 1);
+	slurm_verbose("topomatch: %lld ranks mapped onto %s by %s", (long long)n, nodelist,
+		      res.mapper);
+out:
+	free(map);
+	for (int64_t i = 0; names && i < nnames; i++)
+		free(names[i]);
+	free(names);
+	free(rank_node);
+	free(index);
+	free(cpu);
+	free(node);
+	free(pu);
+	free(allowed);
+	topomatch_cluster_destroy(c);
+	topomatch_affinity_destroy(a);
+	return rc;
+}
+
+/*
+ * --comm-pattern in srun.  Its callback runs once for the job's
+ * environment (an srun in a batch job of `sbatch --comm-pattern`) and once
+ * per occurrence on srun's command line, before srun reads SLURM_HOSTFILE;
+ * the last one decides, with srun's other options as its command line says.
+ */
+static int srun_layout(void)
+{
+	tm_srun_args_t args;
+	char msg[256];
+	tm_srun_args_scan_self(&args);
+	pattern_calls++;
+	if (pattern_calls < (env_option("comm_pattern") ? 1 : 0) + args.npattern)
+		return 0;
+	if (args.strict || env_option("comm_strict"))
+		strict = 1;
+	const char *mapper = args.mapper[0] ? args.mapper
+			     : mapper_name   ? mapper_name
+					     : env_option("comm_mapper");
+	forget_hostfile();
+	unsetenv("TOPOMATCH_MAP");
+
+	const char *jobid = getenv("SLURM_JOB_ID"), *nodelist = getenv("SLURM_JOB_NODELIST");
+	if (!jobid || !nodelist)
+		return 0; /* srun allocates: slurmctld places the job, Slurm the ranks */
+	if (getenv("SLURM_HOSTFILE"))
+		return layout_note("SLURM_HOSTFILE is set");
+	if (getenv("SLURM_ARRAY_JOB_ID"))
+		return layout_note("job arrays are not supported");
+	if (getenv("SLURM_HET_SIZE") || args.het)
+		return layout_note("heterogeneous jobs and steps are not supported");
+	if (args.layout_opt[0]) {
+		snprintf(msg, sizeof(msg), "%s chooses the layout", args.layout_opt);
+		return layout_note(msg);
+	}
+	if (args.cpus_per_task != 1) {
+		snprintf(msg, sizeof(msg), "--cpus-per-task=%lld (the pattern maps one CPU per rank)",
+			 (long long)args.cpus_per_task);
+		return layout_note(msg);
+	}
+	if (args.ntasks < 1)
+		return layout_note("the step's task count is not known (give -n)");
+	return map_ranks(nodelist, (uint32_t)strtoul(jobid, NULL, 10), args.ntasks, mapper);
+}
+
+/* ------------------------------------------------------------------ */
+/* slurmstepd: bind each task                                          */
+/* ------------------------------------------------------------------ */
+
+TM_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	size_t maplen = 2 * MAX_MAP_BYTES;
+	char *map = malloc(maplen), node[256], here[256], cpus[64], num[32];
+	uint32_t jobid = 0, ntasks = 0, rank = 0, local = 0;
+	int cpu, rc = 0;
+	if (!map || spank_getenv(sp, "TOPOMATCH_MAP", map, (int)maplen) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS ||
+	    tm_map_lookup(map, jobid, ntasks, rank, node, sizeof(node), &cpu)) {
+		free(map); /* no map, or one made for another step */
+		return 0;
+	}
+	free(map);
+	spank_get_item(sp, S_TASK_ID, &local);
+	if (spank_getenv(sp, "SLURMD_NODENAME", here, sizeof(here)) != ESPANK_SUCCESS)
+		here[0] = 0;
+	if (strcmp(here, node)) {
+		if (local == 0)
+			slurm_info("topomatch: rank %u runs on %s, mapped to %s: the step keeps "
+				   "Slurm's layout, tasks not bound",
+				   rank, here, node);
+		return 0;
+	}
+	tm_cpulist(&cpu, 1, cpus, sizeof(cpus));
+	if (!bind_record) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		if (cpu < CPU_SETSIZE)
+			CPU_SET(cpu, &set);
+		if (cpu >= CPU_SETSIZE || sched_setaffinity(getpid(), sizeof(set), &set)) {
+			slurm_info("topomatch: rank %u: cannot bind to CPU %s on %s: %s", rank, cpus,
+				   node, strerror(errno ? errno : EINVAL));
+			if (strict)
+				return -1;
+			cpus[0] = 0;
+		}
+	}
+	snprintf(num, sizeof(num), "%u", rank);
+	if (spank_setenv(sp, "TOPOMATCH_RANK", num, 1) != ESPANK_SUCCESS ||
+	    spank_setenv(sp, "TOPOMATCH_NODE", node, 1) != ESPANK_SUCCESS ||
+	    (cpus[0] && spank_setenv(sp, "TOPOMATCH_CPUS", cpus, 1) != ESPANK_SUCCESS) ||
+	    spank_setenv(sp, "TOPOMATCH_BIND", bind_record ? "recorded" : cpus[0] ? "applied" : "failed",
+			 1) != ESPANK_SUCCESS)
+		rc = 0; /* the environment is informative: never fail the task for it */
+	return rc;
 }
 
 static int store(spank_t sp, char **entries, int n)
@@ -172,6 +531,13 @@ TM_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	(void)ac;
 	(void)av;
 	spank_context_t ctx = spank_context();
+	if (ctx == S_CTX_LOCAL && hostfile) {
+		/* srun has read it (SLURM_HOSTFILE is read with the options) */
+		unlink(hostfile);
+		free(hostfile);
+		hostfile = NULL;
+		unsetenv("SLURM_HOSTFILE");
+	}
 	if (!pattern_path || (ctx != S_CTX_ALLOCATOR && ctx != S_CTX_LOCAL))
 		return 0;
 	return submit_pattern(sp);
@@ -182,6 +548,11 @@ TM_EXPORT int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)sp;
 	(void)ac;
 	(void)av;
+	if (hostfile) {
+		unlink(hostfile);
+		free(hostfile);
+		hostfile = NULL;
+	}
 	free(pattern_path);
 	free(mapper_name);
 	pattern_path = mapper_name = NULL;

@@ -93,6 +93,44 @@ expect_contains "task count mismatch: SystemComment says why" \
 	"the pattern has 64 tasks, the job 32" "$(scontrol show job "$id")"
 scancel "$id"
 
+# (d) forged or corrupted blobs in spank_job_env (any user can put anything
+# there through the API): rejected, logged, and the job still runs
+if gcc -std=gnu11 -I"$top/core" "$top/tests/slurm/forge_blob.c" -L"$build/core/.libs" \
+	-Wl,-rpath,"$build/core/.libs" -ltopomatch -lslurm -o "$work/forge_blob" 2>"$work/cc.log"; then
+	for mode in garbage flip huge; do
+		id=$("$work/forge_blob" "$mode" 64 "$work/groups.mat")
+		state=
+		for _ in $(seq 50); do
+			state=$(squeue -h -j "$id" -o %T)
+			[ "$state" = RUNNING ] && break
+			sleep 0.2
+		done
+		expect_eq "(d) $mode blob: the job still runs" RUNNING "$state"
+		expect_contains "(d) $mode blob: rejected, and why" "topomatch: pattern rejected:" \
+			"$(scontrol show job "$id")"
+		scancel "$id"
+	done
+else
+	not_ok "(d) forge_blob builds: $(cat "$work/cc.log")"
+fi
+
+# (e) 200 quick submissions with patterns: slurmctld keeps answering
+ids=
+for _ in $(seq 200); do
+	ids="$ids $(sbatch --parsable --hold -n 64 --comm-pattern="$work/groups.mat" \
+		-o /dev/null --wrap true 2>/dev/null)"
+done
+expect_eq "(e) 200 submissions accepted" 200 "$(echo $ids | wc -w | tr -d ' ')"
+expect_contains "(e) slurmctld still answers" "is UP" "$(scontrol ping)"
+# shellcheck disable=SC2086
+scancel $ids
+
+# (f) every decision logs its time, within the job budget
+times=$(sed -n 's/.*tasks mapped by .* in \([0-9.]*\) ms.*/\1/p' "$dir/log/slurmctld.log")
+expect_eq "(f) decisions logged with their time" yes "$([ -n "$times" ] && echo yes || echo no)"
+expect_eq "(f) each under the 50 ms budget" 0 \
+	"$(printf '%s\n' "$times" | awk '$1 > 50' | wc -l | tr -d ' ')"
+
 # the decision is logged by slurmctld, with its time
 expect_contains "slurmctld logs the plugin's load" "select/topomatch: init" \
 	"$(cat "$dir/log/slurmctld.log")"

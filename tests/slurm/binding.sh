@@ -1,0 +1,114 @@
+#!/bin/bash
+# tests/slurm/binding.sh BUILD_DIR - the ranks' layout inside an allocation
+# (SPANK plugin, srun and slurmstepd) on a real Slurm test cluster
+# (contrib/testcluster): 16 nodes of 2 x 8 cores, the SPANK plugin with
+# bind=record (the virtual nodes claim more cores than this machine has).
+#  (a) sbatch -n 64 --comm-pattern: the job's srun (the option reaches it in
+#      the job's environment) starts every rank on the node and core that
+#      `topomatch map --nodes <job nodes>` gives, and the task sees
+#      TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS, TOPOMATCH_BIND=recorded;
+#      twice the same (no dependence on time); the hostfile is removed;
+#  (b) other steps of the job (-n 2; -c 2): default layout and a one-line note;
+#  (c) srun -n 64 --comm-pattern inside salloc (the option on srun's command line).
+# Prints "slurm: N passed, M failed".
+# Environment: TM_BINDING_DIR (default /tmp/tm-binding-test), TM_BINDING_PORT (29001).
+# SPDX-License-Identifier: GPL-2.0-or-later
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:?usage: binding.sh BUILD_DIR}" && pwd)
+dir=${TM_BINDING_DIR:-/tmp/tm-binding-test}
+port=${TM_BINDING_PORT:-29001}
+tm=$build/tools/topomatch
+select_dir=$build/plugin/select/.libs
+spank=$build/plugin/spank/.libs/spank_topomatch.so
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
+expect_contains() { case $3 in *"$2"*) ok "$1" ;; *) not_ok "$1: '$2' not in: $3" ;; esac; }
+finish() {
+	[ -n "${keep:-}" ] || "$top/contrib/testcluster/stop.sh" --dir "$dir" >/dev/null 2>&1
+	rm -rf "$work"
+	echo "slurm: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+work=$(mktemp -d)
+sel=()
+[ -f "$select_dir/select_topomatch.so" ] && sel=(--select-dir "$select_dir")
+"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base "$port" --restart "${sel[@]}" \
+	--spank "$spank" --bind-record --topomatch-conf --topomatch "$tm" \
+	>"$work/start.log" 2>&1 || { cat "$work/start.log"; not_ok "test cluster starts"; finish; }
+ok "test cluster starts with the SPANK plugin (bind=record)"
+export SLURM_CONF=$dir/slurm.conf
+export TMPDIR=$work/tmp
+mkdir -p "$TMPDIR"
+cd "$work" || exit 1
+
+wait_done() {
+	for _ in $(seq 150); do
+		[ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# expected "rank node cpu" lines from topomatch map on the job's nodes:
+# cluster PU p of these 16-core nodes is core p % 16 (OS CPU) of the
+# (p / 16)-th node in cluster order (n001, n002, ...)
+expected() { # NODELIST
+	local -a all
+	mapfile -t all < <(scontrol show hostnames 'n[001-016]')
+	"$tm" map -t "$dir/cluster.yaml" -c "$work/pat.mat" --nodes "$1" --out - |
+		awk -v names="${all[*]}" 'BEGIN { split(names, n, " ") }
+			{ printf "%d %s %d\n", NR - 1, n[int($1 / 16) + 1], $1 % 16 }'
+}
+
+"$tm" gen hierarchical --arity 16,4 --shuffle 5 --out "$work/pat.mat"
+cat >"$work/job.sh" <<'EOF'
+#!/bin/sh
+show='echo $TOPOMATCH_RANK $SLURMD_NODENAME $TOPOMATCH_CPUS $TOPOMATCH_BIND $SLURM_PROCID'
+srun sh -c "$show" >step0.out 2>step0.err
+srun sh -c "$show" >step1.out 2>step1.err
+srun -n 2 sh -c 'echo "r=$TOPOMATCH_RANK p=$SLURM_PROCID"' >step2.out 2>step2.err
+srun -n 16 -c 2 sh -c 'echo "r=$TOPOMATCH_RANK p=$SLURM_PROCID"' >step3.out 2>step3.err
+EOF
+id=$(sbatch --parsable -n 64 --comm-pattern="$work/pat.mat" -o job.out -e job.err job.sh)
+wait_done "$id" || not_ok "(a) the job ends"
+nodes=$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
+expected "$nodes" >expected.txt
+expect_eq "(a) the expected mapping has 64 ranks" 64 "$(wc -l <expected.txt | tr -d ' ')"
+got=$(awk '{ print $1, $2, $3 }' step0.out | sort -n)
+expect_eq "(a) every rank on the node and CPU of topomatch map --nodes $nodes" \
+	"$(cat expected.txt)" "$got"
+expect_eq "(a) TOPOMATCH_RANK is SLURM_PROCID" 64 "$(awk '$1 == $5' step0.out | wc -l | tr -d ' ')"
+expect_eq "(a) TOPOMATCH_BIND=recorded in every task" 64 \
+	"$(awk '$4 == "recorded"' step0.out | wc -l | tr -d ' ')"
+expect_eq "(a) a second step: the same layout" "$got" "$(awk '{ print $1, $2, $3 }' step1.out | sort -n)"
+expect_eq "(a) not Slurm's block layout: ranks 0-15 span several nodes" yes \
+	"$(awk '$1 < 16 && !($2 in n) { n[$2] = 1; k++ } END { print (k > 1) ? "yes" : "no" }' step0.out)"
+expect_eq "(a) no note for the matching steps" "" "$(grep -h 'topomatch:' step0.err step1.err)"
+expect_eq "(a) the hostfiles are removed" "" "$(ls "$TMPDIR")"
+
+# (b) other steps: default layout and a note
+expect_eq "(b) -n 2: the step runs, no binding" "r= p=0
+r= p=1" "$(sort step2.out)"
+expect_eq "(b) -n 2: one note" \
+	"srun: topomatch: the pattern has 64 tasks, the step 2; the step keeps Slurm's default layout" \
+	"$(grep 'topomatch:' step2.err)"
+expect_eq "(b) -c 2: the step runs, no binding" 16 "$(grep -c '^r= ' step3.out)"
+expect_eq "(b) -c 2: one note" \
+	"srun: topomatch: --cpus-per-task=2 (the pattern maps one CPU per rank); the step keeps Slurm's default layout" \
+	"$(grep 'topomatch:' step3.err)"
+
+# (c) srun --comm-pattern inside salloc (no pattern at allocation time)
+out=$(salloc -n 64 sh -c 'echo NODES=$SLURM_JOB_NODELIST; srun -n 64 --comm-pattern='"$work"'/pat.mat sh -c '\''echo $TOPOMATCH_RANK $SLURMD_NODENAME $TOPOMATCH_CPUS'\''' 2>salloc.err)
+snodes=$(printf '%s\n' "$out" | sed -n 's/^NODES=//p')
+expect_eq "(c) salloc + srun --comm-pattern: the mapping of $snodes" "$(expected "$snodes")" \
+	"$(printf '%s\n' "$out" | grep -v '^NODES=' | sort -n)"
+
+expect_contains "slurmctld still answers" "is UP" "$(scontrol ping)"
+finish
