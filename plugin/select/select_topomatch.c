@@ -158,8 +158,8 @@ static void tm_load(void)
  * the cores avail_core leaves free (every PU of a core when PUs are
  * hardware threads).  slurm_of[cluster node] = Slurm's node index.
  */
-static int tm_free_pus(bitstr_t *candidates, bitstr_t **avail_core,
-		       int64_t *pus, int64_t *npus, int64_t *slurm_of)
+static void tm_free_pus(bitstr_t *candidates, bitstr_t **avail_core,
+			int64_t *pus, int64_t *npus, int64_t *slurm_of)
 {
 	*npus = 0;
 	for (int i = 0; i < node_record_count; i++) {
@@ -183,7 +183,6 @@ static int tm_free_pus(bitstr_t *candidates, bitstr_t **avail_core,
 			pus[(*npus)++] = first + k;
 		}
 	}
-	return SLURM_SUCCESS;
 }
 
 /* The job's pattern from its spank_job_env, or NULL (noted why). */
