@@ -76,6 +76,10 @@ extern int cons_tres_fini(void);
 TM_EXPORT int init(void);
 TM_EXPORT int fini(void);
 
+/* cons_common's select_p_reconfigure (plugin/select/slurm/common_cons_common.c). */
+extern int cons_common_reconfigure(void);
+TM_EXPORT int select_p_reconfigure(void);
+
 typedef int (*tm_choose_nodes_fn)(job_record_t *job_ptr, bitstr_t *node_map,
 				  bitstr_t **avail_core, uint32_t min_nodes,
 				  uint32_t max_nodes, uint32_t req_nodes,
@@ -396,6 +400,20 @@ extern int init(void)
 		tm_load();
 	}
 	return SLURM_SUCCESS;
+}
+
+/* `scontrol reconfigure`: cons_common's, then topomatch.conf and the
+ * cluster description again (an admin's files, as slurm.conf is). */
+extern int select_p_reconfigure(void)
+{
+	int rc = cons_common_reconfigure();
+
+	if (running_in_slurmctld()) {
+		topomatch_cluster_destroy(tm_cluster);
+		tm_cluster = NULL;
+		tm_load();
+	}
+	return rc;
 }
 
 extern int fini(void)

@@ -64,6 +64,16 @@ without=$(nodes_of -n 64)
 expect_eq "(a) with the pattern: the 4 free nodes under one switch" "n[005-008]" "$with"
 expect_eq "(a) without: Slurm's choice, over 3 switches" "n[001-002,009,014]" "$without"
 
+# scontrol reconfigure re-reads topomatch.conf: Enabled=no, then yes again
+echo Enabled=no >>"$dir/topomatch.conf"
+scontrol reconfigure
+expect_eq "reconfigure with Enabled=no: cons_tres' choice" "$without" \
+	"$(nodes_of -n 64 --comm-pattern="$work/groups.mat")"
+sed -i '/^Enabled=no$/d' "$dir/topomatch.conf"
+scontrol reconfigure
+expect_eq "reconfigure with Enabled=yes: the pattern's choice again" "n[005-008]" \
+	"$(nodes_of -n 64 --comm-pattern="$work/groups.mat")"
+
 # a real run too: the job starts where --test-only said
 id=$(sbatch --parsable -n 64 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 5")
 for _ in $(seq 50); do
