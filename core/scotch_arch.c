@@ -108,6 +108,27 @@ static int scotch_fail(char *err, const char *what)
 		      "Scotch: %s failed (Scotch's own message is on stderr)", what);
 }
 
+/* Router levels at most of the tleaf of a large grid with a local tree:
+ * each splits a dimension by a prime factor, and the routers number at
+ * most 2^26. */
+#define GRID_SPLITS 26
+#define GRID_TLEAF_LEVELS (GRID_SPLITS + TOPOMATCH_MAX_LEVELS)
+
+/* A tleaf of n <= GRID_TLEAF_LEVELS levels (sizes, link costs made
+ * integers); dmax is the longest distance. */
+static int tleaf_arch(tm_starget_t *x, const SCOTCH_Num *size, const double *cost, int n,
+		      const char *what, char *err)
+{
+	SCOTCH_Num link[GRID_TLEAF_LEVELS];
+	int_costs(cost, n, link);
+	x->dmax = 0;
+	for (int k = 0; k < n; k++)
+		x->dmax += link[k]; /* at most 58 x 65536 */
+	if (SCOTCH_archTleaf(&x->full, n, (SCOTCH_Num *)size, link))
+		return scotch_fail(err, what);
+	return TOPOMATCH_OK;
+}
+
 /*
  * tleaf: levels of arity 1 split nothing and Scotch's target files refuse
  * them, so they are left out; their cost is the same for every pair of
@@ -115,7 +136,7 @@ static int scotch_fail(char *err, const char *what)
  */
 static int build_tleaf(tm_starget_t *x, const topomatch_topology_t *t, char *err)
 {
-	SCOTCH_Num size[TOPOMATCH_MAX_LEVELS], link[TOPOMATCH_MAX_LEVELS];
+	SCOTCH_Num size[TOPOMATCH_MAX_LEVELS];
 	double cost[TOPOMATCH_MAX_LEVELS] = { 0 };
 	int n = 0;
 	for (int k = 0; k < t->nlevels; k++) {
@@ -124,13 +145,7 @@ static int build_tleaf(tm_starget_t *x, const topomatch_topology_t *t, char *err
 		size[n] = t->arity[k];
 		cost[n++] = t->cost[k];
 	}
-	int_costs(cost, n, link);
-	x->dmax = 0;
-	for (int k = 0; k < n; k++)
-		x->dmax += link[k]; /* at most 32 x 65536 */
-	if (SCOTCH_archTleaf(&x->full, n, size, link))
-		return scotch_fail(err, "SCOTCH_archTleaf");
-	return TOPOMATCH_OK;
+	return tleaf_arch(x, size, cost, n, "SCOTCH_archTleaf", err);
 }
 
 /*
@@ -650,10 +665,6 @@ static int build_graph(tm_starget_t *x, const topomatch_topology_t *t, const int
 
 /* ------------------------------------------ large grids with a local tree */
 
-/* Router levels at most: each splits a dimension by a prime factor, and
- * the routers number at most 2^26. */
-#define GRID_SPLITS 26
-#define GRID_TLEAF_LEVELS (GRID_SPLITS + TOPOMATCH_MAX_LEVELS)
 
 /*
  * The router grid as a tree: each level splits the dimension of largest
@@ -719,7 +730,7 @@ static SCOTCH_Num grid_tleaf_term(const topomatch_topology_t *t, const struct gr
 static int grid_tleaf_arch(tm_starget_t *x, const topomatch_topology_t *t,
 			   const struct grid_split *g, char *err)
 {
-	SCOTCH_Num size[GRID_TLEAF_LEVELS], link[GRID_TLEAF_LEVELS];
+	SCOTCH_Num size[GRID_TLEAF_LEVELS];
 	double cost[GRID_TLEAF_LEVELS] = { 0 };
 	int n = 0;
 	for (int l = 0; l < g->n; l++) {
@@ -735,13 +746,7 @@ static int grid_tleaf_arch(tm_starget_t *x, const topomatch_topology_t *t,
 		size[n] = t->arity[k];
 		cost[n++] = t->cost[k];
 	}
-	int_costs(cost, n, link);
-	x->dmax = 0;
-	for (int k = 0; k < n; k++)
-		x->dmax += link[k]; /* at most 58 x 65536 */
-	if (SCOTCH_archTleaf(&x->full, n, size, link))
-		return scotch_fail(err, "SCOTCH_archTleaf (grid with a local tree)");
-	return TOPOMATCH_OK;
+	return tleaf_arch(x, size, cost, n, "SCOTCH_archTleaf (grid with a local tree)", err);
 }
 
 /*

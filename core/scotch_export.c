@@ -16,22 +16,9 @@
 
 #include <stdlib.h>
 
-struct links {
-	int64_t n;
-	int64_t *a, *b;
-	double *cost;
-};
-
-static void link_add(struct links *l, int64_t a, int64_t b, double cost)
-{
-	l->a[l->n] = a;
-	l->b[l->n] = b;
-	l->cost[l->n++] = cost;
-}
-
 /* Router r's neighbours one step up each dimension (once, so a wrapped
  * dimension of 2 gets one link, not two). */
-static void grid_links(const topomatch_topology_t *t, int64_t routers, struct links *l)
+static void grid_links(const topomatch_topology_t *t, int64_t routers, tm_coo_t *l)
 {
 	for (int64_t r = 0; r < routers; r++) {
 		int64_t rest = r, stride = 1;
@@ -39,9 +26,9 @@ static void grid_links(const topomatch_topology_t *t, int64_t routers, struct li
 			int64_t x = rest % t->dims[k];
 			rest /= t->dims[k];
 			if (x + 1 < t->dims[k])
-				link_add(l, r, r + stride, t->grid_cost);
+				tm_coo_push(l, r, r + stride, t->grid_cost, l->cap);
 			else if (t->wrap[k] && t->dims[k] > 2)
-				link_add(l, r, r - x * stride, t->grid_cost);
+				tm_coo_push(l, r, r - x * stride, t->grid_cost, l->cap);
 			stride *= t->dims[k];
 		}
 	}
@@ -58,21 +45,20 @@ static int grid_as_graph(const topomatch_topology_t *t, topomatch_topology_t **g
 	for (int k = 0; k < t->nlevels; k++)
 		per += (width *= t->arity[k]);
 	int64_t nv = routers * (per + 1), nl = routers * (t->ndims + per);
-	struct links l = { 0 };
+	tm_coo_t l; /* reserved whole: the pushes below cannot fail */
+	tm_coo_init(&l);
 	unsigned char *compute = tm_zalloc(nv, 1);
-	l.a = tm_alloc(nl, sizeof(*l.a));
-	l.b = tm_alloc(nl, sizeof(*l.b));
-	l.cost = tm_alloc(nl, sizeof(*l.cost));
-	int rc = compute && l.a && l.b && l.cost ? TOPOMATCH_OK
-						 : tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	int rc = compute && tm_coo_reserve(&l, nl) == TOPOMATCH_OK
+			 ? TOPOMATCH_OK
+			 : tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	for (int64_t r = 0; rc == TOPOMATCH_OK && r < routers; r++) {
 		int64_t first = r, next = routers + r * per; /* level start, next level */
 		width = 1;
 		for (int k = 0; k < t->nlevels; k++) {
 			for (int64_t p = 0; p < width; p++)
 				for (int q = 0; q < t->arity[k]; q++)
-					link_add(&l, first + p, next + p * t->arity[k] + q,
-						 t->cost[k]);
+					tm_coo_push(&l, first + p, next + p * t->arity[k] + q,
+						    t->cost[k], nl);
 			first = next;
 			next += width * t->arity[k];
 			width *= t->arity[k];
@@ -82,13 +68,11 @@ static int grid_as_graph(const topomatch_topology_t *t, topomatch_topology_t **g
 	}
 	if (rc == TOPOMATCH_OK) {
 		grid_links(t, routers, &l);
-		rc = topomatch_topology_graph(routers + routers * per, l.n, l.a, l.b, l.cost, compute,
-					      g, err);
+		rc = topomatch_topology_graph(routers + routers * per, l.n, l.src, l.dst, l.w,
+					      compute, g, err);
 	}
 	free(compute);
-	free(l.a);
-	free(l.b);
-	free(l.cost);
+	tm_coo_free(&l);
 	return rc;
 }
 

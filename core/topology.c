@@ -34,6 +34,21 @@ void topomatch_topology_destroy(topomatch_topology_t *t)
 
 /* ---------------------------------------------------------------- trees */
 
+/* Level k of a tree or of a grid's local tree ("tree level", "grid: local
+ * level" in messages): arity >= 1, a finite positive link cost. */
+static int level_check(const char *what, int k, const int *arity, const double *cost,
+		       char *err)
+{
+	if (arity[k] < 1)
+		return tm_err(err, TOPOMATCH_EINVAL, "%s %d: arity must be >= 1 (got %d)", what,
+			      k + 1, arity[k]);
+	if (cost && (!isfinite(cost[k]) || cost[k] <= 0.0))
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "%s %d: link cost must be finite and > 0 (got %g)", what, k + 1,
+			      cost[k]);
+	return TOPOMATCH_OK;
+}
+
 static int tree_check(int nlevels, const int *arity, const double *cost, int64_t *npu,
 		      char *err)
 {
@@ -46,14 +61,9 @@ static int tree_check(int nlevels, const int *arity, const double *cost, int64_t
 	double sum = 0.0;
 	*npu = 1;
 	for (int k = 0; k < nlevels; k++) {
-		if (arity[k] < 1)
-			return tm_err(err, TOPOMATCH_EINVAL,
-				      "tree level %d: arity must be >= 1 (got %d)", k + 1,
-				      arity[k]);
-		if (cost && (!isfinite(cost[k]) || cost[k] <= 0.0))
-			return tm_err(err, TOPOMATCH_EINVAL,
-				      "tree level %d: link cost must be finite and > 0 (got %g)",
-				      k + 1, cost[k]);
+		int rc = level_check("tree level", k, arity, cost, err);
+		if (rc)
+			return rc;
 		sum += cost ? cost[k] : 1.0;
 		/* arity >= 1 keeps the product monotone: checking each step is enough */
 		if (!tm_mul_ok(*npu, arity[k], npu) || *npu > TOPOMATCH_MAX_PUS)
@@ -153,14 +163,9 @@ static int grid_local(topomatch_topology_t *t, int nlevels, const int *arity,
 	t->nlevels = nlevels;
 	t->lpus = 1;
 	for (int k = 0; k < nlevels; k++) {
-		if (arity[k] < 1)
-			return tm_err(err, TOPOMATCH_EINVAL,
-				      "grid: local level %d: arity must be >= 1 (got %d)", k + 1,
-				      arity[k]);
-		if (cost && (!isfinite(cost[k]) || cost[k] <= 0.0))
-			return tm_err(err, TOPOMATCH_EINVAL,
-				      "grid: local level %d: link cost must be finite and > 0 "
-				      "(got %g)", k + 1, cost[k]);
+		int rc = level_check("grid: local level", k, arity, cost, err);
+		if (rc)
+			return rc;
 		/* arity >= 1 keeps the product monotone: checking each step is enough */
 		if (!tm_mul_ok(t->lpus, arity[k], &t->lpus) || t->lpus > TOPOMATCH_MAX_PUS)
 			return tm_err(err, TOPOMATCH_ELIMIT,

@@ -15,40 +15,10 @@
 
 #define MAX_GRAPH_VERTICES (INT64_C(1) << 28)
 
-struct links {
-	int64_t n, cap;
-	int64_t *a, *b;
-	double *cost;
-};
-
-static int add_link(struct links *l, int64_t a, int64_t b, double cost)
+/* Links as COO triplets (a, b, cost): the core's growable array. */
+static int add_link(tm_coo_t *l, int64_t a, int64_t b, double cost)
 {
-	if (l->n == l->cap) {
-		int64_t cap = l->cap ? 2 * l->cap : 1024;
-		int64_t *na = realloc(l->a, (size_t)cap * sizeof(*na));
-		if (na)
-			l->a = na;
-		int64_t *nb = realloc(l->b, (size_t)cap * sizeof(*nb));
-		if (nb)
-			l->b = nb;
-		double *nc = realloc(l->cost, (size_t)cap * sizeof(*nc));
-		if (nc)
-			l->cost = nc;
-		if (!na || !nb || !nc)
-			return TOPOMATCH_ENOMEM;
-		l->cap = cap;
-	}
-	l->a[l->n] = a;
-	l->b[l->n] = b;
-	l->cost[l->n++] = cost;
-	return TOPOMATCH_OK;
-}
-
-static void links_free(struct links *l)
-{
-	free(l->a);
-	free(l->b);
-	free(l->cost);
+	return tm_coo_push(l, a, b, cost, INT64_MAX);
 }
 
 /* ------------------------------------------------------------- dragonfly */
@@ -68,7 +38,7 @@ static int64_t port_router(const tm_cluster_desc_t *d, int64_t offset, int64_t m
  * increasing group order; circulant: group G's k-th peer is G + 1 + k
  * (mod g).  Ports past a multiple of g - 1 give parallel links.
  */
-static int df_global(const tm_cluster_desc_t *d, struct links *l)
+static int df_global(const tm_cluster_desc_t *d, tm_coo_t *l)
 {
 	int64_t g = d->df_groups, a = d->df_routers;
 	for (int64_t G = 0; G < g; G++)
@@ -89,7 +59,7 @@ static int df_global(const tm_cluster_desc_t *d, struct links *l)
 	return TOPOMATCH_OK;
 }
 
-static int df_switches(topomatch_cluster_t *c, struct links *l, int64_t *nsw, char *err)
+static int df_switches(topomatch_cluster_t *c, tm_coo_t *l, int64_t *nsw, char *err)
 {
 	tm_cluster_desc_t *d = &c->d;
 	int64_t a = d->df_routers, routers = d->df_groups * a;
@@ -115,7 +85,7 @@ static int df_switches(topomatch_cluster_t *c, struct links *l, int64_t *nsw, ch
 
 /* ----------------------------------------------------------------- graph */
 
-static int graph_switches(topomatch_cluster_t *c, struct links *l, int64_t *nsw, char *err)
+static int graph_switches(topomatch_cluster_t *c, tm_coo_t *l, int64_t *nsw, char *err)
 {
 	tm_cluster_desc_t *d = &c->d;
 	char name[256];
@@ -146,7 +116,7 @@ static int graph_switches(topomatch_cluster_t *c, struct links *l, int64_t *nsw,
 /* A switch tree whose nodes hang at different depths: as a graph, so that
  * every distance stays what the cables give (an embedding into a regular
  * tree would lengthen the paths of the nodes attached higher up). */
-static int swtree_switches(topomatch_cluster_t *c, struct links *l, int64_t *nsw, char *err)
+static int swtree_switches(topomatch_cluster_t *c, tm_coo_t *l, int64_t *nsw, char *err)
 {
 	tm_cluster_desc_t *d = &c->d;
 	const tm_swtree_t *t = &d->sw;
@@ -186,7 +156,7 @@ static int64_t tree_vertices(const tm_node_hw_t *shape)
 
 /* Node i's tree from vertex v0 (breadth-first, so its PUs come last), its
  * node vertex linked to switch sw. */
-static int add_node_tree(const tm_node_hw_t *shape, int64_t v0, int64_t sw, struct links *l)
+static int add_node_tree(const tm_node_hw_t *shape, int64_t v0, int64_t sw, tm_coo_t *l)
 {
 	if (add_link(l, sw, v0, 1))
 		return TOPOMATCH_ENOMEM;
@@ -203,7 +173,7 @@ static int add_node_tree(const tm_node_hw_t *shape, int64_t v0, int64_t sw, stru
 	return TOPOMATCH_OK;
 }
 
-static int make_graph(topomatch_cluster_t *c, struct links *l, int64_t nsw, char *err)
+static int make_graph(topomatch_cluster_t *c, tm_coo_t *l, int64_t nsw, char *err)
 {
 	tm_cluster_desc_t *d = &c->d;
 	int64_t per = tree_vertices(&c->shape), nvert;
@@ -222,7 +192,7 @@ static int make_graph(topomatch_cluster_t *c, struct links *l, int64_t nsw, char
 		for (int64_t k = per - c->slot_pus; k < per; k++)
 			compute[nsw + i * per + k] = 1;
 	char why[TOPOMATCH_ERRLEN];
-	int rc = topomatch_topology_graph(nvert, l->n, l->a, l->b, l->cost, compute, &c->topo,
+	int rc = topomatch_topology_graph(nvert, l->n, l->src, l->dst, l->w, compute, &c->topo,
 					  why);
 	free(compute);
 	if (rc)
@@ -247,9 +217,10 @@ int tm_cluster_check_attached(const topomatch_cluster_t *c, char *err)
 
 int tm_cluster_build_graph(topomatch_cluster_t *c, char *err)
 {
-	struct links l = { 0 };
+	tm_coo_t l;
 	int64_t nsw = 0;
 	int rc;
+	tm_coo_init(&l);
 	for (int64_t i = 0; i < c->d.nnodes; i++)
 		c->slot[i] = -1; /* the switch of node i, until make_graph */
 	if (c->d.net == TM_NET_DRAGONFLY)
@@ -262,6 +233,6 @@ int tm_cluster_build_graph(topomatch_cluster_t *c, char *err)
 		rc = tm_cluster_check_attached(c, err);
 	if (rc == TOPOMATCH_OK)
 		rc = make_graph(c, &l, nsw, err);
-	links_free(&l);
+	tm_coo_free(&l);
 	return rc;
 }

@@ -31,18 +31,11 @@ static tm_pos_t pos_of(ynode *n)
 int tm_cluster_err(const tm_cluster_desc_t *d, tm_pos_t pos, char *err, int status,
 		   const char *fmt, ...)
 {
-	char msg[TOPOMATCH_ERRLEN];
 	va_list ap;
-	if (!err)
-		return status;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	int rc = tm_vyerr_at(d->doc, pos.line, pos.col, err, status, fmt, ap);
 	va_end(ap);
-	const char *f = d->doc && d->doc->name ? d->doc->name : "cluster";
-	if (pos.line <= 0)
-		return tm_err(err, status, "%s: %s", f, msg);
-	return tm_err(err, status, "%s:%lld:%lld: %s", f, (long long)pos.line,
-		      (long long)pos.col, msg);
+	return rc;
 }
 
 /* The value of a required key, or an error at the mapping that lacks it. */

@@ -87,21 +87,29 @@ static const char *yd_name(const tm_ydoc_t *d)
 	return d && d->name ? d->name : "input";
 }
 
-int tm_yerr(const tm_ydoc_t *d, const tm_ynode_t *s, char *err, int status, const char *fmt,
-	    ...)
+int tm_vyerr_at(const tm_ydoc_t *d, int64_t line, int64_t col, char *err, int status,
+		const char *fmt, va_list ap)
 {
 	char msg[TOPOMATCH_ERRLEN];
-	va_list ap;
 
 	if (!err)
 		return status;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!s)
+	if (line <= 0)
 		return tm_err(err, status, "%s: %s", yd_name(d), msg);
-	return tm_err(err, status, "%s:%lld:%lld: %s", yd_name(d), (long long)s->line,
-		      (long long)s->col, msg);
+	return tm_err(err, status, "%s:%lld:%lld: %s", yd_name(d), (long long)line,
+		      (long long)col, msg);
+}
+
+int tm_yerr(const tm_ydoc_t *d, const tm_ynode_t *s, char *err, int status, const char *fmt,
+	    ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int rc = tm_vyerr_at(d, s ? s->line : 0, s ? s->col : 0, err, status, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* Error at a libyaml mark (0-based) rather than at a node. */

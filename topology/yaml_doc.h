@@ -12,6 +12,7 @@
 #ifndef TM_YAML_DOC_H
 #define TM_YAML_DOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,9 @@ int tm_ynode_bool(const tm_ydoc_t *d, const tm_ynode_t *s, const char *what, int
 int tm_ynode_str(const tm_ydoc_t *d, const tm_ynode_t *s, const char *what, const char **v,
 		 char *err);
 
+/* "FILE:LINE:COL: " + message at a position (line <= 0: "FILE: "). */
+int tm_vyerr_at(const tm_ydoc_t *d, int64_t line, int64_t col, char *err, int status,
+		const char *fmt, va_list ap);
 /* "FILE:LINE:COL: " + message for node s (s NULL: "FILE: "); returns status. */
 int tm_yerr(const tm_ydoc_t *d, const tm_ynode_t *s, char *err, int status, const char *fmt,
 	    ...) __attribute__((format(printf, 5, 6)));

@@ -324,22 +324,19 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 	bitstr_t *narrowed = NULL, *saved_nodes;
 	bitstr_t **saved_cores;
 	topomatch_narrow_t how;
+	bool usable = false;
 	int rc;
 
 	how = topomatch_narrow(job_ptr, node_map, avail_core, &narrowed);
-	if ((how != TOPOMATCH_NARROWED) || !narrowed) {
+	if ((how != TOPOMATCH_NARROWED) || !narrowed)
 		debug("%pJ: %d candidate nodes, %u-%u wanted: no narrowing, cons_tres chooses",
 		      job_ptr, bit_set_count(node_map), min_nodes, max_nodes);
-		FREE_NULL_BITMAP(narrowed);
-		return tm_cons_tres_choose_nodes(job_ptr, node_map, avail_core,
-						 min_nodes, max_nodes,
-						 req_nodes, avail_res_array,
-						 cr_type, prefer_alloc_nodes,
-						 tres_mc_ptr);
-	}
-	if (!tm_subset_usable(job_ptr, node_map, narrowed, min_nodes)) {
+	else if (!tm_subset_usable(job_ptr, node_map, narrowed, min_nodes))
 		verbose("%pJ: the narrowed node set misses required or enough nodes: ignored",
 			job_ptr);
+	else
+		usable = true;
+	if (!usable) {
 		FREE_NULL_BITMAP(narrowed);
 		return tm_cons_tres_choose_nodes(job_ptr, node_map, avail_core,
 						 min_nodes, max_nodes,
