@@ -205,3 +205,41 @@ tc_mem_kb() {
 	done
 	echo "$sum"
 }
+
+# tc_start_ctld DIR SLURMCTLD-OPTION...: start slurmctld on DIR/slurm.conf
+# by its standard name (slurmctld decides from argv[0] that it is the
+# daemon; slurmctld-wlm would corrupt its node table on steps with an
+# arbitrary distribution), record it in DIR/pids and wait until it answers
+# scontrol ping.  Prints its pid; on failure says why on stderr, returns 1.
+tc_start_ctld() {
+	local dir=$1 cpid="" i log_from
+	shift
+	log_from=$(($(stat -c %s "$dir/log/slurmctld.log" 2>/dev/null || echo 0) + 1))
+	ctld_failed() {
+		tail -c +"$log_from" "$dir/log/slurmctld.log" 2>/dev/null |
+			grep -qE 'fatal:|initialization failed' ||
+			grep -qsE 'fatal:|initialization failed' "$dir/log/slurmctld.out"
+	}
+	(cd "$dir/run" && env "$TC_ENV_MARK=$dir" slurmctld "$@" -f "$dir/slurm.conf" \
+		</dev/null >>"$dir/log/slurmctld.out" 2>&1 9>&-) ||
+		{ tc_err "slurmctld did not start"; return 1; }
+	for ((i = 0; i < 200; i++)); do
+		cpid=$(cat "$dir/run/slurmctld.pid" 2>/dev/null || true)
+		tc_is_ours "$cpid" slurmctld "" "$dir" && break
+		cpid=""
+		ctld_failed && { tc_err "slurmctld failed"; return 1; }
+		sleep 0.1
+	done
+	[ -n "$cpid" ] || { tc_err "slurmctld wrote no pid file in 20 s"; return 1; }
+	echo "$cpid slurmctld" >>"$dir/pids"
+	for ((i = 0; i < 300; i++)); do
+		if SLURM_CONF=$dir/slurm.conf scontrol ping 2>/dev/null | grep -q 'is UP'; then
+			echo "$cpid"
+			return 0
+		fi
+		tc_is_ours "$cpid" slurmctld "" "$dir" || { tc_err "slurmctld (pid $cpid) died"; return 1; }
+		sleep 0.1
+	done
+	tc_err "slurmctld does not answer scontrol ping"
+	return 1
+}

@@ -530,29 +530,8 @@ record_strays() {
 trap 'fail "interrupted"' INT TERM HUP
 
 # ---- slurmctld ---------------------------------------------------------------------------------
-# By its standard name: slurmctld decides from argv[0] that it is the daemon
-# (see README.md); slurmctld-wlm would corrupt its node table on steps with
-# an arbitrary distribution.
 # -c: no state from an earlier run; -i: ignore errors in state files.
-(cd "$dir/run" && env "$TC_ENV_MARK=$dir" slurmctld -c -i -f "$dir/slurm.conf" \
-	</dev/null >>"$dir/log/slurmctld.out" 2>&1 9>&-) || fail "slurmctld did not start"
-cpid=""
-for ((i = 0; i < 200; i++)); do
-	cpid=$(cat "$dir/run/slurmctld.pid" 2>/dev/null || true)
-	tc_is_ours "$cpid" slurmctld "" "$dir" && break
-	cpid=""
-	grep -qsE 'fatal:|initialization failed' "$dir/log/slurmctld.log" "$dir/log/slurmctld.out" &&
-		fail "slurmctld failed"
-	sleep 0.1
-done
-[ -n "$cpid" ] || fail "slurmctld wrote no pid file in 20 s"
-echo "$cpid slurmctld" >>"$dir/pids"
-for ((i = 0; i < 300; i++)); do
-	scontrol ping 2>/dev/null | grep -q 'is UP' && break
-	tc_is_ours "$cpid" slurmctld "" "$dir" || fail "slurmctld (pid $cpid) died"
-	sleep 0.1
-done
-scontrol ping 2>/dev/null | grep -q 'is UP' || fail "slurmctld does not answer scontrol ping"
+cpid=$(tc_start_ctld "$dir" -c -i) || fail "slurmctld did not start"
 tc_say "slurmctld up (pid $cpid, port $ctld_port) after $(elapsed) s"
 
 # ---- slurmd, one per virtual node, started in parallel batches ----------------------------------

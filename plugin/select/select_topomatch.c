@@ -49,13 +49,16 @@
 #pragma GCC diagnostic pop
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "topomatch.h"
 #include "topomatch_cluster.h"
+#include "tm_decision.h"
 #include "tm_plugin_conf.h"
 
 #define TM_EXPORT __attribute__((visibility("default")))
@@ -80,6 +83,27 @@ TM_EXPORT int fini(void);
 extern int cons_common_reconfigure(void);
 TM_EXPORT int select_p_reconfigure(void);
 
+/* cons_tres' select_p_job_test (plugin/select/slurm/tres_select_cons_tres.c). */
+extern int cons_tres_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			      uint32_t min_nodes, uint32_t max_nodes,
+			      uint32_t req_nodes, uint16_t mode,
+			      List preemptee_candidates, List *preemptee_job_list,
+			      bitstr_t *exc_core_bitmap);
+TM_EXPORT int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+				uint32_t min_nodes, uint32_t max_nodes,
+				uint32_t req_nodes, uint16_t mode,
+				List preemptee_candidates, List *preemptee_job_list,
+				bitstr_t *exc_core_bitmap);
+
+/*
+ * slurmctld's statistics, whose cycle counters delimit the per-cycle
+ * budget.  Defined here too, like the globals cons_common.c defines, so
+ * that the plugin loads in clients; in slurmctld the dynamic linker binds
+ * the plugin's references to slurmctld's own (select_topomatch.map keeps
+ * the symbol global).
+ */
+diag_stats_t slurmctld_diag_stats;
+
 typedef int (*tm_choose_nodes_fn)(job_record_t *job_ptr, bitstr_t *node_map,
 				  bitstr_t **avail_core, uint32_t min_nodes,
 				  uint32_t max_nodes, uint32_t req_nodes,
@@ -101,6 +125,21 @@ typedef enum {
  */
 static tm_plugin_conf_t tm_conf;
 static topomatch_cluster_t *tm_cluster;
+
+/*
+ * Decisions already computed, and the time spent in the current main
+ * scheduler ([0]) and backfill ([1]) cycles.  slurmctld holds its job and
+ * node write locks around job tests; the mutex makes the plugin safe
+ * without relying on that.
+ */
+#define TM_CACHE_DECISIONS 1024
+static pthread_mutex_t tm_mutex = PTHREAD_MUTEX_INITIALIZER;
+static tm_decision_cache_t tm_cache;
+static tm_cycle_t tm_cycles[2];
+static unsigned long long tm_reused, tm_computed; /* for the log */
+
+/* The mode of the select_p_job_test in progress on this thread. */
+static __thread uint16_t tm_job_test_mode = SELECT_MODE_RUN_NOW;
 
 static double tm_now_ms(void)
 {
@@ -124,6 +163,14 @@ static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
 	info("%pJ: %s", job_ptr, msg);
 	xfree(job_ptr->system_comment);
 	job_ptr->system_comment = xstrdup_printf("topomatch: %s", msg);
+}
+
+/* How much the cache saved, for the log. */
+static void tm_cache_stats(const char *when)
+{
+	if (tm_reused || tm_computed)
+		info("%s: %llu decisions computed, %llu reused", when,
+		     tm_computed, tm_reused);
 }
 
 /* Read topomatch.conf and the cluster YAML it names (slurmctld only). */
@@ -220,10 +267,27 @@ static topomatch_affinity_t *tm_pattern(job_record_t *job_ptr)
 	return a;
 }
 
-/* Map the pattern onto the free PUs; the nodes that got tasks. */
+/* The decision's node list as a bitmap of Slurm node indices. */
+static bitstr_t *tm_node_bitmap(const int64_t *nodes, int64_t nn, const int64_t *slurm_of)
+{
+	bitstr_t *b = bit_alloc(node_record_count);
+
+	for (int64_t k = 0; k < nn; k++)
+		if (slurm_of[nodes[k]] >= 0)
+			bit_set(b, slurm_of[nodes[k]]);
+	return b;
+}
+
+/*
+ * Map the pattern onto the free PUs within budget_ms; the nodes that got
+ * tasks.  Outcomes that depend only on the inputs are remembered under
+ * key; a run cut short by its budget is not (another cycle may have the
+ * time).
+ */
 static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
 				 const int64_t *pus, int64_t npus,
-				 const int64_t *slurm_of, bitstr_t **narrowed)
+				 const int64_t *slurm_of, double budget_ms,
+				 uint64_t key, bitstr_t **narrowed)
 {
 	int64_t n = topomatch_affinity_ntasks(a), nn = 0;
 	int64_t *pu = xcalloc(n + 1, sizeof(*pu));
@@ -231,33 +295,140 @@ static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
 	char err[TOPOMATCH_ERRLEN];
-	double t0 = tm_now_ms();
+	double t0 = tm_now_ms(), ms = 0;
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
 
 	topomatch_map_opts_init(&o);
 	o.mapper = tm_conf.mapper;
 	o.allowed = pus;
 	o.nallowed = npus;
-	o.time_budget_s = tm_conf.job_budget_ms / 1e3;
-	if (npus < n)
+	o.time_budget_s = budget_ms / 1e3;
+	if (npus < n) {
 		tm_note(job_ptr, "%lld tasks, %lld free PUs on the candidate nodes",
 			(long long) n, (long long) npus);
-	else if (topomatch_cluster_select(tm_cluster, a, &o, pu, nodes, &nn, &res, err))
+		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_KEEP, NULL, 0);
+	} else if (topomatch_cluster_select(tm_cluster, a, &o, pu, nodes, &nn, &res, err)) {
 		tm_note(job_ptr, "mapping failed: %s", err);
-	else if (res.fell_back)
-		tm_note(job_ptr, "mapping exceeded its budget of %g ms",
-			tm_conf.job_budget_ms);
-	else {
-		*narrowed = bit_alloc(node_record_count);
-		for (int64_t k = 0; k < nn; k++)
-			bit_set(*narrowed, slurm_of[nodes[k]]);
+		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_KEEP, NULL, 0);
+	} else if (res.fell_back || (ms = tm_now_ms() - t0) > budget_ms) {
+		/* the guard cuts a run short only where it checks the time */
+		tm_note(job_ptr, "mapping exceeded its budget of %g ms", budget_ms);
+	} else {
+		*narrowed = tm_node_bitmap(nodes, nn, slurm_of);
 		how = TOPOMATCH_NARROWED;
-		info("%pJ: %lld tasks mapped by %s onto %lld nodes in %.1f ms",
-			job_ptr, (long long) n, res.mapper, (long long) nn,
-			tm_now_ms() - t0);
+		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes, nn);
+		info("%pJ: %lld tasks mapped by %s onto %lld nodes (of %lld free PUs) in %.1f ms",
+		     job_ptr, (long long) n, res.mapper, (long long) nn,
+		     (long long) npus, ms);
 	}
 	xfree(pu);
 	xfree(nodes);
+	return how;
+}
+
+/*
+ * A key for the job's pattern: its TOPOMATCH_PATTERN_ entries and the job
+ * fields tm_pattern() checks them against.  0 when the job has none.
+ */
+static uint64_t tm_pattern_key(job_record_t *job_ptr)
+{
+	size_t plen = strlen(TOPOMATCH_PATTERN_ENV);
+	uint64_t h = TM_HASH_INIT;
+	bool any = false;
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+
+		if (!e || strncmp(e, TOPOMATCH_PATTERN_ENV, plen))
+			continue;
+		h = tm_hash(h, e, strlen(e) + 1);
+		any = true;
+	}
+	h = tm_hash(h, &job_ptr->details->num_tasks, sizeof(job_ptr->details->num_tasks));
+	h = tm_hash(h, &job_ptr->details->cpus_per_task,
+		    sizeof(job_ptr->details->cpus_per_task));
+	return any ? (h ? h : 1) : 0;
+}
+
+/*
+ * The time left for this decision in the current scheduling cycle:
+ * backfill's cycle for its WILL_RUN tests (and --test-only), the main
+ * scheduler's for the rest (its passes, submissions, backfill's starts).
+ */
+static double tm_cycle_budget_left(void)
+{
+	bool bf = tm_job_test_mode == SELECT_MODE_WILL_RUN;
+
+	return tm_cycle_left(&tm_cycles[bf], bf ? slurmctld_diag_stats.bf_cycle_counter
+					       : slurmctld_diag_stats.schedule_cycle_counter,
+			     tm_now_ms(), tm_conf.cycle_budget_ms);
+}
+
+/* Decode and map: a decision not in the cache, within the budgets. */
+static topomatch_narrow_t tm_compute(job_record_t *job_ptr, uint64_t pkey, uint64_t key,
+				     const int64_t *pus, int64_t npus,
+				     const int64_t *slurm_of, bitstr_t **narrowed)
+{
+	bool bf = tm_job_test_mode == SELECT_MODE_WILL_RUN;
+	double left = tm_cycle_budget_left(), t0 = tm_now_ms();
+	topomatch_affinity_t *a;
+	topomatch_narrow_t how = TOPOMATCH_KEEP;
+
+	if (left <= 0) {
+		tm_note(job_ptr, "the scheduling cycle's budget of %g ms is used up",
+			tm_conf.cycle_budget_ms);
+		return TOPOMATCH_KEEP;
+	}
+	tm_computed++;
+	if (!(a = tm_pattern(job_ptr)))
+		tm_decision_store(&tm_cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, 0);
+	else
+		how = tm_map(job_ptr, a, pus, npus, slurm_of,
+			     left < tm_conf.job_budget_ms ? left : tm_conf.job_budget_ms,
+			     key, narrowed);
+	topomatch_affinity_destroy(a);
+	tm_cycle_charge(&tm_cycles[bf], tm_now_ms() - t0);
+	return how;
+}
+
+/*
+ * The decision for the job over these free PUs: from the cache when the
+ * same pattern met the same free PUs before (cons_tres' retries, later
+ * cycles, backfill's repeated tests), else computed.
+ */
+static topomatch_narrow_t tm_decide(job_record_t *job_ptr, uint64_t pkey,
+				    bitstr_t *candidates, bitstr_t **avail_core,
+				    bitstr_t **narrowed)
+{
+	int64_t nnodes = topomatch_cluster_nnodes(tm_cluster);
+	int64_t *pus, *slurm_of, npus;
+	const tm_decision_t *d;
+	topomatch_narrow_t how = TOPOMATCH_KEEP;
+	uint64_t key;
+
+	if (tm_decision_find(&tm_cache, job_ptr->job_id, pkey)) {
+		tm_reused++;
+		return TOPOMATCH_KEEP; /* the pattern was rejected, and noted */
+	}
+	pus = xcalloc(topomatch_cluster_npu(tm_cluster) + 1, sizeof(*pus));
+	slurm_of = xcalloc(nnodes + 1, sizeof(*slurm_of));
+	for (int64_t k = 0; k < nnodes; k++)
+		slurm_of[k] = -1;
+	tm_free_pus(candidates, avail_core, pus, &npus, slurm_of);
+	key = tm_hash(pkey, pus, npus * sizeof(*pus));
+	if ((d = tm_decision_find(&tm_cache, job_ptr->job_id, key))) {
+		tm_reused++;
+		debug("%pJ: decision reused (%s)", job_ptr,
+		      d->kind == TM_DECISION_NODES ? "narrowed" : "cons_tres chooses");
+		if (d->kind == TM_DECISION_NODES) {
+			*narrowed = tm_node_bitmap(d->nodes, d->nnodes, slurm_of);
+			how = TOPOMATCH_NARROWED;
+		}
+	} else {
+		how = tm_compute(job_ptr, pkey, key, pus, npus, slurm_of, narrowed);
+	}
+	xfree(pus);
+	xfree(slurm_of);
 	return how;
 }
 
@@ -270,30 +441,25 @@ static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
  *		   node_record_table_ptr; not modified
  * IN avail_core - their free cores (may be NULL)
  * OUT narrowed	 - on TOPOMATCH_NARROWED, a new bitmap (the caller frees it)
- * Called with slurmctld's locks held: bounded time (the job budget), no
- * I/O, no RPC.  Any failure keeps cons_tres' choice and says why.
+ * Called with slurmctld's locks held: bounded time (the job and cycle
+ * budgets), no I/O, no RPC.  Any failure keeps cons_tres' choice and says
+ * why.
  */
 static topomatch_narrow_t topomatch_narrow(job_record_t *job_ptr,
 					   bitstr_t *candidates,
 					   bitstr_t **avail_core,
 					   bitstr_t **narrowed)
 {
-	topomatch_affinity_t *a;
-	int64_t *pus, *slurm_of, npus;
 	topomatch_narrow_t how;
+	uint64_t pkey;
 
 	*narrowed = NULL;
-	if (!tm_cluster || !job_ptr->spank_job_env_size || !job_ptr->details)
+	if (!tm_cluster || !job_ptr->spank_job_env_size || !job_ptr->details ||
+	    !(pkey = tm_pattern_key(job_ptr)))
 		return TOPOMATCH_KEEP;
-	if (!(a = tm_pattern(job_ptr)))
-		return TOPOMATCH_KEEP;
-	pus = xcalloc(topomatch_cluster_npu(tm_cluster) + 1, sizeof(*pus));
-	slurm_of = xcalloc(topomatch_cluster_nnodes(tm_cluster) + 1, sizeof(*slurm_of));
-	tm_free_pus(candidates, avail_core, pus, &npus, slurm_of);
-	how = tm_map(job_ptr, a, pus, npus, slurm_of, narrowed);
-	xfree(pus);
-	xfree(slurm_of);
-	topomatch_affinity_destroy(a);
+	slurm_mutex_lock(&tm_mutex);
+	how = tm_decide(job_ptr, pkey, candidates, avail_core, narrowed);
+	slurm_mutex_unlock(&tm_mutex);
 	return how;
 }
 
@@ -394,6 +560,8 @@ extern int init(void)
 	if (running_in_slurmctld()) { /* silent and idle in clients */
 		info("cons_tres (Slurm %s) with TopoMatch node narrowing",
 		     SLURM_VERSION_STRING);
+		if (tm_decision_cache_init(&tm_cache, TM_CACHE_DECISIONS))
+			error("out of memory: decisions are not cached");
 		tm_load();
 	}
 	return SLURM_SUCCESS;
@@ -406,15 +574,40 @@ extern int select_p_reconfigure(void)
 	int rc = cons_common_reconfigure();
 
 	if (running_in_slurmctld()) {
+		slurm_mutex_lock(&tm_mutex);
+		tm_cache_stats("reconfigure");
+		tm_decision_cache_clear(&tm_cache);
 		topomatch_cluster_destroy(tm_cluster);
 		tm_cluster = NULL;
 		tm_load();
+		slurm_mutex_unlock(&tm_mutex);
 	}
+	return rc;
+}
+
+/* Every job test, to know which cycle its decision belongs to. */
+extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			     uint32_t min_nodes, uint32_t max_nodes,
+			     uint32_t req_nodes, uint16_t mode,
+			     List preemptee_candidates, List *preemptee_job_list,
+			     bitstr_t *exc_core_bitmap)
+{
+	uint16_t outer = tm_job_test_mode;
+	int rc;
+
+	tm_job_test_mode = mode;
+	rc = cons_tres_job_test(job_ptr, node_bitmap, min_nodes, max_nodes,
+				req_nodes, mode, preemptee_candidates,
+				preemptee_job_list, exc_core_bitmap);
+	tm_job_test_mode = outer;
 	return rc;
 }
 
 extern int fini(void)
 {
+	if (running_in_slurmctld())
+		tm_cache_stats("shutdown");
+	tm_decision_cache_fini(&tm_cache);
 	topomatch_cluster_destroy(tm_cluster);
 	tm_cluster = NULL;
 	if (tm_cons_tres_choose_nodes) {

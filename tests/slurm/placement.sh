@@ -8,7 +8,13 @@
 #  (c) a malformed pattern: refused naming file and line with --comm-strict,
 #      a warning and default placement without it;
 #  a pattern whose task count differs from the job's: default placement,
-#      the reason in SystemComment.
+#      the reason in SystemComment;
+#  (d) forged or corrupted blobs in spank_job_env: rejected, the job runs;
+#  (e) 200 quick submissions, then a slurmctld restart: every job is kept
+#      and still placed by its pattern;
+#  the decision cache: a waiting job is mapped once, reused by later passes;
+#  (f) decisions log their time, under the budget; an exceeded job budget
+#      or a used-up cycle budget gives cons_tres' choice, logged.
 # Prints "slurm: N passed, M failed".
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -u
@@ -124,16 +130,99 @@ else
 	not_ok "(d) forge_blob builds: $(cat "$work/cc.log")"
 fi
 
-# (e) 200 quick submissions with patterns: slurmctld keeps answering
+# (e) 200 quick submissions with patterns (held): slurmctld keeps answering;
+# restarted, it still has every job, and a released one is placed by its
+# pattern (spank_job_env is in the saved job state)
 ids=
 for _ in $(seq 200); do
 	ids="$ids $(sbatch --parsable --hold -n 64 --comm-pattern="$work/groups.mat" \
-		-o /dev/null --wrap true 2>/dev/null)"
+		-o /dev/null --wrap "sleep 30" 2>/dev/null)"
 done
 expect_eq "(e) 200 submissions accepted" 200 "$(echo $ids | wc -w | tr -d ' ')"
 expect_contains "(e) slurmctld still answers" "is UP" "$(scontrol ping)"
+if "$top/contrib/testcluster/restart-controller.sh" --dir "$dir" >"$work/restart.log" 2>&1; then
+	ok "(e) slurmctld restarts with its saved state"
+else
+	not_ok "(e) slurmctld restarts: $(cat "$work/restart.log")"
+fi
+expect_eq "(e) after the restart: the 200 jobs still pending" 200 \
+	"$(squeue -h -t PD -o %i | wc -l | tr -d ' ')"
+first=$(echo $ids | cut -d' ' -f1)
+scontrol release "$first"
+# a restarted slurmctld waits for the nodes to register before scheduling
+for _ in $(seq 150); do
+	[ "$(squeue -h -j "$first" -o %T)" = RUNNING ] && break
+	sleep 0.2
+done
+expect_eq "(e) after the restart: a released job is placed by its pattern" "n[005-008]" \
+	"$(squeue -h -j "$first" -o %N)"
 # shellcheck disable=SC2086
 scancel $ids
+for _ in $(seq 50); do
+	[ "$(squeue -h | wc -l)" -eq 6 ] && break
+	sleep 0.2
+done
+
+# the cache: a job that waits for PUs is tested by every scheduling pass
+# (each submission starts one) over the same free PUs: decided once
+reused() {
+	scontrol reconfigure
+	sleep 0.5
+	sed -n 's/.*reconfigure: [0-9]* decisions computed, \([0-9]*\) reused.*/\1/p' \
+		"$dir/log/slurmctld.log" | tail -n 1
+}
+before=$(reused)
+for n in n001 n002 n005 n009 n014 n015 n016; do
+	sbatch -w "$n" --exclusive -o /dev/null --wrap "sleep 600" >/dev/null
+done
+sleep 1
+id=$(sbatch --parsable -n 64 --comm-pattern="$work/groups.mat" -o /dev/null --wrap true)
+for _ in $(seq 5); do
+	sbatch --hold -o /dev/null --wrap true >/dev/null
+	sleep 1
+done
+expect_eq "the waiting job is pending" PENDING "$(squeue -h -j "$id" -o %T)"
+expect_eq "its decision is computed once (48 free PUs noted once)" 1 \
+	"$(grep -c "JobId=$id: 64 tasks, 48 free PUs" "$dir/log/slurmctld.log")"
+after=$(reused)
+expect_eq "and reused by later passes" yes "$([ "${after:-0}" -gt "${before:-0}" ] && echo yes ||
+	echo "no (reused ${before:-?} -> ${after:-?})")"
+scancel "$id"
+scancel -u "$(id -un)" -t PD
+for j in $(squeue -h -o '%i %N' | awk '$2 ~ /^n0(01|02|05|09|14|15|16)$/ { print $1 }'); do
+	scancel "$j"
+done
+for _ in $(seq 50); do
+	[ "$(squeue -h | wc -l)" -eq 6 ] && break
+	sleep 0.2
+done
+
+# (f) budgets: a mapping over its job budget, and decisions beyond the
+# cycle's budget, give cons_tres' placement and say so
+printf 'JobBudgetMs=1\n' >>"$dir/topomatch.conf"
+scontrol reconfigure
+id=$(sbatch --parsable -n 64 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 5")
+for _ in $(seq 50); do
+	[ "$(squeue -h -j "$id" -o %T)" = RUNNING ] && break
+	sleep 0.2
+done
+expect_eq "(f) job budget exceeded: cons_tres' choice" "$without" "$(squeue -h -j "$id" -o %N)"
+expect_contains "(f) job budget exceeded: SystemComment says so" \
+	"topomatch: mapping exceeded its budget of 1 ms" "$(scontrol show job "$id")"
+scancel "$id"
+sed -i '/^JobBudgetMs=1$/d' "$dir/topomatch.conf"
+printf 'CycleBudgetMs=1\n' >>"$dir/topomatch.conf"
+scontrol reconfigure
+for _ in 1 2 3; do
+	out=$(nodes_of -n 64 --comm-pattern="$work/groups.mat")
+done
+expect_eq "(f) cycle budget used up: cons_tres' choice" "$without" "$out"
+expect_contains "(f) cycle budget used up: logged" "the scheduling cycle's budget of 1 ms is used up" \
+	"$(cat "$dir/log/slurmctld.log")"
+sed -i '/^CycleBudgetMs=1$/d' "$dir/topomatch.conf"
+scontrol reconfigure
+expect_eq "(f) budgets restored: the pattern's choice again" "n[005-008]" \
+	"$(nodes_of -n 64 --comm-pattern="$work/groups.mat")"
 
 # (f) every decision logs its time, within the job budget
 times=$(sed -n 's/.*tasks mapped by .* in \([0-9.]*\) ms.*/\1/p' "$dir/log/slurmctld.log")

@@ -4,8 +4,9 @@
  *   definitions here, so the strong ones of select_topomatch.c win
  *   everywhere, in this file's log lines too (which Slurm prefixes with
  *   plugin_type);
- * - init and fini are renamed cons_tres_init and cons_tres_fini, which
- *   select_topomatch.c's init and fini call.
+ * - init, fini and select_p_job_test are renamed cons_tres_init,
+ *   cons_tres_fini and cons_tres_job_test, which select_topomatch.c's
+ *   init, fini and select_p_job_test call.
  * See plugin/select/README.md. */
 #pragma weak plugin_name
 #pragma weak plugin_type
@@ -13,4 +14,5 @@
 #pragma weak plugin_version
 #define init cons_tres_init
 #define fini cons_tres_fini
+#define select_p_job_test cons_tres_job_test
 #include "src/plugins/select/cons_tres/select_cons_tres.c"

@@ -1,0 +1,117 @@
+/*
+ * tm_decision.c - select/topomatch's decision cache and per-cycle budget
+ * (see tm_decision.h).
+ *
+ * The cache is a small array searched linearly: slurmctld considers a
+ * few hundred pending jobs per cycle at most (bf_max_job_test defaults to
+ * 500), and a linear scan of a few hundred keys costs far less than one
+ * decode of a pattern.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "tm_decision.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t tm_hash(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+int tm_decision_cache_init(tm_decision_cache_t *c, size_t cap)
+{
+	memset(c, 0, sizeof(*c));
+	c->slot = calloc(cap ? cap : 1, sizeof(*c->slot));
+	if (!c->slot)
+		return -1;
+	c->cap = cap ? cap : 1;
+	return 0;
+}
+
+void tm_decision_cache_clear(tm_decision_cache_t *c)
+{
+	for (size_t i = 0; i < c->used; i++)
+		free(c->slot[i].nodes);
+	if (c->slot)
+		memset(c->slot, 0, c->cap * sizeof(*c->slot));
+	c->used = 0;
+}
+
+void tm_decision_cache_fini(tm_decision_cache_t *c)
+{
+	tm_decision_cache_clear(c);
+	free(c->slot);
+	memset(c, 0, sizeof(*c));
+}
+
+static tm_decision_t *lookup(tm_decision_cache_t *c, uint32_t job_id, uint64_t key)
+{
+	for (size_t i = 0; i < c->used; i++)
+		if (c->slot[i].job_id == job_id && c->slot[i].key == key)
+			return &c->slot[i];
+	return NULL;
+}
+
+const tm_decision_t *tm_decision_find(tm_decision_cache_t *c, uint32_t job_id, uint64_t key)
+{
+	tm_decision_t *d = c->slot ? lookup(c, job_id, key) : NULL;
+
+	if (d)
+		d->last_use = ++c->tick;
+	return d;
+}
+
+/* The slot a new decision goes to: a free one, else the least recently used. */
+static tm_decision_t *victim(tm_decision_cache_t *c)
+{
+	tm_decision_t *v;
+
+	if (c->used < c->cap)
+		return &c->slot[c->used++];
+	v = &c->slot[0];
+	for (size_t i = 1; i < c->used; i++)
+		if (c->slot[i].last_use < v->last_use)
+			v = &c->slot[i];
+	return v;
+}
+
+int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
+		      tm_decision_kind_t kind, const int64_t *nodes, int64_t nnodes)
+{
+	int64_t *copy = NULL;
+	tm_decision_t *d;
+
+	if (!c->slot || nnodes < 0 || (nnodes && !nodes))
+		return -1;
+	if (nnodes && !(copy = malloc((size_t)nnodes * sizeof(*copy))))
+		return -1;
+	if (nnodes)
+		memcpy(copy, nodes, (size_t)nnodes * sizeof(*copy));
+	d = lookup(c, job_id, key);
+	if (!d)
+		d = victim(c);
+	free(d->nodes);
+	*d = (tm_decision_t){ .job_id = job_id, .key = key, .kind = kind,
+			      .nodes = copy, .nnodes = nnodes, .last_use = ++c->tick };
+	return 0;
+}
+
+double tm_cycle_left(tm_cycle_t *w, uint32_t counter, double now_ms, double budget_ms)
+{
+	if (!w->open || w->counter != counter || now_ms - w->start_ms > TM_CYCLE_MAX_AGE_MS ||
+	    now_ms < w->start_ms)
+		*w = (tm_cycle_t){ .open = 1, .counter = counter, .start_ms = now_ms };
+	return budget_ms - w->used_ms;
+}
+
+void tm_cycle_charge(tm_cycle_t *w, double ms)
+{
+	if (ms > 0)
+		w->used_ms += ms;
+}

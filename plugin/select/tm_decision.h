@@ -1,0 +1,89 @@
+/*
+ * tm_decision.h - what select/topomatch remembers between calls of its
+ * choose_nodes wrapper: the decisions already computed (a cache, so that
+ * cons_tres' retries, the main scheduler and every backfill cycle do not
+ * decode and map an unchanged job again) and the time spent in the
+ * current scheduling cycle (the per-cycle budget of topomatch.conf).
+ *
+ * Free of Slurm calls so that it is unit-tested on its own
+ * (tests/unit/test_decision.c).  Not thread-safe: the caller serialises
+ * (slurmctld's job and node write locks are held around job tests, and
+ * the plugin adds its own mutex).
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TM_DECISION_H
+#define TM_DECISION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- keys */
+
+/* FNV-1a 64 of n bytes, continuing from h (start with TM_HASH_INIT). */
+#define TM_HASH_INIT UINT64_C(0xcbf29ce484222325)
+uint64_t tm_hash(uint64_t h, const void *data, size_t n);
+
+/* ---------------------------------------------------------------- cache */
+
+typedef enum {
+	TM_DECISION_KEEP = 0,  /* cons_tres chooses among all the candidates */
+	TM_DECISION_NODES = 1, /* cons_tres chooses within `nodes` */
+} tm_decision_kind_t;
+
+typedef struct tm_decision {
+	uint32_t job_id;
+	uint64_t key;         /* everything the decision depends on */
+	tm_decision_kind_t kind;
+	int64_t *nodes;       /* TM_DECISION_NODES: cluster node indices */
+	int64_t nnodes;
+	uint64_t last_use;    /* for least-recently-used eviction */
+} tm_decision_t;
+
+typedef struct tm_decision_cache {
+	tm_decision_t *slot;
+	size_t cap, used;
+	uint64_t tick;
+} tm_decision_cache_t;
+
+/* An empty cache of at most cap decisions; -1 when out of memory. */
+int tm_decision_cache_init(tm_decision_cache_t *c, size_t cap);
+void tm_decision_cache_fini(tm_decision_cache_t *c);
+/* Forget every decision (the cluster or the configuration changed). */
+void tm_decision_cache_clear(tm_decision_cache_t *c);
+/* The decision stored for (job_id, key), or NULL. */
+const tm_decision_t *tm_decision_find(tm_decision_cache_t *c, uint32_t job_id, uint64_t key);
+/*
+ * Store a decision (nodes copied; nnodes 0 for TM_DECISION_KEEP),
+ * replacing the one of the same (job_id, key) or else the least recently
+ * used one when the cache is full.  -1 when out of memory (nothing
+ * stored: a cache only saves time).
+ */
+int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
+		      tm_decision_kind_t kind, const int64_t *nodes, int64_t nnodes);
+
+/* ---------------------------------------------------------------- budget */
+
+/*
+ * The time spent mapping in one scheduling cycle.  A cycle is identified
+ * by a counter that slurmctld increments at the end of each one (the main
+ * scheduler's and backfill's cycle counters); decisions made outside
+ * cycles (a job's submission) would otherwise accumulate until the next
+ * one ends, so a window also closes after max_age_ms.
+ */
+typedef struct tm_cycle {
+	int open;
+	uint32_t counter;
+	double start_ms, used_ms;
+} tm_cycle_t;
+
+#define TM_CYCLE_MAX_AGE_MS 1000.0
+
+/* Milliseconds left of budget_ms in the window of `counter` at now_ms
+ * (a new window when the counter moved or the window has aged). */
+double tm_cycle_left(tm_cycle_t *w, uint32_t counter, double now_ms, double budget_ms);
+/* Count ms spent in the current window. */
+void tm_cycle_charge(tm_cycle_t *w, double ms);
+
+#endif /* TM_DECISION_H */

@@ -1,0 +1,138 @@
+/*
+ * test_decision.c - select/topomatch's decision cache and per-cycle
+ * budget (plugin/select/tm_decision.c), which decide whether slurmctld
+ * maps a job again or reuses what it decided, and when a cycle has spent
+ * its mapping time.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "tmtest.h"
+
+#include "../../plugin/select/tm_decision.h"
+
+START_TEST(hash_separates_inputs)
+{
+	int64_t a[] = { 0, 1, 2, 3 }, b[] = { 0, 1, 2, 4 };
+	uint64_t ha = tm_hash(TM_HASH_INIT, a, sizeof(a));
+
+	ck_assert_uint_eq(ha, tm_hash(TM_HASH_INIT, a, sizeof(a)));
+	ck_assert_uint_ne(ha, tm_hash(TM_HASH_INIT, b, sizeof(b)));
+	ck_assert_uint_ne(ha, tm_hash(TM_HASH_INIT, a, sizeof(a) - sizeof(a[0])));
+	ck_assert_uint_eq(tm_hash(TM_HASH_INIT, a, 0), TM_HASH_INIT);
+	/* the FNV-1a 64 test vector for "a" */
+	ck_assert_uint_eq(tm_hash(TM_HASH_INIT, "a", 1), UINT64_C(0xaf63dc4c8601ec8c));
+}
+END_TEST
+
+START_TEST(store_and_find)
+{
+	tm_decision_cache_t c;
+	int64_t nodes[] = { 4, 5, 7 };
+	const tm_decision_t *d;
+
+	ck_assert_int_eq(tm_decision_cache_init(&c, 8), 0);
+	ck_assert_ptr_null(tm_decision_find(&c, 12, 99));
+	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_NODES, nodes, 3), 0);
+	nodes[0] = -1; /* the cache holds its own copy */
+	d = tm_decision_find(&c, 12, 99);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(d->kind, TM_DECISION_NODES);
+	ck_assert_int_eq(d->nnodes, 3);
+	ck_assert_int_eq(d->nodes[0], 4);
+	ck_assert_int_eq(d->nodes[2], 7);
+	/* another job with the same key, the same job with another key */
+	ck_assert_ptr_null(tm_decision_find(&c, 13, 99));
+	ck_assert_ptr_null(tm_decision_find(&c, 12, 98));
+	/* a new decision for the same job and key replaces the old one */
+	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_KEEP, NULL, 0), 0);
+	d = tm_decision_find(&c, 12, 99);
+	ck_assert_int_eq(d->kind, TM_DECISION_KEEP);
+	ck_assert_int_eq(d->nnodes, 0);
+	ck_assert_uint_eq(c.used, 1);
+	tm_decision_cache_clear(&c);
+	ck_assert_ptr_null(tm_decision_find(&c, 12, 99));
+	tm_decision_cache_fini(&c);
+}
+END_TEST
+
+START_TEST(evicts_least_recently_used)
+{
+	tm_decision_cache_t c;
+	int64_t n = 1;
+
+	ck_assert_int_eq(tm_decision_cache_init(&c, 3), 0);
+	for (uint32_t job = 1; job <= 3; job++)
+		ck_assert_int_eq(tm_decision_store(&c, job, 7, TM_DECISION_NODES, &n, 1), 0);
+	ck_assert_ptr_nonnull(tm_decision_find(&c, 1, 7)); /* 2 is now the oldest */
+	ck_assert_int_eq(tm_decision_store(&c, 4, 7, TM_DECISION_NODES, &n, 1), 0);
+	ck_assert_uint_eq(c.used, 3);
+	ck_assert_ptr_null(tm_decision_find(&c, 2, 7));
+	ck_assert_ptr_nonnull(tm_decision_find(&c, 1, 7));
+	ck_assert_ptr_nonnull(tm_decision_find(&c, 3, 7));
+	ck_assert_ptr_nonnull(tm_decision_find(&c, 4, 7));
+	tm_decision_cache_fini(&c);
+}
+END_TEST
+
+START_TEST(store_rejects_bad_lists)
+{
+	tm_decision_cache_t c;
+
+	ck_assert_int_eq(tm_decision_cache_init(&c, 2), 0);
+	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, 2), -1);
+	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, -1), -1);
+	ck_assert_uint_eq(c.used, 0);
+	tm_decision_cache_fini(&c);
+	/* a finished cache stores and finds nothing, and does not crash */
+	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_KEEP, NULL, 0), -1);
+	ck_assert_ptr_null(tm_decision_find(&c, 1, 1));
+}
+END_TEST
+
+START_TEST(cycle_budget_per_counter)
+{
+	tm_cycle_t w = { 0 };
+
+	ck_assert_double_eq(tm_cycle_left(&w, 5, 100.0, 50.0), 50.0);
+	tm_cycle_charge(&w, 30.0);
+	ck_assert_double_eq(tm_cycle_left(&w, 5, 110.0, 50.0), 20.0);
+	tm_cycle_charge(&w, 25.0);
+	ck_assert(tm_cycle_left(&w, 5, 120.0, 50.0) < 0); /* used up */
+	tm_cycle_charge(&w, -3.0);                         /* never gives time back */
+	ck_assert(tm_cycle_left(&w, 5, 121.0, 50.0) < 0);
+	/* the next cycle (slurmctld's counter moved) starts afresh */
+	ck_assert_double_eq(tm_cycle_left(&w, 6, 125.0, 50.0), 50.0);
+}
+END_TEST
+
+START_TEST(cycle_window_ages)
+{
+	tm_cycle_t w = { 0 };
+
+	tm_cycle_left(&w, 1, 0.0, 10.0);
+	tm_cycle_charge(&w, 10.0);
+	ck_assert(tm_cycle_left(&w, 1, TM_CYCLE_MAX_AGE_MS, 10.0) <= 0);
+	/* decisions outside cycles: a window lasts at most TM_CYCLE_MAX_AGE_MS */
+	ck_assert_double_eq(tm_cycle_left(&w, 1, TM_CYCLE_MAX_AGE_MS + 1, 10.0), 10.0);
+	/* a clock that went backwards opens a new window too */
+	tm_cycle_charge(&w, 10.0);
+	ck_assert_double_eq(tm_cycle_left(&w, 1, 5.0, 10.0), 10.0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("decision");
+	TCase *tc = tcase_create("decision");
+
+	tcase_add_test(tc, hash_separates_inputs);
+	tcase_add_test(tc, store_and_find);
+	tcase_add_test(tc, evicts_least_recently_used);
+	tcase_add_test(tc, store_rejects_bad_lists);
+	tcase_add_test(tc, cycle_budget_per_counter);
+	tcase_add_test(tc, cycle_window_ages);
+	suite_add_tcase(s, tc);
+	return tm_run_suite(s);
+}
