@@ -38,3 +38,54 @@ int topomatch_cluster_select(const topomatch_cluster_t *c, const topomatch_affin
 	free(used);
 	return TOPOMATCH_OK;
 }
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Tasks of several CPUs (--cpus-per-task): each needs per_slot PUs of one
+ * node.  Cluster PUs are numbered node by node along each node's hardware
+ * tree, so per_slot consecutive free PUs of a node are as close as the
+ * node allows (the threads of a core, then the cores of a socket).
+ */
+int topomatch_cluster_slots(const topomatch_cluster_t *c, const int64_t *pus, int64_t npus,
+			    int64_t per_slot, int64_t *slot_pus, int64_t *nslots, char *err)
+{
+	if (!c || (npus && (!pus || !slot_pus)) || !nslots || npus < 0)
+		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_slots: NULL argument");
+	if (per_slot < 1)
+		return tm_err(err, TOPOMATCH_EINVAL, "%lld PUs per task: must be at least 1",
+			      (long long)per_slot);
+	int64_t *sorted = tm_alloc(npus, sizeof(*sorted));
+	if (!sorted)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	memcpy(sorted, pus, (size_t)npus * sizeof(*sorted));
+	qsort(sorted, (size_t)npus, sizeof(*sorted), cmp_i64);
+	int64_t run = 0, node = -1, out = 0;
+	*nslots = 0;
+	for (int64_t i = 0; i < npus; i++) {
+		int64_t p = sorted[i], pn = topomatch_cluster_pu_node(c, p, NULL);
+		if (pn < 0) {
+			free(sorted);
+			return tm_err(err, TOPOMATCH_EINVAL, "PU %lld is not in the cluster",
+				      (long long)p);
+		}
+		if (i && p == sorted[i - 1])
+			continue;
+		if (pn != node) {
+			out -= run; /* a node's incomplete last slot is left out */
+			node = pn;
+			run = 0;
+		}
+		slot_pus[out++] = p;
+		if (++run == per_slot) {
+			(*nslots)++;
+			run = 0;
+		}
+	}
+	free(sorted);
+	return TOPOMATCH_OK;
+}

@@ -122,6 +122,19 @@ TOPOMATCH_API int topomatch_cluster_select(const topomatch_cluster_t *c,
 					   int64_t *nodes, int64_t *nnodes,
 					   topomatch_map_result_t *res, char *err);
 
+/*
+ * Slots for tasks of per_slot PUs each (a job's --cpus-per-task): the
+ * distinct PUs of pus[0..npus-1], node by node in cluster order, cut into
+ * runs of per_slot PUs of one node; a node's last run of fewer is left
+ * out.  slot_pus (room for npus) receives slot s's PUs at
+ * [s * per_slot, (s + 1) * per_slot), *nslots how many.  Map the tasks
+ * onto the slots' first PUs (opts->allowed), then each task owns its
+ * slot.  EINVAL for a PU outside the cluster or per_slot < 1.
+ */
+TOPOMATCH_API int topomatch_cluster_slots(const topomatch_cluster_t *c, const int64_t *pus,
+					  int64_t npus, int64_t per_slot, int64_t *slot_pus,
+					  int64_t *nslots, char *err);
+
 /* ------------------------------------------------------------------ */
 /* Next to Slurm's files                                               */
 /* ------------------------------------------------------------------ */

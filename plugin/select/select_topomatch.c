@@ -236,6 +236,28 @@ static void tm_free_pus(bitstr_t *candidates, bitstr_t **avail_core,
 	}
 }
 
+/*
+ * Tasks of several CPUs each: the free PUs become one per slot of
+ * cpus_per_task PUs of a node (topomatch_cluster_slots), each task mapped
+ * onto a slot's first PU.  cons_tres then gives each task its CPUs on the
+ * nodes the mapping chose.
+ */
+static void tm_slot_firsts(uint16_t cpus_per_task, int64_t *pus, int64_t *npus)
+{
+	int64_t *slot = xcalloc(*npus + 1, sizeof(*slot)), nslots = 0;
+	char err[TOPOMATCH_ERRLEN];
+
+	if (topomatch_cluster_slots(tm_cluster, pus, *npus, cpus_per_task, slot,
+				    &nslots, err)) {
+		error("%s", err); /* the PUs come from the cluster: cannot happen */
+		nslots = 0;
+	}
+	for (int64_t s = 0; s < nslots; s++)
+		pus[s] = slot[s * cpus_per_task];
+	*npus = nslots;
+	xfree(slot);
+}
+
 /* The job's pattern from its spank_job_env, or NULL (noted why). */
 static topomatch_affinity_t *tm_pattern(job_record_t *job_ptr)
 {
@@ -256,11 +278,6 @@ static topomatch_affinity_t *tm_pattern(job_record_t *job_ptr)
 		tm_note(job_ptr, "the pattern has %lld tasks, the job %u (give -n %lld)",
 			(long long) topomatch_affinity_ntasks(a), ntasks,
 			(long long) topomatch_affinity_ntasks(a));
-		topomatch_affinity_destroy(a);
-		return NULL;
-	}
-	if (job_ptr->details->cpus_per_task > 1) {
-		tm_note(job_ptr, "--cpus-per-task > 1 is not mapped yet");
 		topomatch_affinity_destroy(a);
 		return NULL;
 	}
@@ -304,8 +321,13 @@ static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
 	o.nallowed = npus;
 	o.time_budget_s = budget_ms / 1e3;
 	if (npus < n) {
-		tm_note(job_ptr, "%lld tasks, %lld free PUs on the candidate nodes",
-			(long long) n, (long long) npus);
+		if (job_ptr->details->cpus_per_task > 1)
+			tm_note(job_ptr, "%lld tasks of %u CPUs, room for %lld on the candidate nodes",
+				(long long) n, job_ptr->details->cpus_per_task,
+				(long long) npus);
+		else
+			tm_note(job_ptr, "%lld tasks, %lld free PUs on the candidate nodes",
+				(long long) n, (long long) npus);
 		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_KEEP, NULL, 0);
 	} else if (topomatch_cluster_select(tm_cluster, a, &o, pu, nodes, &nn, &res, err)) {
 		tm_note(job_ptr, "mapping failed: %s", err);
@@ -317,9 +339,9 @@ static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
 		*narrowed = tm_node_bitmap(nodes, nn, slurm_of);
 		how = TOPOMATCH_NARROWED;
 		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes, nn);
-		info("%pJ: %lld tasks mapped by %s onto %lld nodes (of %lld free PUs) in %.1f ms",
-		     job_ptr, (long long) n, res.mapper, (long long) nn,
-		     (long long) npus, ms);
+		info("%pJ: %lld tasks mapped by %s onto %lld nodes (of %lld free %s) in %.1f ms",
+		     job_ptr, (long long) n, res.mapper, (long long) nn, (long long) npus,
+		     job_ptr->details->cpus_per_task > 1 ? "task slots" : "PUs", ms);
 	}
 	xfree(pu);
 	xfree(nodes);
@@ -415,6 +437,8 @@ static topomatch_narrow_t tm_decide(job_record_t *job_ptr, uint64_t pkey,
 	for (int64_t k = 0; k < nnodes; k++)
 		slurm_of[k] = -1;
 	tm_free_pus(candidates, avail_core, pus, &npus, slurm_of);
+	if (job_ptr->details->cpus_per_task > 1)
+		tm_slot_firsts(job_ptr->details->cpus_per_task, pus, &npus);
 	key = tm_hash(pkey, pus, npus * sizeof(*pus));
 	if ((d = tm_decision_find(&tm_cache, job_ptr->job_id, key))) {
 		tm_reused++;

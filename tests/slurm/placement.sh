@@ -4,7 +4,8 @@
 # switches, some nodes held by blocker jobs.
 #  (a) a 64-task job whose groups of 16 talk most gets the 4 free nodes
 #      under one switch; the same job without --comm-pattern gets Slurm's
-#      own choice, which spans switches (both node lists asserted);
+#      own choice, which spans switches (both node lists asserted); the
+#      same with 16 tasks of 4 CPUs (-c 4);
 #  (c) a malformed pattern: refused naming file and line with --comm-strict,
 #      a warning and default placement without it;
 #  a pattern whose task count differs from the job's: default placement,
@@ -69,6 +70,12 @@ with=$(nodes_of -n 64 --comm-pattern="$work/groups.mat")
 without=$(nodes_of -n 64)
 expect_eq "(a) with the pattern: the 4 free nodes under one switch" "n[005-008]" "$with"
 expect_eq "(a) without: Slurm's choice, over 3 switches" "n[001-002,009,014]" "$without"
+
+# tasks of 4 CPUs each (-c 4): groups of 4 tasks (16 CPUs) talk most
+"$tm" gen hierarchical --arity 4,4 --shuffle 3 --out "$work/groups-c4.mat"
+expect_eq "(a) -c 4: with the pattern, the 4 free nodes under one switch" "n[005-008]" \
+	"$(nodes_of -n 16 -c 4 --comm-pattern="$work/groups-c4.mat")"
+expect_eq "(a) -c 4: without, Slurm's choice" "$without" "$(nodes_of -n 16 -c 4)"
 
 # scontrol reconfigure re-reads topomatch.conf: Enabled=no, then yes again
 echo Enabled=no >>"$dir/topomatch.conf"

@@ -417,6 +417,85 @@ START_TEST(select_gathers_under_one_switch)
 }
 END_TEST
 
+/*
+ * --cpus-per-task: slots of per_slot PUs of one node, in cluster order,
+ * from free PUs listed in any order (duplicates once); a node's short
+ * last run is left out; then a 16-task job of 4 CPUs per task whose
+ * groups of 4 talk most still fills one switch's free nodes.
+ */
+START_TEST(slots_for_cpus_per_task)
+{
+	static const char yaml[] =
+		"cluster: sl\nnodes:\n  - names: n[1-4]\n    hardware: \"pack:2 core:2 pu:2\"\n"
+		"network:\n  type: fattree\n  levels:\n    - {arity: 4, cost: 10}\n";
+	topomatch_cluster_t *c;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_msg(topomatch_cluster_load_buffer(yaml, strlen(yaml), "sl.yaml", NULL, &c,
+						    err) == 0, "%s", err);
+	const int64_t pus[] = { 7, 6, 5, 4, 3, 2, 1, 0, 0, 15, 12, 11, 9, 8, 16, 17 };
+	int64_t slot[16], ns = -1;
+	ck_assert_msg(topomatch_cluster_slots(c, pus, 16, 3, slot, &ns, err) == 0, "%s", err);
+	ck_assert_int_eq(ns, 3);
+	const int64_t want[] = { 0, 1, 2, 3, 4, 5, 8, 9, 11 };
+	for (int k = 0; k < 9; k++)
+		ck_assert_int_eq(slot[k], want[k]);
+	ck_assert_int_eq(topomatch_cluster_slots(c, pus, 16, 1, slot, &ns, err), 0);
+	ck_assert_int_eq(ns, 15); /* 0 listed twice */
+	ck_assert_int_eq(topomatch_cluster_slots(c, pus, 0, 2, slot, &ns, err), 0);
+	ck_assert_int_eq(ns, 0);
+	ck_assert_int_eq(topomatch_cluster_slots(c, pus, 16, 0, slot, &ns, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "0 PUs per task");
+	const int64_t bad[] = { 1, 32 };
+	ck_assert_int_eq(topomatch_cluster_slots(c, bad, 2, 1, slot, &ns, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "PU 32 is not in the cluster");
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+START_TEST(select_slots_gather_under_one_switch)
+{
+	static const char yaml[] =
+		"cluster: sel\nnodes:\n  - names: n[01-16]\n    hardware: \"pack:2 core:8 pu:1\"\n"
+		"network:\n  type: tree\n  switches:\n    - {name: top, switches: \"s[1-4]\"}\n"
+		"    - {name: s1, nodes: \"n[01-04]\"}\n    - {name: s2, nodes: \"n[05-08]\"}\n"
+		"    - {name: s3, nodes: \"n[09-12]\"}\n    - {name: s4, nodes: \"n[13-16]\"}\n";
+	static const char *const free_nodes[] = { "n01", "n02", "n05", "n06", "n07",
+						  "n08", "n09", "n14", "n15", "n16" };
+	topomatch_cluster_t *c;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_msg(topomatch_cluster_load_buffer(yaml, strlen(yaml), "sel.yaml", NULL, &c,
+						    err) == 0, "%s", err);
+	int64_t free_pus[160], n = 0, slot[160], ns, first[40];
+	for (int k = 0; k < 10; k++) {
+		int64_t cnt, f = topomatch_cluster_node_pus(
+				     c, topomatch_cluster_node_find(c, free_nodes[k]), &cnt);
+		for (int64_t j = 0; j < cnt; j++)
+			free_pus[n++] = f + j;
+	}
+	ck_assert_int_eq(topomatch_cluster_slots(c, free_pus, n, 4, slot, &ns, err), 0);
+	ck_assert_int_eq(ns, 40);
+	for (int64_t s = 0; s < ns; s++)
+		first[s] = slot[4 * s];
+	topomatch_affinity_t *h, *sh;
+	const int arity[2] = { 4, 4 };
+	ck_assert_int_eq(topomatch_gen_hierarchical(2, arity, 1000, 10, 0.1, 1, &h, err), 0);
+	ck_assert_int_eq(topomatch_affinity_shuffle(h, 3, &sh, err), 0);
+	topomatch_map_opts_t o;
+	topomatch_map_opts_init(&o);
+	o.allowed = first;
+	o.nallowed = ns;
+	int64_t pu[16], nodes[16], nn;
+	ck_assert_msg(topomatch_cluster_select(c, sh, &o, pu, nodes, &nn, NULL, err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(nn, 4);
+	for (int k = 0; k < 4; k++)
+		ck_assert_int_eq(nodes[k], 4 + k); /* n05-n08, under s2 */
+	topomatch_affinity_destroy(h);
+	topomatch_affinity_destroy(sh);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
 /* --------------------------------------------------------------- errors */
 
 static void expect_error(const char *yaml, const char *want)
@@ -506,6 +585,8 @@ int main(void)
 	tcase_add_test(tc, graph_costs);
 	tcase_add_test(tc, xml_hardware_threads);
 	tcase_add_test(tc, select_gathers_under_one_switch);
+	tcase_add_test(tc, slots_for_cpus_per_task);
+	tcase_add_test(tc, select_slots_gather_under_one_switch);
 	tcase_add_test(tc, error_classes);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);
