@@ -9,7 +9,10 @@
 #      TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS, TOPOMATCH_BIND=recorded;
 #      twice the same (no dependence on time); the hostfile is removed;
 #  (b) other steps of the job (-n 2; -c 2): default layout and a one-line note;
-#  (c) srun -n 64 --comm-pattern inside salloc (the option on srun's command line).
+#  (c) srun -n 64 --comm-pattern inside salloc (the option on srun's command line);
+#  20 arbitrary steps, then a job on every CPU still runs;
+#  (d) real binding on 2 nodes of this machine's shape (no bind=record): the
+#      kernel's CPU list of each task is TOPOMATCH_CPUS.
 # Prints "slurm: N passed, M failed".
 # Environment: TM_BINDING_DIR (default /tmp/tm-binding-test), TM_BINDING_PORT (29001).
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -30,6 +33,8 @@ expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', 
 expect_contains() { case $3 in *"$2"*) ok "$1" ;; *) not_ok "$1: '$2' not in: $3" ;; esac; }
 finish() {
 	[ -n "${keep:-}" ] || "$top/contrib/testcluster/stop.sh" --dir "$dir" >/dev/null 2>&1
+	[ -n "${keep:-}" ] || [ -z "${rdir:-}" ] ||
+		"$top/contrib/testcluster/stop.sh" --dir "$rdir" >/dev/null 2>&1
 	rm -rf "$work"
 	echo "slurm: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
@@ -59,12 +64,13 @@ wait_done() {
 # expected "rank node cpu" lines from topomatch map on the job's nodes:
 # cluster PU p of these 16-core nodes is core p % 16 (OS CPU) of the
 # (p / 16)-th node in cluster order (n001, n002, ...)
-expected() { # NODELIST
+expected() { # NODELIST [PATTERN [PUS-PER-NODE [CLUSTER-DIR]]]
+	local per=${3:-16} cdir=${4:-$dir}
 	local -a all
-	mapfile -t all < <(scontrol show hostnames 'n[001-016]')
-	"$tm" map -t "$dir/cluster.yaml" -c "$work/pat.mat" --nodes "$1" --out - |
-		awk -v names="${all[*]}" 'BEGIN { split(names, n, " ") }
-			{ printf "%d %s %d\n", NR - 1, n[int($1 / 16) + 1], $1 % 16 }'
+	mapfile -t all < <(SLURM_CONF=$cdir/slurm.conf sinfo -h -N -o %N | sort -u)
+	"$tm" map -t "$cdir/cluster.yaml" -c "${2:-$work/pat.mat}" --nodes "$1" --out - |
+		awk -v names="${all[*]}" -v per="$per" 'BEGIN { split(names, n, " ") }
+			{ printf "%d %s %d\n", NR - 1, n[int($1 / per) + 1], $1 % per }'
 }
 
 "$tm" gen hierarchical --arity 16,4 --shuffle 5 --out "$work/pat.mat"
@@ -75,6 +81,9 @@ srun sh -c "$show" >step0.out 2>step0.err
 srun sh -c "$show" >step1.out 2>step1.err
 srun -n 2 sh -c 'echo "r=$TOPOMATCH_RANK p=$SLURM_PROCID"' >step2.out 2>step2.err
 srun -n 16 -c 2 sh -c 'echo "r=$TOPOMATCH_RANK p=$SLURM_PROCID"' >step3.out 2>step3.err
+for i in $(seq 20); do
+	srun sh -c "echo $i \$TOPOMATCH_RANK \$SLURMD_NODENAME \$TOPOMATCH_CPUS" >>steps20.out 2>>steps20.err
+done
 EOF
 id=$(sbatch --parsable -n 64 --comm-pattern="$work/pat.mat" -o job.out -e job.err job.sh)
 wait_done "$id" || not_ok "(a) the job ends"
@@ -92,6 +101,16 @@ expect_eq "(a) not Slurm's block layout: ranks 0-15 span several nodes" yes \
 	"$(awk '$1 < 16 && !($2 in n) { n[$2] = 1; k++ } END { print (k > 1) ? "yes" : "no" }' step0.out)"
 expect_eq "(a) no note for the matching steps" "" "$(grep -h 'topomatch:' step0.err step1.err)"
 expect_eq "(a) the hostfiles are removed" "" "$(ls "$TMPDIR")"
+
+# 20 more steps with an arbitrary layout (SLURM-NOTES.md: only safe while
+# slurmctld runs under its standard name), then the whole cluster again
+expect_eq "20 arbitrary steps: each with the same layout" \
+	"$(for i in $(seq 20); do sed "s/^/$i /" expected.txt; done)" \
+	"$(sort -k1,1n -k2,2n steps20.out)"
+id=$(sbatch --parsable -n 256 -o all.out --wrap 'srun sh -c "echo \$SLURMD_NODENAME"')
+wait_done "$id" || not_ok "after them, a job on every CPU ends"
+expect_eq "after them, a job on every CPU of the 16 nodes runs" "256 16" \
+	"$(wc -l <all.out | tr -d ' ') $(sort -u all.out | wc -l | tr -d ' ')"
 
 # (b) other steps: default layout and a note
 expect_eq "(b) -n 2: the step runs, no binding" "r= p=0
@@ -111,4 +130,36 @@ expect_eq "(c) salloc + srun --comm-pattern: the mapping of $snodes" "$(expected
 	"$(printf '%s\n' "$out" | grep -v '^NODES=' | sort -n)"
 
 expect_contains "slurmctld still answers" "is UP" "$(scontrol ping)"
+"$top/contrib/testcluster/stop.sh" --dir "$dir" >/dev/null 2>&1
+
+# (d) real binding: two nodes of this machine's shape, the SPANK plugin
+# without bind=record: every task runs on exactly the CPUs of its rank
+rdir=${dir}-real
+sockets=$(lscpu -p=SOCKET | grep -v '^#' | sort -u | wc -l)
+cores=$(lscpu -p=SOCKET,CORE | grep -v '^#' | sort -u | wc -l)
+cpus=$(lscpu -p=CPU | grep -vc '^#')
+per=$cpus
+"$top/contrib/testcluster/start.sh" --dir "$rdir" --port-base $((port + 100)) --restart \
+	"${sel[@]}" --spank "$spank" --topomatch-conf --topomatch "$tm" --nodes 2 --leaf-size 2 \
+	--sockets "$sockets" --cores $((cores / sockets)) --threads $((cpus / cores)) \
+	>"$work/start-real.log" 2>&1 || { cat "$work/start-real.log"; not_ok "(d) a cluster of this machine's shape starts"; finish; }
+ok "(d) a cluster of 2 nodes of this machine's shape ($sockets x $((cores / sockets)) x $((cpus / cores))) starts"
+export SLURM_CONF=$rdir/slurm.conf
+"$tm" gen hierarchical --arity "$per",2 --shuffle 7 --out "$work/real.mat"
+cat >"$work/real.sh" <<'EOF'
+#!/bin/sh
+srun sh -c 'echo $TOPOMATCH_RANK $SLURMD_NODENAME $TOPOMATCH_CPUS $TOPOMATCH_BIND \
+	$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)'
+EOF
+id=$(sbatch --parsable -n $((2 * per)) --comm-pattern="$work/real.mat" -o real.out -e real.err \
+	"$work/real.sh")
+wait_done "$id" || not_ok "(d) the job ends"
+rnodes=$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
+expect_eq "(d) every rank on the node and CPU of topomatch map --nodes $rnodes" \
+	"$(expected "$rnodes" "$work/real.mat" "$per" "$rdir")" "$(awk '{ print $1, $2, $3 }' real.out | sort -n)"
+expect_eq "(d) TOPOMATCH_BIND=applied in every task" $((2 * per)) \
+	"$(awk '$4 == "applied"' real.out | wc -l | tr -d ' ')"
+expect_eq "(d) the kernel runs each task on exactly TOPOMATCH_CPUS" $((2 * per)) \
+	"$(awk '$3 == $5' real.out | wc -l | tr -d ' ')"
+"$top/contrib/testcluster/stop.sh" --dir "$rdir" >/dev/null 2>&1
 finish
