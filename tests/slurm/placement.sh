@@ -47,7 +47,7 @@ if [ ! -f "$select_dir/select_topomatch.so" ]; then
 fi
 work=$(mktemp -d)
 "$top/contrib/testcluster/start.sh" --dir "$dir" --port-base 26001 --restart \
-	--select-dir "$select_dir" --spank "$spank" --topomatch-conf --topomatch "$tm" \
+	--sched-params bf_interval=1 --select-dir "$select_dir" --spank "$spank" --topomatch-conf --topomatch "$tm" \
 	>"$work/start.log" 2>&1 || { cat "$work/start.log"; not_ok "test cluster starts"; finish; }
 ok "test cluster starts with select/topomatch and the SPANK plugin"
 export SLURM_CONF=$dir/slurm.conf
@@ -96,6 +96,21 @@ for _ in $(seq 50); do
 done
 expect_eq "(a) the job runs on them" "n[005-008]" "$(squeue -h -j "$id" -o %N)"
 scancel "$id"
+
+# backfill: a whole-cluster job waits first in the queue, so the main
+# scheduler starts nothing behind it; backfill starts the pattern job, on
+# the nodes its pattern wants (its will-run tests and its start both
+# narrowed)
+big=$(sbatch --parsable -N 16 --exclusive -o /dev/null --wrap true)
+id=$(sbatch --parsable -n 64 -t 5 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 30")
+for _ in $(seq 75); do
+	[ "$(squeue -h -j "$id" -o %T)" = RUNNING ] && break
+	sleep 0.2
+done
+expect_contains "backfill starts the job behind a waiting whole-cluster job" \
+	"sched/backfill: _start_job: Started JobId=$id" "$(cat "$dir/log/slurmctld.log")"
+expect_eq "backfill: the pattern's nodes" "n[005-008]" "$(squeue -h -j "$id" -o %N)"
+scancel "$big" "$id"
 
 # (c) malformed pattern
 printf '0 1\n1 0\nx 2\n' >"$work/bad.mat"
