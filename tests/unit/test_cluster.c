@@ -369,12 +369,11 @@ START_TEST(xml_hardware_threads)
 END_TEST
 
 /*
- * The scheduler's case: 10 free nodes scattered over 4 leaf switches, a
- * 64-task job that fills 4 nodes and whose groups of 16 talk most.  The
- * only leaf switch with 4 free nodes takes the whole job; the first free
- * nodes in order (what a topology-blind choice takes) span two switches.
+ * The scheduler's case: 16 nodes of 16 cores under 4 leaf switches, 10
+ * of them free, scattered: only s2 (n05-n08) has 4 free nodes.  Their PUs
+ * in free_pus (room for 160); returns the cluster.
  */
-START_TEST(select_gathers_under_one_switch)
+static topomatch_cluster_t *sched_case(int64_t *free_pus, int64_t *n)
 {
 	static const char yaml[] =
 		"cluster: sel\nnodes:\n  - names: n[01-16]\n    hardware: \"pack:2 core:8 pu:1\"\n"
@@ -387,13 +386,26 @@ START_TEST(select_gathers_under_one_switch)
 	char err[TOPOMATCH_ERRLEN];
 	ck_assert_msg(topomatch_cluster_load_buffer(yaml, strlen(yaml), "sel.yaml", NULL, &c,
 						    err) == 0, "%s", err);
-	int64_t allowed[160], n = 0;
+	*n = 0;
 	for (int k = 0; k < 10; k++) {
 		int64_t cnt, first = topomatch_cluster_node_pus(
 				     c, topomatch_cluster_node_find(c, free_nodes[k]), &cnt);
 		for (int64_t j = 0; j < cnt; j++)
-			allowed[n++] = first + j;
+			free_pus[(*n)++] = first + j;
 	}
+	return c;
+}
+
+/*
+ * A 64-task job that fills 4 nodes and whose groups of 16 talk most: the
+ * only leaf switch with 4 free nodes takes the whole job; the first free
+ * nodes in order (what a topology-blind choice takes) span two switches.
+ */
+START_TEST(select_gathers_under_one_switch)
+{
+	int64_t allowed[160], n;
+	topomatch_cluster_t *c = sched_case(allowed, &n);
+	char err[TOPOMATCH_ERRLEN];
 	topomatch_affinity_t *h, *sh;
 	const int arity[2] = { 16, 4 };
 	ck_assert_int_eq(topomatch_gen_hierarchical(2, arity, 1000, 10, 0.1, 1, &h, err), 0);
@@ -454,24 +466,9 @@ END_TEST
 
 START_TEST(select_slots_gather_under_one_switch)
 {
-	static const char yaml[] =
-		"cluster: sel\nnodes:\n  - names: n[01-16]\n    hardware: \"pack:2 core:8 pu:1\"\n"
-		"network:\n  type: tree\n  switches:\n    - {name: top, switches: \"s[1-4]\"}\n"
-		"    - {name: s1, nodes: \"n[01-04]\"}\n    - {name: s2, nodes: \"n[05-08]\"}\n"
-		"    - {name: s3, nodes: \"n[09-12]\"}\n    - {name: s4, nodes: \"n[13-16]\"}\n";
-	static const char *const free_nodes[] = { "n01", "n02", "n05", "n06", "n07",
-						  "n08", "n09", "n14", "n15", "n16" };
-	topomatch_cluster_t *c;
+	int64_t free_pus[160], n, slot[160], ns, first[40];
+	topomatch_cluster_t *c = sched_case(free_pus, &n);
 	char err[TOPOMATCH_ERRLEN];
-	ck_assert_msg(topomatch_cluster_load_buffer(yaml, strlen(yaml), "sel.yaml", NULL, &c,
-						    err) == 0, "%s", err);
-	int64_t free_pus[160], n = 0, slot[160], ns, first[40];
-	for (int k = 0; k < 10; k++) {
-		int64_t cnt, f = topomatch_cluster_node_pus(
-				     c, topomatch_cluster_node_find(c, free_nodes[k]), &cnt);
-		for (int64_t j = 0; j < cnt; j++)
-			free_pus[n++] = f + j;
-	}
 	ck_assert_int_eq(topomatch_cluster_slots(c, free_pus, n, 4, slot, &ns, err), 0);
 	ck_assert_int_eq(ns, 40);
 	for (int64_t s = 0; s < ns; s++)
