@@ -30,12 +30,18 @@ run_suite() { # NAME DIR [configure args...]
 run_suite "normal build" "$top/build"
 # the plugins on a real Slurm test cluster (contrib/testcluster)
 echo "== Slurm integration tests"
-for t in placement binding; do
+for t in placement binding reorder; do
 	if ! "$top/tests/slurm/$t.sh" "$top/build" >"$top/build/slurm-$t.log" 2>&1; then
 		fail=1
 	fi
 	grep -E '^(FAIL|slurm:)' "$top/build/slurm-$t.log" || true
 done
+# the MPI helper of layout=reorder (contrib/mpi) under Open MPI's mpirun
+echo "== MPI helper"
+rc=0
+"$top/tests/mpi/reorder.sh" "$top/build" >"$top/build/mpi-reorder.log" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || fail=1
+grep -E '^(FAIL|SKIP|mpi:)' "$top/build/mpi-reorder.log" || true
 SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
@@ -55,9 +61,9 @@ fi
 # One closing line over both builds: Check's per-test counts plus the
 # assertions of the CLI test scripts.
 total=$(cat "$top"/build/tests/*/*.log "$top"/build-asan/tests/*/*.log \
-	"$top"/build/slurm-*.log 2>/dev/null | awk '
+	"$top"/build/slurm-*.log "$top"/build/mpi-*.log 2>/dev/null | awk '
 	/^[0-9]+%: Checks: / { gsub(",", ""); c += $3; f += $5 + $7 }
-	/^(cli|slurm): [0-9]+ passed, [0-9]+ failed$/ { c += $2 + $4; f += $4 }
+	/^(cli|slurm|mpi): [0-9]+ passed, [0-9]+ failed$/ { c += $2 + $4; f += $4 }
 	END { printf "%d %d", c - f, f }')
 passed=${total% *}
 failed=${total#* }

@@ -9,6 +9,9 @@ libhwloc-dev libscotch-dev libyaml-dev libslurm-dev check python3"
 # the one-machine Slurm test cluster (contrib/testcluster/start.sh installs
 # them too); the test cluster runs its own daemons with its own configuration
 PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge"
+# the MPI helper of layout=reorder and its test (contrib/mpi, tests/mpi:
+# mpicc, mpif90, mpirun)
+PACKAGES="$PACKAGES libopenmpi-dev openmpi-bin gfortran"
 
 missing=""
 for p in $PACKAGES; do

@@ -28,9 +28,13 @@ Start a Slurm test cluster on this machine (root; Debian bookworm).
                                                              [TESTCLUSTER_PORT_BASE]
   --spank PATH       SPANK plugin to list in plugstack.conf  [TESTCLUSTER_SPANK]
   --bind-record      pass bind=record to the SPANK plugin
+  --spank-args ARGS  more SPANK plugin arguments, space-separated
+                     (e.g. "layout=reorder")                 [TESTCLUSTER_SPANK_ARGS]
   --select-dir DIR   directory holding select_topomatch.so: SelectType=select/topomatch
                      (default select/cons_tres)              [TESTCLUSTER_SELECT_DIR]
   --topomatch-conf   write DIR/topomatch.conf (ClusterYAML=DIR/cluster.yaml)
+  --sched-params S   SchedulerParameters (e.g. "bf_interval=1"; default none)
+                                                             [TESTCLUSTER_SCHED_PARAMS]
   --task-plugin P    TaskPlugin; default auto: task/affinity when a node has no
                      more CPUs than this machine, else task/none (task/affinity
                      cannot lay out tasks on CPUs the host lacks)
@@ -53,8 +57,10 @@ leaf=${TESTCLUSTER_LEAF_SIZE:-4}
 dir=${TESTCLUSTER_DIR:-$TC_DEFAULT_DIR}
 port_base=${TESTCLUSTER_PORT_BASE:-20001}
 spank=${TESTCLUSTER_SPANK:-}
+spank_args=${TESTCLUSTER_SPANK_ARGS:-}
 select_dir=${TESTCLUSTER_SELECT_DIR:-}
 task_plugin=${TESTCLUSTER_TASK_PLUGIN:-auto}
+sched_params=${TESTCLUSTER_SCHED_PARAMS:-}
 timeout=${TESTCLUSTER_TIMEOUT:-}
 tm=${TESTCLUSTER_TOPOMATCH:-$top/build/tools/topomatch}
 tmconf=0
@@ -73,12 +79,15 @@ while [ $# -gt 0 ]; do
 	--dir) need_arg "$@"; dir=$2; shift ;;
 	--port-base) need_arg "$@"; port_base=$2; shift ;;
 	--spank) need_arg "$@"; spank=$2; shift ;;
+	--spank-args) need_arg "$@"; spank_args=$2; shift ;;
 	--select-dir) need_arg "$@"; select_dir=$2; shift ;;
 	--task-plugin) need_arg "$@"; task_plugin=$2; shift ;;
+	--sched-params) need_arg "$@"; sched_params=$2; shift ;;
 	--timeout) need_arg "$@"; timeout=$2; shift ;;
 	--topomatch) need_arg "$@"; tm=$2; shift ;;
 	--nodes=* | --sockets=* | --cores=* | --threads=* | --leaf-size=* | --dir=* | \
-		--port-base=* | --spank=* | --select-dir=* | --task-plugin=* | --timeout=* | --topomatch=*)
+		--port-base=* | --spank=* | --spank-args=* | --select-dir=* | --task-plugin=* | \
+		--timeout=* | --topomatch=* | --sched-params=*)
 		opt=${1%%=*}
 		set -- "$opt" "${1#*=}" "${@:2}"
 		continue
@@ -140,6 +149,17 @@ if [ "$bind_record" = 1 ] && [ -z "$spank" ]; then
 	tc_err "--bind-record needs --spank"
 	exit 2
 fi
+if [ -n "$spank_args" ]; then
+	[ -n "$spank" ] || { tc_err "--spank-args needs --spank"; exit 2; }
+	case $spank_args in
+	*[!A-Za-z0-9=._,:/+\ -]*) tc_err "--spank-args: only letters, digits, spaces and =._,:/+- please"; exit 2 ;;
+	esac
+	read -r -a words <<<"$spank_args"
+	spank_args="${words[*]}" # one space between arguments
+fi
+case $sched_params in
+*[!A-Za-z0-9=._,:-]*) tc_err "--sched-params: one comma-separated list, no spaces"; exit 2 ;;
+esac
 if [ "$(id -u)" -ne 0 ]; then
 	tc_err "run as root (the daemons run as root, munged is started as user munge)"
 	exit 1
@@ -254,7 +274,8 @@ SlurmdLogFile=$dir/log/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 SchedulerType=sched/backfill
-SelectType=$select_type
+${sched_params:+SchedulerParameters=$sched_params
+}SelectType=$select_type
 SelectTypeParameters=CR_Core
 TopologyPlugin=topology/tree
 ProctrackType=proctrack/linuxproc
@@ -317,11 +338,10 @@ EOF
 {
 	echo "# plugstack.conf of the slurm-topomatch test cluster"
 	if [ -n "$spank" ]; then
-		if [ "$bind_record" = 1 ]; then
-			echo "required $spank_copy bind=record"
-		else
-			echo "required $spank_copy"
-		fi
+		args=""
+		[ "$bind_record" = 0 ] || args=" bind=record"
+		[ -z "$spank_args" ] || args="$args $spank_args"
+		echo "required $spank_copy$args"
 	fi
 } >"$new/plugstack.conf"
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /*
  * The options of Slurm 22.05 (src/common/slurm_opt.c) that take a value
@@ -87,6 +88,8 @@ static void apply(tm_srun_args_t *a, const char *name, const char *val)
 		snprintf(a->mapper, sizeof(a->mapper), "%s", val ? val : "");
 	else if (!strcmp(name, "comm-strict"))
 		a->strict = 1;
+	else if (!strcmp(name, "nodes"))
+		a->nodes = number(val) > 0 ? number(val) : 0;
 	else if (layout_name(name) && !a->layout_opt[0])
 		snprintf(a->layout_opt, sizeof(a->layout_opt), "--%s", name);
 }
@@ -95,6 +98,7 @@ static const char *short_long(char c)
 {
 	switch (c) {
 	case 'n': return "ntasks";
+	case 'N': return "nodes";
 	case 'c': return "cpus-per-task";
 	case 'w': return "nodelist";
 	case 'F': return "nodefile";
@@ -108,6 +112,7 @@ static const char *short_long(char c)
 void tm_srun_args_scan(int argc, char **argv, tm_srun_args_t *a)
 {
 	memset(a, 0, sizeof(*a));
+	a->nodes = -1;
 	a->ntasks = number(getenv("SLURM_NTASKS"));
 	if (a->ntasks < 0)
 		a->ntasks = number(getenv("SLURM_NPROCS"));
@@ -240,14 +245,14 @@ static void put(sbuf_t *b, const char *fmt, ...)
 	}
 }
 
-char *tm_map_encode(uint32_t jobid, int64_t ntasks, const char *const *names, int64_t nnames,
-		    const int64_t *node, const int *cpu)
+char *tm_map_encode_v(int version, uint32_t jobid, int64_t ntasks, const char *const *names,
+		      int64_t nnames, const int64_t *node, const int *cpu)
 {
 	sbuf_t b = { malloc(256), 0, 256, 0 };
 	if (!b.s)
 		return NULL;
 	b.s[0] = 0;
-	put(&b, "1;%" PRIu32 ";%" PRId64 ";", jobid, ntasks);
+	put(&b, "%d;%" PRIu32 ";%" PRId64 ";", version, jobid, ntasks);
 	for (int64_t i = 0; i < nnames; i++)
 		put(&b, "%s%s", i ? "," : "", names[i]);
 	put(&b, ";");
@@ -268,66 +273,302 @@ char *tm_map_encode(uint32_t jobid, int64_t ntasks, const char *const *names, in
 	return b.s;
 }
 
-int tm_map_lookup(const char *map, uint32_t jobid, int64_t ntasks, int64_t rank, char *name,
-		  size_t namelen, int *cpu)
+char *tm_map_encode(uint32_t jobid, int64_t ntasks, const char *const *names, int64_t nnames,
+		    const int64_t *node, const int *cpu)
 {
-	unsigned long long j;
-	long long n;
-	int off = 0;
-	if (!map || sscanf(map, "1;%llu;%lld;%n", &j, &n, &off) != 2 || !off || j != jobid ||
-	    n != ntasks || rank < 0 || rank >= ntasks)
-		return -1;
-	const char *names = map + off, *entries = strchr(names, ';');
-	if (!entries)
-		return -1;
-	entries++;
-	int64_t r = 0, nodei = -1;
-	int c = -1;
-	for (const char *p = entries; *p;) {
-		char *end;
-		long long ni = strtoll(p, &end, 10);
-		if (end == p || *end != '.')
+	return tm_map_encode_v(TM_MAP_ARBITRARY, jobid, ntasks, names, nnames, node, cpu);
+}
+
+/* Largest number a map may hold where an OS CPU or a run length goes:
+ * far above any machine, far below INT_MAX, so that c + k cannot wrap. */
+#define MAX_CPU (1 << 22)
+/* Largest task count or job id read from a map. */
+#define MAX_FIELD (INT64_C(1) << 40)
+
+/* A map's fixed fields, and where its node names and entries start. */
+typedef struct {
+	int version;
+	int64_t jobid, ntasks, nnames;
+	const char *names, *entries;
+} map_head_t;
+
+/* A decimal number of at most `max` at *p (digits only: no sign, no
+ * blanks), *p moved past it; -1 when there is none or it is too large. */
+static int64_t decimal(const char **p, int64_t max)
+{
+	int64_t v = 0;
+	const char *s = *p;
+	if (*s < '0' || *s > '9' || (*s == '0' && s[1] >= '0' && s[1] <= '9'))
+		return -1; /* not a digit, or a leading zero the encoder never writes */
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (*s - '0');
+		if (v > max)
 			return -1;
-		p = end + 1;
-		long cc = strtol(p, &end, 10);
-		if (end == p)
-			return -1;
-		p = end;
-		long long k = 0;
-		if (*p == '+') {
-			k = strtoll(p + 1, &end, 10);
-			if (end == p + 1 || k < 0)
-				return -1;
-			p = end;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-		if (rank <= r + k) {
-			nodei = ni;
-			c = (int)(cc + (rank - r));
-			break;
-		}
-		r += k + 1;
 	}
-	if (nodei < 0 || c < 0)
+	*p = s;
+	return v;
+}
+
+/* "V;JOBID;NTASKS;NAMES;" of a map, NAMES non-empty and without empty
+ * names; 0 or -1. */
+static int map_head(const char *map, map_head_t *h)
+{
+	const char *p = map;
+	int64_t v;
+	if (!p || (v = decimal(&p, 9)) < 0 || *p++ != ';' ||
+	    (h->jobid = decimal(&p, MAX_FIELD)) < 0 || *p++ != ';' ||
+	    (h->ntasks = decimal(&p, MAX_FIELD)) < 0 || *p++ != ';')
 		return -1;
-	/* node name number nodei */
-	const char *s = names;
-	for (int64_t i = 0; i < nodei; i++) {
-		s = strpbrk(s, ",;");
-		if (!s || *s == ';')
+	h->version = (int)v;
+	h->names = p;
+	h->nnames = 1;
+	if (*p == ';')
+		return -1;
+	for (; *p != ';'; p++) {
+		if (!*p || (*p == ',' && (p == h->names || p[1] == ',' || p[1] == ';')))
 			return -1;
+		h->nnames += *p == ',';
+	}
+	h->entries = p + 1;
+	return 0;
+}
+
+/* One run of ENTRIES: ranks r .. r + k on node `node`, CPUs cpu .. cpu + k. */
+typedef struct {
+	int64_t node, cpu, k;
+} map_run_t;
+
+/* The run at *p (then past its ','); 0, 1 at the end, -1 when malformed
+ * or naming a node the map does not list. */
+static int next_run(const char **p, int64_t nnames, map_run_t *run)
+{
+	const char *s = *p;
+	if (!*s)
+		return 1;
+	if ((run->node = decimal(&s, nnames - 1)) < 0 || *s++ != '.' ||
+	    (run->cpu = decimal(&s, MAX_CPU)) < 0)
+		return -1;
+	run->k = 0;
+	if (*s == '+') {
 		s++;
+		if ((run->k = decimal(&s, MAX_CPU)) < 0)
+			return -1;
 	}
+	if (*s == ',' && s[1])
+		s++;
+	else if (*s)
+		return -1;
+	*p = s;
+	return 0;
+}
+
+/* Name number i of a map into name; 0 or -1 when it does not fit. */
+static int map_name(const map_head_t *h, int64_t i, char *name, size_t namelen)
+{
+	const char *s = h->names;
+	for (int64_t k = 0; k < i; k++)
+		s = strchr(s, ',') + 1; /* map_head counted them */
 	size_t len = strcspn(s, ",;");
-	if (!len || len >= namelen)
+	if (len >= namelen)
 		return -1;
 	memcpy(name, s, len);
 	name[len] = 0;
-	*cpu = c;
 	return 0;
+}
+
+/* Index of node `node` in a map's names, -1 when absent. */
+static int64_t map_find(const map_head_t *h, const char *node)
+{
+	size_t nl = strlen(node);
+	const char *s = h->names;
+	for (int64_t i = 0; i < h->nnames; i++) {
+		size_t len = strcspn(s, ",;");
+		if (len == nl && !strncmp(s, node, nl))
+			return i;
+		s += len + 1;
+	}
+	return -1;
+}
+
+int tm_map_version(const char *map)
+{
+	map_head_t h;
+	if (map_head(map, &h) ||
+	    (h.version != TM_MAP_ARBITRARY && h.version != TM_MAP_REORDER))
+		return -1;
+	return h.version;
+}
+
+/* The header of a map of this version, job and task count; 0 or -1. */
+static int map_open(const char *map, int version, uint32_t jobid, int64_t ntasks,
+		    map_head_t *h)
+{
+	if (map_head(map, h) || h->version != version || h->jobid != (int64_t)jobid ||
+	    h->ntasks != ntasks || ntasks < 1)
+		return -1;
+	return 0;
+}
+
+int tm_map_lookup(const char *map, uint32_t jobid, int64_t ntasks, int64_t rank, char *name,
+		  size_t namelen, int *cpu)
+{
+	map_head_t h;
+	map_run_t run;
+	if (map_open(map, TM_MAP_ARBITRARY, jobid, ntasks, &h) || rank < 0 || rank >= ntasks)
+		return -1;
+	const char *p = h.entries;
+	int64_t r = 0, node = -1, c = -1;
+	int rc;
+	for (; (rc = next_run(&p, h.nnames, &run)) == 0; r += run.k + 1) {
+		if (r + run.k >= ntasks)
+			return -1; /* more ranks than the map says */
+		if (rank >= r && rank <= r + run.k) {
+			node = run.node;
+			c = run.cpu + (rank - r);
+		}
+	}
+	/* the whole map is checked, not only up to this rank */
+	if (rc < 0 || r != ntasks || node < 0 || map_name(&h, node, name, namelen))
+		return -1;
+	*cpu = (int)c;
+	return 0;
+}
+
+int tm_map_lookup_local(const char *map, uint32_t jobid, int64_t ntasks, const char *node,
+			int64_t local, int64_t nlocal, int64_t global, int64_t *rank, int *cpu)
+{
+	map_head_t h;
+	map_run_t run;
+	if (map_open(map, TM_MAP_REORDER, jobid, ntasks, &h))
+		return TM_MAP_BAD;
+	int64_t me = map_find(&h, node), here = 0, before = 0, r = 0;
+	const char *p = h.entries;
+	int rc;
+	*rank = -1;
+	for (; (rc = next_run(&p, h.nnames, &run)) == 0; r += run.k + 1) {
+		if (r + run.k >= ntasks)
+			return TM_MAP_BAD;
+		if (run.node < me)
+			before += run.k + 1;
+		if (run.node != me)
+			continue;
+		if (local >= here && local <= here + run.k) {
+			*rank = r + (local - here);
+			*cpu = (int)(run.cpu + (local - here));
+		}
+		here += run.k + 1;
+	}
+	if (rc < 0 || r != ntasks)
+		return TM_MAP_BAD;
+	if (me < 0 || here != nlocal || before != global - local || *rank < 0)
+		return TM_MAP_MISMATCH;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* CPUs of each node from "16(x4),8" (SLURM_JOB_CPUS_PER_NODE); 0 or -1
+ * when malformed or not exactly nnodes nodes. */
+static int parse_cpus(const char *s, int64_t nnodes, int64_t *cpus)
+{
+	int64_t n = 0;
+	while (s && *s) {
+		/* Slurm keeps CPUs per node in 16 bits */
+		int64_t c = decimal(&s, 65535), reps = 1;
+		if (c < 1)
+			return -1;
+		if (*s == '(') {
+			s++;
+			if (*s++ != 'x' || (reps = decimal(&s, nnodes)) < 1 || *s++ != ')')
+				return -1;
+		}
+		if (reps > nnodes - n)
+			return -1;
+		for (int64_t i = 0; i < reps; i++)
+			cpus[n++] = c;
+		if (*s == ',' && s[1])
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return s && n == nnodes ? 0 : -1;
+}
+
+int tm_block_counts(const char *cpus_per_node, int64_t nnodes, int64_t ntasks,
+		    int64_t max_per_node, int64_t *count)
+{
+	if (nnodes < 1 || ntasks < 0)
+		return -1;
+	int64_t *cpus = malloc((size_t)nnodes * sizeof(*cpus));
+	int64_t *active = malloc((size_t)nnodes * sizeof(*active)), nactive = 0, t = 0;
+	if (!cpus || !active || parse_cpus(cpus_per_node, nnodes, cpus)) {
+		free(cpus);
+		free(active);
+		return -1;
+	}
+	for (int64_t i = 0; i < nnodes; i++) {
+		if (max_per_node > 0 && cpus[i] > max_per_node)
+			cpus[i] = max_per_node;
+		count[i] = 0;
+		active[nactive++] = i;
+	}
+	/* Slurm's rounds: in round j, every node with more than j CPUs gets a
+	 * task, in node order; `active` keeps those nodes, so that the rounds
+	 * cost what they place */
+	for (int64_t j = 0; t < ntasks && nactive; j++) {
+		int64_t next = 0;
+		for (int64_t a = 0; a < nactive && t < ntasks; a++, t++) {
+			int64_t i = active[a];
+			count[i]++;
+			if (j + 1 < cpus[i])
+				active[next++] = i;
+		}
+		nactive = next;
+	}
+	/* once a round leaves no CPU free, every round gives every node one */
+	for (int64_t i = 0, rest = ntasks - t; i < nnodes; i++)
+		count[i] += rest / nnodes + (i < rest % nnodes);
+	free(cpus);
+	free(active);
+	return 0;
+}
+
+int tm_dist_is_default(const char *dist)
+{
+	if (!dist || !*dist)
+		return 1;
+	size_t len = strcspn(dist, ":,");
+	if (!((len == 5 && !strncasecmp(dist, "block", 5)) || (len == 1 && *dist == '*')))
+		return 0;
+	for (const char *f = strchr(dist, ','); f; f = strchr(f + 1, ','))
+		if (!strncasecmp(f + 1, "pack", 4) && (!f[5] || f[5] == ','))
+			return 0;
+	return 1;
+}
+
+int tm_conf_pack_nodes(const char *slurm_conf)
+{
+	static const char key[] = "selecttypeparameters=";
+	FILE *f = fopen(slurm_conf, "r");
+	char line[4096];
+	int pack = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "#\n")] = 0;
+		for (char *save = NULL, *w = strtok_r(line, " \t\r", &save); w;
+		     w = strtok_r(NULL, " \t\r", &save)) {
+			if (strncasecmp(w, key, sizeof(key) - 1))
+				continue;
+			pack = 0; /* the last setting wins */
+			char *save2 = NULL;
+			for (char *v = strtok_r(w + sizeof(key) - 1, ",", &save2); v;
+			     v = strtok_r(NULL, ",", &save2))
+				pack |= !strcasecmp(v, "CR_Pack_Nodes");
+		}
+	}
+	fclose(f);
+	return pack;
 }
 
 static int cmp_int(const void *x, const void *y)

@@ -2,7 +2,8 @@
  * tm_layout.h - helpers of the SPANK plugin's rank layout (srun side and
  * slurmstepd side), free of Slurm calls so that they can be tested alone:
  * srun's command line as far as the layout is concerned, the per-rank map
- * passed to the tasks in TOPOMATCH_MAP, Linux cpulists.
+ * passed to the tasks in TOPOMATCH_MAP, the task counts of Slurm's block
+ * distribution, Linux cpulists.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -22,6 +23,7 @@ typedef struct tm_srun_args {
 	int npattern;          /* --comm-pattern occurrences on the command line */
 	char mapper[32];       /* last --comm-mapper on the command line, "" none */
 	int strict;            /* --comm-strict on the command line */
+	int64_t nodes;         /* -N/--nodes: its value, 0 a range or other, -1 none */
 } tm_srun_args_t;
 
 /* Scan srun's argv (up to the command) and its environment (getenv). */
@@ -30,18 +32,70 @@ void tm_srun_args_scan(int argc, char **argv, tm_srun_args_t *a);
 int tm_srun_args_scan_self(tm_srun_args_t *a);
 
 /*
- * TOPOMATCH_MAP = "1;JOBID;NTASKS;NODE,NODE,...;ENTRIES": ENTRIES lists
- * the ranks in order, "i.c" = node i (in the node list), OS CPU c, and
- * "i.c+k" = k more ranks on node i with CPUs c+1 .. c+k.  node[r], cpu[r]
- * for each rank.  Returns a malloc'd string, NULL when out of memory.
+ * TOPOMATCH_MAP = "V;JOBID;NTASKS;NODE,NODE,...;ENTRIES": ENTRIES lists
+ * the pattern's ranks in order, "i.c" = node i (in the node list), OS CPU
+ * c, and "i.c+k" = k more ranks on node i with CPUs c+1 .. c+k.  V says
+ * how Slurm lays the tasks out:
+ *  1 (TM_MAP_ARBITRARY): srun starts rank r on its node (SLURM_HOSTFILE),
+ *    so task r is pattern rank r;
+ *  2 (TM_MAP_REORDER): Slurm's block distribution over NODE,... in that
+ *    order; the j-th task Slurm starts on node X is the j-th pattern rank
+ *    (in rank order) of X.
+ * Readers check everything: a malformed map, or one of another job or
+ * task count, is never used.
  */
+#define TM_MAP_ARBITRARY 1
+#define TM_MAP_REORDER 2
+
+/* node[r], cpu[r] for each rank; version TM_MAP_*.  Returns a malloc'd
+ * string, NULL when out of memory. */
+char *tm_map_encode_v(int version, uint32_t jobid, int64_t ntasks, const char *const *names,
+		      int64_t nnames, const int64_t *node, const int *cpu);
+/* The same, version TM_MAP_ARBITRARY. */
 char *tm_map_encode(uint32_t jobid, int64_t ntasks, const char *const *names, int64_t nnames,
 		    const int64_t *node, const int *cpu);
-/* Rank `rank` of an encoded map: its node name (into name) and OS CPU.
- * 0, or -1 when the map is malformed, of another job or task count,
- * or has no such rank. */
+/* Version of a map (its first field): TM_MAP_*, or -1 when unknown. */
+int tm_map_version(const char *map);
+/* TM_MAP_ARBITRARY: rank `rank` of an encoded map: its node name (into
+ * name) and OS CPU.  0, or -1 when the map is malformed, of another
+ * version, job or task count, or has no such rank. */
 int tm_map_lookup(const char *map, uint32_t jobid, int64_t ntasks, int64_t rank, char *name,
 		  size_t namelen, int *cpu);
+
+#define TM_MAP_BAD (-1)      /* malformed, another version, job or task count */
+#define TM_MAP_MISMATCH (-2) /* well-formed, but Slurm's layout is not the one mapped */
+/*
+ * TM_MAP_REORDER: the task Slurm started as local task `local` of
+ * `nlocal` on node `node`, global task id `global`: its pattern rank and
+ * OS CPU.  The map must put exactly nlocal ranks on node, and as many
+ * ranks on the nodes listed before it as Slurm's block layout started
+ * there (global - local); TM_MAP_MISMATCH otherwise (a step whose layout
+ * the map did not predict).  0, TM_MAP_BAD or TM_MAP_MISMATCH.
+ */
+int tm_map_lookup_local(const char *map, uint32_t jobid, int64_t ntasks, const char *node,
+			int64_t local, int64_t nlocal, int64_t global, int64_t *rank, int *cpu);
+
+/*
+ * Tasks per node of Slurm 22.05's block distribution of a step (the
+ * default; _task_layout_block in src/common/slurm_step_layout.c, without
+ * CR_Pack_Nodes): CPUs per node from `cpus_per_node` in the format of
+ * SLURM_JOB_CPUS_PER_NODE ("16(x4),8"), capped at max_per_node when > 0
+ * (--ntasks-per-node), one CPU per task; nodes are filled round by round,
+ * one task per node with a CPU left, then round by round over all nodes.
+ * count[] gets nnodes entries.  0, or -1 when the list is malformed or
+ * does not describe exactly nnodes nodes.
+ */
+int tm_block_counts(const char *cpus_per_node, int64_t nnodes, int64_t ntasks,
+		    int64_t max_per_node, int64_t *count);
+
+/* A distribution (-m, SLURM_DISTRIBUTION) that lays tasks out across
+ * nodes as the default does: NULL, "", "block" or "*", with any
+ * in-node part (":cyclic") and no ",Pack".  1 yes, 0 no. */
+int tm_dist_is_default(const char *dist);
+
+/* Whether slurm.conf's SelectTypeParameters has CR_Pack_Nodes (which
+ * packs the block distribution's nodes): 1 yes, 0 no, -1 unreadable. */
+int tm_conf_pack_nodes(const char *slurm_conf);
 
 /* Linux cpulist ("0-3,8") of ncpu CPU numbers (any order, duplicates
  * allowed) into buf; -1 when it does not fit. */

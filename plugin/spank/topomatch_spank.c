@@ -27,6 +27,19 @@
  * a layout the user chose, heterogeneous steps, job arrays) keep Slurm's
  * default layout, with a one-line note.
  *
+ * plugstack.conf argument layout=reorder, for sites that cannot use
+ * arbitrary layouts (default layout=arbitrary): srun sets no
+ * SLURM_HOSTFILE and Slurm starts the tasks with its block distribution.
+ * The callback predicts how many tasks that puts on each node
+ * (tm_block_counts on SLURM_JOB_CPUS_PER_NODE), maps the pattern onto the
+ * first that many PUs of each node, and sets TOPOMATCH_MAP version 2; in
+ * slurmstepd the j-th task of node X becomes the j-th pattern rank mapped
+ * to X: TOPOMATCH_RANK is that rank (the application renumbers its ranks
+ * with it, e.g. contrib/mpi/topomatch_mpi.c), and the task is bound to
+ * (or records) that rank's CPU.  When the prediction is not certain the
+ * step gets a note and no TOPOMATCH_RANK; slurmstepd checks it again
+ * against the layout Slurm really chose.
+ *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -74,6 +87,7 @@ static char *pattern_path;
 static char *mapper_name;
 static int strict;
 static int bind_record;     /* plugstack.conf: bind=record */
+static int layout_reorder;  /* plugstack.conf: layout=reorder */
 static char *hostfile;      /* the hostfile this srun wrote */
 static int pattern_calls;   /* --comm-pattern callbacks seen in this srun */
 
@@ -143,6 +157,10 @@ TM_EXPORT int slurm_spank_init(spank_t sp, int ac, char **av)
 			bind_record = 1;
 		else if (!strcmp(av[i], "bind=apply"))
 			bind_record = 0;
+		else if (!strcmp(av[i], "layout=reorder"))
+			layout_reorder = 1;
+		else if (!strcmp(av[i], "layout=arbitrary"))
+			layout_reorder = 0;
 		else
 			slurm_info("topomatch: unknown plugstack.conf argument '%s' ignored",
 				   av[i]);
@@ -177,7 +195,10 @@ static int pattern_problem(const char *msg)
 /* A step that does not fit the pattern: a note, Slurm's layout. */
 static int layout_note(const char *why)
 {
-	slurm_info("topomatch: %s; the step keeps Slurm's default layout", why);
+	if (layout_reorder)
+		slurm_info("topomatch: %s; ranks are not reordered (no TOPOMATCH_RANK)", why);
+	else
+		slurm_info("topomatch: %s; the step keeps Slurm's default layout", why);
 	return 0;
 }
 
@@ -253,9 +274,119 @@ static int write_hostfile(char *const *rank_node, int64_t n, char *err, size_t e
 	return 0;
 }
 
+/* --ntasks-per-node from the job's environment (srun reads it), as the
+ * cap it puts on each node's tasks: 0 none, -1 when srun may or may not
+ * honour it (it does only when it matches the task and node counts). */
+static int64_t tasks_per_node_cap(int64_t ntasks, int64_t nnodes)
+{
+	const char *v = getenv("SLURM_NTASKS_PER_NODE");
+	if (!v)
+		return 0;
+	char *end;
+	long long t = strtoll(v, &end, 10);
+	return end != v && !*end && t > 0 && t * nnodes == ntasks ? t : -1;
+}
+
+/* Why Slurm's block distribution of this step over the allocation's
+ * `nnodes` nodes cannot be predicted, into msg; 0 when it can. */
+static int block_unknown(int64_t ntasks, int64_t nnodes, int64_t nodes_opt, char *msg,
+			 size_t len)
+{
+	if (nodes_opt >= 0 && nodes_opt != nnodes)
+		snprintf(msg, len, "-N other than the allocation's %lld nodes", (long long)nnodes);
+	else if (ntasks < nnodes)
+		snprintf(msg, len, "%lld tasks on %lld nodes (Slurm picks the step's nodes)",
+			 (long long)ntasks, (long long)nnodes);
+	else if (tasks_per_node_cap(ntasks, nnodes) < 0)
+		snprintf(msg, len, "SLURM_NTASKS_PER_NODE=%.40s with %lld tasks on %lld nodes",
+			 getenv("SLURM_NTASKS_PER_NODE"), (long long)ntasks, (long long)nnodes);
+	else
+		return 0;
+	return 1;
+}
+
+/*
+ * layout=reorder: of each node's PUs in allowed[] (node by node, in
+ * SLURM_JOB_NODELIST's order), keep the first as many as Slurm's block
+ * distribution will start tasks there, so that the mapper puts exactly
+ * that many ranks on each node.  0; 1 with a note in msg when the
+ * distribution cannot be predicted; -1 out of memory.
+ */
+static int reorder_pus(const topomatch_cluster_t *c, int64_t *allowed, int64_t *nallowed,
+		       int64_t ntasks, int64_t nodes_opt, char *msg, size_t len)
+{
+	int64_t *first = malloc(((size_t)*nallowed + 1) * sizeof(*first));
+	int64_t *count = malloc(((size_t)*nallowed + 1) * sizeof(*count));
+	int64_t nn = 0, kept = 0, prev = -1;
+	const char *cpn = getenv("SLURM_JOB_CPUS_PER_NODE");
+	int rc = 1;
+	if (!first || !count) {
+		rc = -1;
+		goto out;
+	}
+	for (int64_t k = 0; k < *nallowed; k++) {
+		int64_t cn = topomatch_cluster_pu_node(c, allowed[k], NULL);
+		if (k == 0 || cn != prev)
+			first[nn++] = k;
+		prev = cn;
+	}
+	first[nn] = *nallowed;
+	if (block_unknown(ntasks, nn, nodes_opt, msg, len))
+		goto out;
+	if (tm_block_counts(cpn, nn, ntasks, tasks_per_node_cap(ntasks, nn), count)) {
+		snprintf(msg, len, "SLURM_JOB_CPUS_PER_NODE=%.100s does not describe the %lld nodes "
+			 "of SLURM_JOB_NODELIST", cpn ? cpn : "(unset)", (long long)nn);
+		goto out;
+	}
+	for (int64_t i = 0; i < nn; i++) {
+		if (count[i] > first[i + 1] - first[i]) {
+			char name[256] = "?";
+			topomatch_cluster_node_name(c, topomatch_cluster_pu_node(c, allowed[first[i]], NULL),
+						    name, sizeof(name));
+			snprintf(msg, len, "Slurm starts %lld tasks on %.100s, which has %lld PUs",
+				 (long long)count[i], name, (long long)(first[i + 1] - first[i]));
+			goto out;
+		}
+		for (int64_t k = 0; k < count[i]; k++)
+			allowed[kept++] = allowed[first[i] + k];
+	}
+	*nallowed = kept;
+	rc = 0;
+out:
+	free(first);
+	free(count);
+	return rc;
+}
+
+/* Hand the layout to srun (SLURM_HOSTFILE, arbitrary layout only) and to
+ * the tasks (TOPOMATCH_MAP); 0, or layout_problem's verdict. */
+static int publish(char *const *rank_node, int64_t n, const char *map)
+{
+	char msg[TOPOMATCH_ERRLEN + 128];
+	if (!layout_reorder) {
+		if (write_hostfile(rank_node, n, msg, sizeof(msg)))
+			return layout_problem(msg);
+		setenv("SLURM_HOSTFILE", hostfile, 1);
+	}
+	if (strlen(map) <= MAX_MAP_BYTES) {
+		setenv("TOPOMATCH_MAP", map, 1);
+		return 0;
+	}
+	if (layout_reorder) {
+		snprintf(msg, sizeof(msg), "the map of %lld ranks does not fit the environment "
+			 "(%zu bytes)", (long long)n, strlen(map));
+		return layout_note(msg);
+	}
+	slurm_info("topomatch: the binding of %lld ranks does not fit the environment "
+		   "(%zu bytes); ranks are placed on their nodes but not bound",
+		   (long long)n, strlen(map));
+	return 0;
+}
+
 /* Map the pattern's ranks onto the allocation; 0 with a note when the
- * step keeps Slurm's layout. */
-static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const char *mapper)
+ * step keeps Slurm's layout.  nodes_opt: srun's -N (tm_srun_args_t). */
+static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const char *mapper,
+		     int64_t nodes_opt)
 {
 	char err[TOPOMATCH_ERRLEN], msg[TOPOMATCH_ERRLEN + 128], path[4096];
 	const char *slurm_conf = getenv("SLURM_CONF");
@@ -301,6 +432,13 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const
 	    topomatch_cluster_hostlist_pus(c, nodelist, &allowed, &nallowed, err)) {
 		snprintf(msg, sizeof(msg), "%s", err);
 		rc = layout_problem(msg);
+		goto out;
+	}
+	int kept = layout_reorder ? reorder_pus(c, allowed, &nallowed, n, nodes_opt, msg,
+						sizeof(msg))
+				  : 0;
+	if (kept) {
+		rc = kept < 0 ? layout_problem("out of memory") : layout_note(msg);
 		goto out;
 	}
 	int64_t nn = topomatch_cluster_nnodes(c);
@@ -350,23 +488,15 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const
 		node[r] = index[cn];
 		rank_node[r] = names[node[r]];
 	}
-	if (!(map = tm_map_encode(jobid, n, (const char *const *)names, nnames, node, cpu))) {
+	map = tm_map_encode_v(layout_reorder ? TM_MAP_REORDER : TM_MAP_ARBITRARY, jobid, n,
+			      (const char *const *)names, nnames, node, cpu);
+	if (!map) {
 		rc = layout_problem("out of memory");
 		goto out;
 	}
-	if (write_hostfile(rank_node, n, msg, sizeof(msg))) {
-		rc = layout_problem(msg);
-		goto out;
-	}
-	setenv("SLURM_HOSTFILE", hostfile, 1);
-	if (strlen(map) > MAX_MAP_BYTES)
-		slurm_info("topomatch: the binding of %lld ranks does not fit the environment "
-			   "(%zu bytes); ranks are placed on their nodes but not bound",
-			   (long long)n, strlen(map));
-	else
-		setenv("TOPOMATCH_MAP", map, 1);
-	slurm_verbose("topomatch: %lld ranks mapped onto %s by %s", (long long)n, nodelist,
-		      res.mapper);
+	rc = publish(rank_node, n, map);
+	slurm_verbose("topomatch: %lld ranks mapped onto %s by %s%s", (long long)n, nodelist,
+		      res.mapper, layout_reorder ? " (reorder)" : "");
 out:
 	free(map);
 	for (int64_t i = 0; names && i < nnames; i++)
@@ -381,6 +511,25 @@ out:
 	topomatch_cluster_destroy(c);
 	topomatch_affinity_destroy(a);
 	return rc;
+}
+
+/* layout=reorder: why Slurm may not use its default block distribution
+ * for the step, into msg; 0 when it does. */
+static int dist_unknown(char *msg, size_t len)
+{
+	const char *dist = getenv("SLURM_DISTRIBUTION"), *conf = getenv("SLURM_CONF");
+	if (!conf)
+		conf = "/etc/slurm/slurm.conf";
+	int pack = tm_conf_pack_nodes(conf);
+	if (!tm_dist_is_default(dist))
+		snprintf(msg, len, "SLURM_DISTRIBUTION=%.60s chooses the layout", dist);
+	else if (pack < 0)
+		snprintf(msg, len, "cannot read %.200s (SelectTypeParameters)", conf);
+	else if (pack)
+		snprintf(msg, len, "CR_Pack_Nodes packs the block distribution");
+	else
+		return 0;
+	return 1;
 }
 
 /*
@@ -425,12 +574,84 @@ static int srun_layout(void)
 	}
 	if (args.ntasks < 1)
 		return layout_note("the step's task count is not known (give -n)");
-	return map_ranks(nodelist, (uint32_t)strtoul(jobid, NULL, 10), args.ntasks, mapper);
+	if (layout_reorder && dist_unknown(msg, sizeof(msg)))
+		return layout_note(msg);
+	return map_ranks(nodelist, (uint32_t)strtoul(jobid, NULL, 10), args.ntasks, mapper,
+			 args.nodes);
 }
 
 /* ------------------------------------------------------------------ */
 /* slurmstepd: bind each task                                          */
 /* ------------------------------------------------------------------ */
+
+/* A task's place in the map: pattern rank, node name, OS CPU. */
+typedef struct {
+	uint32_t jobid, ntasks, global, nlocal;
+	int local;          /* S_TASK_ID is an int */
+	char here[256];     /* the node the task runs on */
+	int64_t rank;       /* its pattern rank */
+	char node[256];     /* the node the map gives that rank */
+	int cpu;            /* and the CPU */
+} task_place_t;
+
+/* TM_MAP_ARBITRARY: task g is rank g; srun placed it on its node unless
+ * the step did not follow the hostfile.  0, or -1 (not bound). */
+static int place_arbitrary(const char *map, task_place_t *t)
+{
+	if (tm_map_lookup(map, t->jobid, t->ntasks, t->global, t->node, sizeof(t->node), &t->cpu))
+		return -1; /* a map made for another step */
+	t->rank = t->global;
+	if (strcmp(t->here, t->node)) {
+		if (t->local == 0)
+			slurm_info("topomatch: rank %u runs on %s, mapped to %s: the step keeps "
+				   "Slurm's layout, tasks not bound",
+				   t->global, t->here, t->node);
+		return -1;
+	}
+	return 0;
+}
+
+/* TM_MAP_REORDER: the local-th task of this node is its local-th rank,
+ * provided Slurm laid the step out as srun predicted.  0 or -1. */
+static int place_reorder(const char *map, task_place_t *t)
+{
+	int rc = tm_map_lookup_local(map, t->jobid, t->ntasks, t->here, t->local, t->nlocal,
+				     t->global, &t->rank, &t->cpu);
+	if (rc == TM_MAP_MISMATCH && t->local == 0)
+		slurm_info("topomatch: Slurm started %u tasks from task %u on %s, not the layout "
+			   "srun predicted: ranks are not reordered (no TOPOMATCH_RANK)",
+			   t->nlocal, t->global, t->here);
+	if (rc)
+		return -1;
+	snprintf(t->node, sizeof(t->node), "%s", t->here);
+	return 0;
+}
+
+/* This task's place from TOPOMATCH_MAP; 0, or -1 when it has none. */
+static int task_place(spank_t sp, task_place_t *t)
+{
+	size_t maplen = 2 * MAX_MAP_BYTES;
+	char *map = malloc(maplen);
+	int rc = -1;
+	memset(t, 0, sizeof(*t));
+	if (!map || spank_getenv(sp, "TOPOMATCH_MAP", map, (int)maplen) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_ID, &t->jobid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &t->ntasks) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_GLOBAL_ID, &t->global) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_ID, &t->local) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &t->nlocal) != ESPANK_SUCCESS ||
+	    spank_getenv(sp, "SLURMD_NODENAME", t->here, sizeof(t->here)) != ESPANK_SUCCESS) {
+		free(map);
+		return -1;
+	}
+	switch (tm_map_version(map)) {
+	case TM_MAP_ARBITRARY: rc = place_arbitrary(map, t); break;
+	case TM_MAP_REORDER: rc = place_reorder(map, t); break;
+	default: break; /* malformed, or a version this plugin does not know */
+	}
+	free(map);
+	return rc;
+}
 
 TM_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
@@ -438,51 +659,33 @@ TM_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	(void)av;
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
-	size_t maplen = 2 * MAX_MAP_BYTES;
-	char *map = malloc(maplen), node[256], here[256], cpus[64], num[32];
-	uint32_t jobid = 0, ntasks = 0, rank = 0, local = 0;
-	int cpu, rc = 0;
-	if (!map || spank_getenv(sp, "TOPOMATCH_MAP", map, (int)maplen) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS ||
-	    tm_map_lookup(map, jobid, ntasks, rank, node, sizeof(node), &cpu)) {
-		free(map); /* no map, or one made for another step */
+	task_place_t t;
+	char cpus[64], num[32];
+	if (task_place(sp, &t))
 		return 0;
-	}
-	free(map);
-	spank_get_item(sp, S_TASK_ID, &local);
-	if (spank_getenv(sp, "SLURMD_NODENAME", here, sizeof(here)) != ESPANK_SUCCESS)
-		here[0] = 0;
-	if (strcmp(here, node)) {
-		if (local == 0)
-			slurm_info("topomatch: rank %u runs on %s, mapped to %s: the step keeps "
-				   "Slurm's layout, tasks not bound",
-				   rank, here, node);
-		return 0;
-	}
-	tm_cpulist(&cpu, 1, cpus, sizeof(cpus));
+	tm_cpulist(&t.cpu, 1, cpus, sizeof(cpus));
 	if (!bind_record) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
-		if (cpu < CPU_SETSIZE)
-			CPU_SET(cpu, &set);
-		if (cpu >= CPU_SETSIZE || sched_setaffinity(getpid(), sizeof(set), &set)) {
-			slurm_info("topomatch: rank %u: cannot bind to CPU %s on %s: %s", rank, cpus,
-				   node, strerror(errno ? errno : EINVAL));
+		if (t.cpu < CPU_SETSIZE)
+			CPU_SET(t.cpu, &set);
+		if (t.cpu >= CPU_SETSIZE || sched_setaffinity(getpid(), sizeof(set), &set)) {
+			slurm_info("topomatch: rank %lld: cannot bind to CPU %s on %s: %s",
+				   (long long)t.rank, cpus, t.node, strerror(errno ? errno : EINVAL));
 			if (strict)
 				return -1;
 			cpus[0] = 0;
 		}
 	}
-	snprintf(num, sizeof(num), "%u", rank);
-	if (spank_setenv(sp, "TOPOMATCH_RANK", num, 1) != ESPANK_SUCCESS ||
-	    spank_setenv(sp, "TOPOMATCH_NODE", node, 1) != ESPANK_SUCCESS ||
-	    (cpus[0] && spank_setenv(sp, "TOPOMATCH_CPUS", cpus, 1) != ESPANK_SUCCESS) ||
-	    spank_setenv(sp, "TOPOMATCH_BIND", bind_record ? "recorded" : cpus[0] ? "applied" : "failed",
-			 1) != ESPANK_SUCCESS)
-		rc = 0; /* the environment is informative: never fail the task for it */
-	return rc;
+	/* the environment is informative: never fail the task for it */
+	snprintf(num, sizeof(num), "%lld", (long long)t.rank);
+	spank_setenv(sp, "TOPOMATCH_RANK", num, 1);
+	spank_setenv(sp, "TOPOMATCH_NODE", t.node, 1);
+	if (cpus[0])
+		spank_setenv(sp, "TOPOMATCH_CPUS", cpus, 1);
+	spank_setenv(sp, "TOPOMATCH_BIND", bind_record ? "recorded" : cpus[0] ? "applied" : "failed",
+		     1);
+	return 0;
 }
 
 static int store(spank_t sp, char **entries, int n)

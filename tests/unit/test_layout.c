@@ -1,0 +1,443 @@
+/*
+ * test_layout.c - the SPANK plugin's layout helpers (plugin/spank/
+ * tm_layout.c): TOPOMATCH_MAP in both versions (arbitrary layout: rank by
+ * rank; reorder: the j-th task of a node), the rejection of malformed or
+ * forged maps, the task counts of Slurm's block distribution, the
+ * distribution and CR_Pack_Nodes checks, srun's command line, cpulists.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "tmtest.h"
+
+#include <stdint.h>
+#include <unistd.h>
+
+#include "../../plugin/spank/tm_layout.h"
+
+static const char *const names3[] = { "n1", "n2", "n3" };
+
+/* ------------------------------------------------------------ version 1 */
+
+START_TEST(v1_roundtrip)
+{
+	int64_t node[6] = { 0, 0, 0, 1, 1, 0 };
+	int cpu[6] = { 4, 5, 6, 0, 2, 9 };
+	char *map = tm_map_encode(77, 6, names3, 2, node, cpu);
+	ck_assert_str_eq(map, "1;77;6;n1,n2;0.4+2,1.0,1.2,0.9");
+	ck_assert_int_eq(tm_map_version(map), TM_MAP_ARBITRARY);
+	for (int r = 0; r < 6; r++) {
+		char name[16];
+		int c = -1;
+		ck_assert_int_eq(tm_map_lookup(map, 77, 6, r, name, sizeof(name), &c), 0);
+		ck_assert_str_eq(name, names3[node[r]]);
+		ck_assert_int_eq(c, cpu[r]);
+	}
+	char name[16];
+	int c;
+	ck_assert_int_eq(tm_map_lookup(map, 77, 6, 6, name, sizeof(name), &c), -1);
+	ck_assert_int_eq(tm_map_lookup(map, 77, 6, -1, name, sizeof(name), &c), -1);
+	ck_assert_int_eq(tm_map_lookup(map, 78, 6, 0, name, sizeof(name), &c), -1);
+	ck_assert_int_eq(tm_map_lookup(map, 77, 5, 0, name, sizeof(name), &c), -1);
+	ck_assert_int_eq(tm_map_lookup(map, 77, 6, 0, name, 2, &c), -1); /* too short */
+	free(map);
+}
+END_TEST
+
+/* ------------------------------------------------------------ version 2 */
+
+/* 8 ranks on 3 nodes: n1 gets ranks 1, 3, 7; n2 0, 4, 5; n3 2, 6. */
+static const int64_t rnode[8] = { 1, 0, 2, 0, 1, 1, 2, 0 };
+static const int rcpu[8] = { 3, 0, 0, 1, 4, 5, 1, 7 };
+
+static char *reorder_map(void)
+{
+	return tm_map_encode_v(TM_MAP_REORDER, 5, 8, names3, 3, rnode, rcpu);
+}
+
+START_TEST(v2_encode)
+{
+	char *map = reorder_map();
+	ck_assert_str_eq(map, "2;5;8;n1,n2,n3;1.3,0.0,2.0,0.1,1.4+1,2.1,0.7");
+	ck_assert_int_eq(tm_map_version(map), TM_MAP_REORDER);
+	free(map);
+}
+END_TEST
+
+/* Slurm's block layout of 3, 3, 2 tasks: global ids 0-2 on n1, 3-5 on
+ * n2, 6-7 on n3; every task gets its node's ranks in order. */
+START_TEST(v2_lookup_block)
+{
+	char *map = reorder_map();
+	static const int nlocal[3] = { 3, 3, 2 };
+	static const int64_t want[8] = { 1, 3, 7, 0, 4, 5, 2, 6 };
+	int seen[8] = { 0 };
+	int64_t g = 0;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < nlocal[i]; j++, g++) {
+			int64_t rank = -1;
+			int cpu = -1;
+			ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, names3[i], j, nlocal[i], g,
+							     &rank, &cpu),
+					 0);
+			ck_assert_int_eq(rank, want[g]);
+			ck_assert_int_eq(cpu, rcpu[rank]);
+			ck_assert_int_eq(rnode[rank], i);
+			seen[rank]++;
+		}
+	for (int r = 0; r < 8; r++)
+		ck_assert_int_eq(seen[r], 1);
+	free(map);
+}
+END_TEST
+
+START_TEST(v2_lookup_mismatch)
+{
+	char *map = reorder_map();
+	int64_t rank;
+	int cpu;
+	/* another count on the node */
+	ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, "n1", 0, 4, 0, &rank, &cpu),
+			 TM_MAP_MISMATCH);
+	/* the node's first task is not global task 3: the nodes before differ */
+	ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, "n2", 0, 3, 4, &rank, &cpu),
+			 TM_MAP_MISMATCH);
+	/* a node the map does not list, a prefix of one, an empty name */
+	ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, "n4", 0, 3, 0, &rank, &cpu),
+			 TM_MAP_MISMATCH);
+	ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, "n", 0, 3, 0, &rank, &cpu),
+			 TM_MAP_MISMATCH);
+	ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, "", 0, 3, 0, &rank, &cpu),
+			 TM_MAP_MISMATCH);
+	/* a local id out of range */
+	ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, "n3", 2, 2, 8, &rank, &cpu),
+			 TM_MAP_MISMATCH);
+	ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, "n3", -1, 2, 5, &rank, &cpu),
+			 TM_MAP_MISMATCH);
+	/* another job, another task count */
+	ck_assert_int_eq(tm_map_lookup_local(map, 6, 8, "n1", 0, 3, 0, &rank, &cpu), TM_MAP_BAD);
+	ck_assert_int_eq(tm_map_lookup_local(map, 5, 7, "n1", 0, 3, 0, &rank, &cpu), TM_MAP_BAD);
+	free(map);
+}
+END_TEST
+
+START_TEST(versions_do_not_mix)
+{
+	char *v2 = reorder_map();
+	int64_t node[2] = { 0, 1 };
+	int cpu[2] = { 0, 0 };
+	char *v1 = tm_map_encode(5, 2, names3, 2, node, cpu);
+	char name[16];
+	int c;
+	int64_t rank;
+	ck_assert_int_eq(tm_map_lookup(v2, 5, 8, 0, name, sizeof(name), &c), -1);
+	ck_assert_int_eq(tm_map_lookup_local(v1, 5, 2, "n1", 0, 1, 0, &rank, &c), TM_MAP_BAD);
+	ck_assert_int_eq(tm_map_version("3;5;2;n1;0.0+1"), -1);
+	free(v1);
+	free(v2);
+}
+END_TEST
+
+/* Maps a forger could put in the environment: none is ever used. */
+START_TEST(hostile_maps)
+{
+	static const char *const bad[] = {
+		NULL, "", "2", "2;", "2;5;", "2;5;2", "2;5;2;", "2;5;2;n1", "2;5;2;n1;",
+		"2;5;2;;0.0+1", "2;5;2;,n1;0.0+1", "2;5;2;n1,;0.0+1", "2;5;2;n1,,n2;0.0+1",
+		"2;5;2;n1;0.0+1,", "2;5;2;n1;,0.0+1", "2;5;2;n1;0.0,,0.1", "2;5;2;n1;1.0+1",
+		"2;5;2;n1;-0.0+1", "2;5;2;n1;0.-1+1", "2;5;2;n1;0.0+-1", "2;5;2;n1;0.0+",
+		"2;5;2;n1;0.0+1x", "2;5;2;n1;0.0 +1", "2;5;2;n1; 0.0+1", "2;5;2;n1;+0.0+1",
+		"2;5;2;n1;0.0", "2;5;2;n1;0.0+2", "2;5;2;n1;0.0,0.1,0.2", "2;5;2;n1;0.0.1",
+		"2;5;2;n1;0.99999999+1", "2;5;2;n1;0.0+99999999", "2;5;2;n1;0.4194305+1",
+		"2;99999999999999999999;2;n1;0.0+1", "2;5;99999999999999999999;n1;0.0+1",
+		"2;5;0;n1;", "02;5;2;n1;0.0+1x", "2;-5;2;n1;0.0+1", "2 ;5;2;n1;0.0+1",
+		"2;5;2;n1;0.0+1;", "2;5;2;n1;00000000000000000000000000.0+1",
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(*bad); k++) {
+		int64_t rank = -7;
+		int cpu = -7;
+		char name[16];
+		ck_assert_msg(tm_map_lookup_local(bad[k], 5, 2, "n1", 0, 2, 0, &rank, &cpu) ==
+				      TM_MAP_BAD,
+			      "accepted '%s'", bad[k] ? bad[k] : "(null)");
+		const char *v1 = bad[k] && bad[k][0] == '2' ? bad[k] + 1 : NULL;
+		char buf[128];
+		if (v1) { /* the same as version 1 */
+			snprintf(buf, sizeof(buf), "1%s", v1);
+			ck_assert_msg(tm_map_lookup(buf, 5, 2, 1, name, sizeof(name), &cpu) == -1,
+				      "accepted '%s'", buf);
+		}
+	}
+	/* the good one these are made from */
+	int64_t rank;
+	int cpu;
+	ck_assert_int_eq(tm_map_lookup_local("2;5;2;n1;0.0+1", 5, 2, "n1", 1, 2, 1, &rank, &cpu),
+			 0);
+	ck_assert_int_eq(rank, 1);
+	ck_assert_int_eq(cpu, 1);
+	ck_assert_int_eq(tm_map_lookup_local("2;5;2;n1;0.4194303+1", 5, 2, "n1", 1, 2, 1, &rank,
+					     &cpu),
+			 0);
+	ck_assert_int_eq(cpu, 4194304);
+}
+END_TEST
+
+/* Random mutations of a good map: no crash (ASan), and whatever is
+ * accepted is within bounds. */
+START_TEST(fuzz_maps)
+{
+	char *good = reorder_map();
+	size_t len = strlen(good);
+	static const char alphabet[] = "0123456789.,;+-xn ";
+	unsigned seed = 12345;
+	for (int it = 0; it < 20000; it++) {
+		char buf[128];
+		memcpy(buf, good, len + 1);
+		int nmut = 1 + it % 4;
+		for (int m = 0; m < nmut; m++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 8) % len;
+			seed = seed * 1103515245u + 12345u;
+			buf[at] = alphabet[(seed >> 8) % (sizeof(alphabet) - 1)];
+		}
+		if (it % 7 == 0)
+			buf[(seed >> 4) % len] = 0; /* truncated */
+		for (int j = 0; j < 3; j++) {
+			int64_t rank = -1;
+			int cpu = -1;
+			if (tm_map_lookup_local(buf, 5, 8, "n1", j, 3, j, &rank, &cpu) == 0)
+				ck_assert(rank >= 0 && rank < 8 && cpu >= 0);
+		}
+		buf[0] = '1';
+		char name[16];
+		int cpu = -1;
+		if (tm_map_lookup(buf, 5, 8, it % 8, name, sizeof(name), &cpu) == 0)
+			ck_assert(cpu >= 0 && strlen(name) > 0);
+	}
+	free(good);
+}
+END_TEST
+
+/* --------------------------------------------------- block distribution */
+
+static void counts_eq(const char *cpn, int64_t nnodes, int64_t ntasks, int64_t cap,
+		      const int64_t *want)
+{
+	int64_t got[16];
+	ck_assert_int_eq(tm_block_counts(cpn, nnodes, ntasks, cap, got), 0);
+	for (int64_t i = 0; i < nnodes; i++)
+		ck_assert_msg(got[i] == want[i], "%s, %lld tasks: node %lld gets %lld, not %lld",
+			      cpn, (long long)ntasks, (long long)i, (long long)got[i],
+			      (long long)want[i]);
+}
+
+START_TEST(block_counts)
+{
+	counts_eq("16(x4)", 4, 64, 0, (const int64_t[]){ 16, 16, 16, 16 });
+	/* not filled node by node: round by round (Slurm's non-pack block) */
+	counts_eq("16(x4)", 4, 60, 0, (const int64_t[]){ 15, 15, 15, 15 });
+	counts_eq("16(x4)", 4, 62, 0, (const int64_t[]){ 16, 16, 15, 15 });
+	counts_eq("16(x4),8", 5, 72, 0, (const int64_t[]){ 16, 16, 16, 16, 8 });
+	counts_eq("16(x4),8", 5, 40, 0, (const int64_t[]){ 8, 8, 8, 8, 8 });
+	counts_eq("16(x4),8", 5, 45, 0, (const int64_t[]){ 10, 9, 9, 9, 8 });
+	counts_eq("16,8", 2, 20, 0, (const int64_t[]){ 12, 8 });
+	counts_eq("8,16", 2, 20, 0, (const int64_t[]){ 8, 12 });
+	counts_eq("16,8", 2, 30, 0, (const int64_t[]){ 19, 11 });
+	/* more tasks than CPUs: once no CPU is left, one more per node */
+	counts_eq("2,1", 2, 5, 0, (const int64_t[]){ 3, 2 });
+	counts_eq("1(x3)", 3, 7, 0, (const int64_t[]){ 3, 2, 2 });
+	/* --ntasks-per-node caps the CPUs */
+	counts_eq("16(x4)", 4, 32, 8, (const int64_t[]){ 8, 8, 8, 8 });
+	counts_eq("4,16", 2, 12, 8, (const int64_t[]){ 4, 8 });
+	counts_eq("3(x2),5(x2),2", 5, 17, 0, (const int64_t[]){ 3, 3, 5, 4, 2 });
+	int64_t sum = 0, got[16];
+	ck_assert_int_eq(tm_block_counts("7(x3),5,9", 5, 33, 0, got), 0);
+	for (int i = 0; i < 5; i++)
+		sum += got[i];
+	ck_assert_int_eq(sum, 33);
+}
+END_TEST
+
+/* _task_layout_block of Slurm 22.05 without packing, as written there */
+static void slurm_block(const int64_t *cpus, int64_t nnodes, int64_t ntasks, int64_t *tasks)
+{
+	int64_t task_id = 0;
+	int over_subscribe = 0;
+	for (int64_t i = 0; i < nnodes; i++)
+		tasks[i] = 0;
+	for (int64_t j = 0; task_id < ntasks; j++) {
+		int space_remaining = 0;
+		for (int64_t i = 0; i < nnodes && task_id < ntasks; i++) {
+			if (j < cpus[i] || over_subscribe) {
+				tasks[i]++;
+				task_id++;
+				if (j + 1 < cpus[i])
+					space_remaining = 1;
+			}
+		}
+		if (!space_remaining)
+			over_subscribe = 1;
+	}
+}
+
+/* Random CPU lists in SLURM_JOB_CPUS_PER_NODE's format, random task
+ * counts and caps: the same counts as the transcription above. */
+START_TEST(block_counts_random)
+{
+	unsigned seed = 777;
+	for (int it = 0; it < 5000; it++) {
+		int64_t cpus[12], capped[12], want[12], got[12], nnodes = 0, sum = 0;
+		char list[256] = "";
+		size_t used = 0;
+		seed = seed * 1103515245u + 12345u;
+		int64_t groups = 1 + (seed >> 8) % 5;
+		for (int64_t g = 0; g < groups && nnodes < 12; g++) {
+			seed = seed * 1103515245u + 12345u;
+			int64_t c = 1 + (seed >> 8) % 20, reps = 1 + (seed >> 16) % 3;
+			if (reps > 12 - nnodes)
+				reps = 12 - nnodes;
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%lld",
+						 used ? "," : "", (long long)c);
+			if (reps > 1)
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "(x%lld)",
+							 (long long)reps);
+			for (int64_t k = 0; k < reps; k++, nnodes++)
+				cpus[nnodes] = c, sum += c;
+		}
+		seed = seed * 1103515245u + 12345u;
+		int64_t ntasks = nnodes + (int64_t)((seed >> 8) % (unsigned)(2 * sum));
+		int64_t cap = (seed >> 20) % 3 ? 0 : 1 + (seed >> 24) % 12;
+		for (int64_t i = 0; i < nnodes; i++)
+			capped[i] = cap && cpus[i] > cap ? cap : cpus[i];
+		slurm_block(capped, nnodes, ntasks, want);
+		ck_assert_int_eq(tm_block_counts(list, nnodes, ntasks, cap, got), 0);
+		for (int64_t i = 0; i < nnodes; i++)
+			ck_assert_msg(got[i] == want[i], "%s, %lld tasks, cap %lld: node %lld gets %lld, not %lld",
+				      list, (long long)ntasks, (long long)cap, (long long)i,
+				      (long long)got[i], (long long)want[i]);
+	}
+}
+END_TEST
+
+START_TEST(block_counts_reject)
+{
+	static const char *const bad[] = { NULL, "", "16(x4", "16(x0)", "0", "0(x4)",
+					   "16(x5)", "16,", ",16", "16(y4)", "-1", "70000",
+					   "16(x4)8", "16 (x4)", "16(x2),16(x3)", "16(x2)," };
+	int64_t got[8];
+	for (size_t k = 0; k < sizeof(bad) / sizeof(*bad); k++)
+		ck_assert_msg(tm_block_counts(bad[k], 4, 64, 0, got) == -1, "accepted '%s'",
+			      bad[k] ? bad[k] : "(null)");
+	ck_assert_int_eq(tm_block_counts("16(x3)", 4, 64, 0, got), -1); /* 3 nodes, not 4 */
+	ck_assert_int_eq(tm_block_counts("16(x4)", 0, 64, 0, got), -1);
+}
+END_TEST
+
+START_TEST(distribution)
+{
+	static const char *const yes[] = { NULL,	  "",	      "block",	   "Block",
+					   "block:cyclic", "*:block", "block,NoPack", "*" };
+	static const char *const no[] = { "cyclic",	"plane=4",	"block,Pack", "arbitrary",
+					  "blockx",	"cyclic:block", "block:block,pack" };
+	for (size_t k = 0; k < sizeof(yes) / sizeof(*yes); k++)
+		ck_assert_msg(tm_dist_is_default(yes[k]) == 1, "'%s'", yes[k] ? yes[k] : "(null)");
+	for (size_t k = 0; k < sizeof(no) / sizeof(*no); k++)
+		ck_assert_msg(tm_dist_is_default(no[k]) == 0, "'%s'", no[k]);
+}
+END_TEST
+
+static int pack_of(const char *text)
+{
+	char path[] = "/tmp/test_layout.XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	int rc = tm_conf_pack_nodes(path);
+	unlink(path);
+	return rc;
+}
+
+START_TEST(pack_nodes)
+{
+	ck_assert_int_eq(pack_of("SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"), 0);
+	ck_assert_int_eq(pack_of("selecttypeparameters=CR_Core,cr_pack_nodes\n"), 1);
+	ck_assert_int_eq(pack_of("SelectType=x SelectTypeParameters=CR_Pack_Nodes # y\n"), 1);
+	ck_assert_int_eq(pack_of("#SelectTypeParameters=CR_Pack_Nodes\n"), 0);
+	ck_assert_int_eq(pack_of("SelectTypeParameters=CR_Core # CR_Pack_Nodes\n"), 0);
+	ck_assert_int_eq(pack_of("SelectTypeParameters=CR_Pack_NodesX\n"), 0);
+	ck_assert_int_eq(pack_of("SelectTypeParameters=CR_Pack_Nodes\nSelectTypeParameters=CR_Core\n"),
+			 0);
+	ck_assert_int_eq(tm_conf_pack_nodes("/nonexistent/slurm.conf"), -1);
+}
+END_TEST
+
+/* ------------------------------------------------------ srun, cpulists */
+
+static tm_srun_args_t scan(int argc, const char **argv)
+{
+	tm_srun_args_t a;
+	tm_srun_args_scan(argc, (char **)argv, &a);
+	return a;
+}
+
+START_TEST(srun_nodes)
+{
+	unsetenv("SLURM_NTASKS");
+	unsetenv("SLURM_NPROCS");
+	unsetenv("SRUN_CPUS_PER_TASK");
+	tm_srun_args_t a = scan(3, (const char *[]){ "srun", "-n64", "hostname" });
+	ck_assert_int_eq(a.nodes, -1);
+	ck_assert_int_eq(a.ntasks, 64);
+	a = scan(5, (const char *[]){ "srun", "-N", "4", "-n64", "hostname" });
+	ck_assert_int_eq(a.nodes, 4);
+	ck_assert_str_eq(a.layout_opt, ""); /* -N alone is not a layout */
+	a = scan(3, (const char *[]){ "srun", "--nodes=2-4", "hostname" });
+	ck_assert_int_eq(a.nodes, 0);
+	a = scan(3, (const char *[]){ "srun", "-N2", "hostname" });
+	ck_assert_int_eq(a.nodes, 2);
+	a = scan(4, (const char *[]){ "srun", "--nodes", "3", "hostname" });
+	ck_assert_int_eq(a.nodes, 3);
+	a = scan(4, (const char *[]){ "srun", "hostname", "-N", "3" }); /* the command's */
+	ck_assert_int_eq(a.nodes, -1);
+}
+END_TEST
+
+START_TEST(cpulist)
+{
+	char buf[64];
+	ck_assert_int_eq(tm_cpulist((const int[]){ 3, 0, 1, 2, 8, 8 }, 6, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "0-3,8");
+	ck_assert_int_eq(tm_cpulist((const int[]){ 5 }, 1, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "5");
+	ck_assert_int_eq(tm_cpulist((const int[]){ 1, 3 }, 2, buf, 3), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("layout");
+	TCase *map = tcase_create("map");
+	TCase *blk = tcase_create("block");
+	TCase *misc = tcase_create("misc");
+	tcase_add_test(map, v1_roundtrip);
+	tcase_add_test(map, v2_encode);
+	tcase_add_test(map, v2_lookup_block);
+	tcase_add_test(map, v2_lookup_mismatch);
+	tcase_add_test(map, versions_do_not_mix);
+	tcase_add_test(map, hostile_maps);
+	tcase_add_test(map, fuzz_maps);
+	tcase_add_test(blk, block_counts);
+	tcase_add_test(blk, block_counts_random);
+	tcase_add_test(blk, block_counts_reject);
+	tcase_add_test(blk, distribution);
+	tcase_add_test(blk, pack_nodes);
+	tcase_add_test(misc, srun_nodes);
+	tcase_add_test(misc, cpulist);
+	tcase_set_timeout(map, 120); /* the fuzz case under valgrind */
+	suite_add_tcase(s, map);
+	suite_add_tcase(s, blk);
+	suite_add_tcase(s, misc);
+	return tm_run_suite(s);
+}
