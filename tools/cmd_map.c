@@ -29,6 +29,9 @@ static const char help[] =
 	"  -b, --constraints FILE  allowed PU ids, whitespace-separated\n"
 	"      --nodes HOSTLIST    with a cluster description: only the PUs of\n"
 	"                          these nodes (an allocation, e.g. n[005-008])\n"
+	"      --cpus-per-task N   with a cluster description: each task takes N\n"
+	"                          PUs of one node (srun -c N); --out gives the\n"
+	"                          first PU of each task's N\n"
 	"  -o, --oversub F         at most F tasks per PU (default 1)\n"
 	"      --mapper NAME       auto (default: TopoMatch's choice for the\n"
 	"                          topology, refined by local search, kept when\n"
@@ -58,6 +61,7 @@ struct map_args {
 	struct cli_inputs in;
 	const char *constraints;
 	const char *nodes;
+	int64_t cpus_per_task;
 	const char *out;
 	topomatch_map_opts_t opts;
 };
@@ -68,6 +72,7 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		CLI_INPUT_LONGOPTS,
 		{ "constraints", required_argument, NULL, 'b' },
 		{ "nodes", required_argument, NULL, OPT_FIRST_PRIVATE },
+		{ "cpus-per-task", required_argument, NULL, OPT_FIRST_PRIVATE + 1 },
 		{ "oversub", required_argument, NULL, 'o' },
 		{ "mapper", required_argument, NULL, OPT_MAPPER },
 		{ "seed", required_argument, NULL, OPT_SEED },
@@ -92,6 +97,10 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		case 'c': m->in.pattern = optarg; break;
 		case 'b': m->constraints = optarg; break;
 		case OPT_FIRST_PRIVATE: m->nodes = optarg; break;
+		case OPT_FIRST_PRIVATE + 1:
+			if (!cli_int64("map", "--cpus-per-task", optarg, 1, 1024, &m->cpus_per_task))
+				return CLI_USAGE;
+			break;
 		case 'o':
 			if (!cli_int64("map", "--oversub", optarg, 1, 1024, &v))
 				return CLI_USAGE;
@@ -183,6 +192,39 @@ static int map(const struct cli_target *tg, const topomatch_affinity_t *a,
 	return topomatch_map(a, tg->t, o, pu, res, err);
 }
 
+/*
+ * --cpus-per-task: the allowed PUs (all of the cluster's when none are
+ * given) become the first PUs of slots of that many PUs of one node, as
+ * srun's SPANK plugin and select/topomatch make them.
+ */
+static int oom(char *err)
+{
+	snprintf(err, TOPOMATCH_ERRLEN, "out of memory");
+	return TOPOMATCH_ENOMEM;
+}
+
+static int use_slots(const struct cli_target *tg, int64_t per, int64_t **allowed,
+		     int64_t *nallowed, char *err)
+{
+	if (!*allowed) {
+		*nallowed = topomatch_cluster_npu(tg->cl);
+		if (!(*allowed = malloc((size_t)*nallowed * sizeof(**allowed) + 1)))
+			return oom(err);
+		for (int64_t p = 0; p < *nallowed; p++)
+			(*allowed)[p] = p;
+	}
+	int64_t *slot = malloc((size_t)*nallowed * sizeof(*slot) + 1), ns;
+	if (!slot)
+		return oom(err);
+	int rc = topomatch_cluster_slots(tg->cl, *allowed, *nallowed, per, slot, &ns, err);
+	for (int64_t s = 0; rc == TOPOMATCH_OK && s < ns; s++)
+		(*allowed)[s] = slot[s * per];
+	if (rc == TOPOMATCH_OK)
+		*nallowed = ns;
+	free(slot);
+	return rc;
+}
+
 static int run(struct map_args *m, const struct cli_target *tg, topomatch_affinity_t *a)
 {
 	char err[TOPOMATCH_ERRLEN];
@@ -201,6 +243,21 @@ static int run(struct map_args *m, const struct cli_target *tg, topomatch_affini
 			cli_error("map", "%s", err);
 			return CLI_FAIL;
 		}
+	}
+	if (m->cpus_per_task > 1) {
+		if (!tg->cl)
+			return cli_usage_error("map", "--cpus-per-task needs a cluster description "
+						      "(-t FILE.yaml)");
+		if (use_slots(tg, m->cpus_per_task, &allowed, &nallowed, err) != TOPOMATCH_OK ||
+		    (nallowed < n && snprintf(err, sizeof(err), "%lld tasks of %lld PUs: room for "
+					      "%lld on these nodes", (long long)n,
+					      (long long)m->cpus_per_task, (long long)nallowed))) {
+			cli_error("map", "%s", err);
+			free(allowed);
+			return CLI_FAIL;
+		}
+	}
+	if (allowed) {
 		m->opts.allowed = allowed;
 		m->opts.nallowed = nallowed;
 	}

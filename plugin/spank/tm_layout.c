@@ -246,7 +246,7 @@ static void put(sbuf_t *b, const char *fmt, ...)
 }
 
 char *tm_map_encode_v(int version, uint32_t jobid, int64_t ntasks, const char *const *names,
-		      int64_t nnames, const int64_t *node, const int *cpu)
+		      int64_t nnames, const int64_t *node, const int *cpu, int cpt)
 {
 	sbuf_t b = { malloc(256), 0, 256, 0 };
 	if (!b.s)
@@ -256,7 +256,12 @@ char *tm_map_encode_v(int version, uint32_t jobid, int64_t ntasks, const char *c
 	for (int64_t i = 0; i < nnames; i++)
 		put(&b, "%s%s", i ? "," : "", names[i]);
 	put(&b, ";");
-	for (int64_t r = 0; r < ntasks;) {
+	for (int64_t r = 0; cpt > 1 && r < ntasks; r++) {
+		put(&b, "%s%" PRId64 ".%d", r ? "," : "", node[r], cpu[r * cpt]);
+		for (int k = 1; k < cpt; k++)
+			put(&b, ":%d", cpu[r * cpt + k]);
+	}
+	for (int64_t r = 0; cpt == 1 && r < ntasks;) {
 		int64_t k = 0;
 		while (r + k + 1 < ntasks && node[r + k + 1] == node[r] &&
 		       cpu[r + k + 1] == cpu[r] + (int)(k + 1))
@@ -266,7 +271,7 @@ char *tm_map_encode_v(int version, uint32_t jobid, int64_t ntasks, const char *c
 			put(&b, "+%" PRId64, k);
 		r += k + 1;
 	}
-	if (b.bad) {
+	if (b.bad || cpt < 1) {
 		free(b.s);
 		return NULL;
 	}
@@ -276,7 +281,7 @@ char *tm_map_encode_v(int version, uint32_t jobid, int64_t ntasks, const char *c
 char *tm_map_encode(uint32_t jobid, int64_t ntasks, const char *const *names, int64_t nnames,
 		    const int64_t *node, const int *cpu)
 {
-	return tm_map_encode_v(TM_MAP_ARBITRARY, jobid, ntasks, names, nnames, node, cpu);
+	return tm_map_encode_v(TM_MAP_ARBITRARY, jobid, ntasks, names, nnames, node, cpu, 1);
 }
 
 /* Largest number a map may hold where an OS CPU or a run length goes:
@@ -333,9 +338,11 @@ static int map_head(const char *map, map_head_t *h)
 	return 0;
 }
 
-/* One run of ENTRIES: ranks r .. r + k on node `node`, CPUs cpu .. cpu + k. */
+/* One run of ENTRIES: ranks r .. r + k on node `node`, CPUs cpu .. cpu + k;
+ * or one rank (k = 0) of the CPUs cpu and those listed at `more`. */
 typedef struct {
 	int64_t node, cpu, k;
+	const char *more; /* ":d:e", NULL when none */
 } map_run_t;
 
 /* The run at *p (then past its ','); 0, 1 at the end, -1 when malformed
@@ -349,10 +356,18 @@ static int next_run(const char **p, int64_t nnames, map_run_t *run)
 	    (run->cpu = decimal(&s, MAX_CPU)) < 0)
 		return -1;
 	run->k = 0;
+	run->more = NULL;
 	if (*s == '+') {
 		s++;
 		if ((run->k = decimal(&s, MAX_CPU)) < 0)
 			return -1;
+	} else if (*s == ':') {
+		run->more = s;
+		for (int n = 1; *s == ':'; n++) {
+			s++;
+			if (n >= TM_MAP_MAX_CPUS || decimal(&s, MAX_CPU) < 0)
+				return -1;
+		}
 	}
 	if (*s == ',' && s[1])
 		s++;
@@ -360,6 +375,17 @@ static int next_run(const char **p, int64_t nnames, map_run_t *run)
 		return -1;
 	*p = s;
 	return 0;
+}
+
+/* The CPUs of rank r + off of a run (next_run checked them). */
+static void run_cpus(const map_run_t *run, int64_t off, tm_cpus_t *cpus)
+{
+	cpus->n = 1;
+	cpus->cpu[0] = (int)(run->cpu + off);
+	for (const char *s = run->more; s && *s == ':';) {
+		s++;
+		cpus->cpu[cpus->n++] = (int)decimal(&s, MAX_CPU);
+	}
 }
 
 /* Name number i of a map into name; 0 or -1 when it does not fit. */
@@ -410,32 +436,32 @@ static int map_open(const char *map, int version, uint32_t jobid, int64_t ntasks
 }
 
 int tm_map_lookup(const char *map, uint32_t jobid, int64_t ntasks, int64_t rank, char *name,
-		  size_t namelen, int *cpu)
+		  size_t namelen, tm_cpus_t *cpus)
 {
 	map_head_t h;
 	map_run_t run;
 	if (map_open(map, TM_MAP_ARBITRARY, jobid, ntasks, &h) || rank < 0 || rank >= ntasks)
 		return -1;
 	const char *p = h.entries;
-	int64_t r = 0, node = -1, c = -1;
+	int64_t r = 0, node = -1;
 	int rc;
 	for (; (rc = next_run(&p, h.nnames, &run)) == 0; r += run.k + 1) {
 		if (r + run.k >= ntasks)
 			return -1; /* more ranks than the map says */
 		if (rank >= r && rank <= r + run.k) {
 			node = run.node;
-			c = run.cpu + (rank - r);
+			run_cpus(&run, rank - r, cpus);
 		}
 	}
 	/* the whole map is checked, not only up to this rank */
 	if (rc < 0 || r != ntasks || node < 0 || map_name(&h, node, name, namelen))
 		return -1;
-	*cpu = (int)c;
 	return 0;
 }
 
 int tm_map_lookup_local(const char *map, uint32_t jobid, int64_t ntasks, const char *node,
-			int64_t local, int64_t nlocal, int64_t global, int64_t *rank, int *cpu)
+			int64_t local, int64_t nlocal, int64_t global, int64_t *rank,
+			tm_cpus_t *cpus)
 {
 	map_head_t h;
 	map_run_t run;
@@ -454,7 +480,7 @@ int tm_map_lookup_local(const char *map, uint32_t jobid, int64_t ntasks, const c
 			continue;
 		if (local >= here && local <= here + run.k) {
 			*rank = r + (local - here);
-			*cpu = (int)(run.cpu + (local - here));
+			run_cpus(&run, local - here, cpus);
 		}
 		here += run.k + 1;
 	}
@@ -495,9 +521,9 @@ static int parse_cpus(const char *s, int64_t nnodes, int64_t *cpus)
 }
 
 int tm_block_counts(const char *cpus_per_node, int64_t nnodes, int64_t ntasks,
-		    int64_t max_per_node, int64_t *count)
+		    int64_t cpus_per_task, int64_t max_per_node, int64_t *count)
 {
-	if (nnodes < 1 || ntasks < 0)
+	if (nnodes < 1 || ntasks < 0 || cpus_per_task < 1)
 		return -1;
 	int64_t *cpus = malloc((size_t)nnodes * sizeof(*cpus));
 	int64_t *active = malloc((size_t)nnodes * sizeof(*active)), nactive = 0, t = 0;
@@ -507,6 +533,9 @@ int tm_block_counts(const char *cpus_per_node, int64_t nnodes, int64_t ntasks,
 		return -1;
 	}
 	for (int64_t i = 0; i < nnodes; i++) {
+		cpus[i] /= cpus_per_task; /* from here on: room in tasks */
+		if (cpus[i] < 1)
+			cpus[i] = 1;
 		if (max_per_node > 0 && cpus[i] > max_per_node)
 			cpus[i] = max_per_node;
 		count[i] = 0;

@@ -34,8 +34,9 @@ int tm_srun_args_scan_self(tm_srun_args_t *a);
 /*
  * TOPOMATCH_MAP = "V;JOBID;NTASKS;NODE,NODE,...;ENTRIES": ENTRIES lists
  * the pattern's ranks in order, "i.c" = node i (in the node list), OS CPU
- * c, and "i.c+k" = k more ranks on node i with CPUs c+1 .. c+k.  V says
- * how Slurm lays the tasks out:
+ * c, "i.c+k" = k more ranks on node i with CPUs c+1 .. c+k, and
+ * "i.c:d:e" = one rank of several CPUs (--cpus-per-task), c, d and e.
+ * V says how Slurm lays the tasks out:
  *  1 (TM_MAP_ARBITRARY): srun starts rank r on its node (SLURM_HOSTFILE),
  *    so task r is pattern rank r;
  *  2 (TM_MAP_REORDER): Slurm's block distribution over NODE,... in that
@@ -47,46 +48,55 @@ int tm_srun_args_scan_self(tm_srun_args_t *a);
 #define TM_MAP_ARBITRARY 1
 #define TM_MAP_REORDER 2
 
-/* node[r], cpu[r] for each rank; version TM_MAP_*.  Returns a malloc'd
- * string, NULL when out of memory. */
+/* node[r] and the cpt CPUs cpu[r * cpt ..] of each rank; version
+ * TM_MAP_*.  Returns a malloc'd string, NULL when out of memory. */
 char *tm_map_encode_v(int version, uint32_t jobid, int64_t ntasks, const char *const *names,
-		      int64_t nnames, const int64_t *node, const int *cpu);
-/* The same, version TM_MAP_ARBITRARY. */
+		      int64_t nnames, const int64_t *node, const int *cpu, int cpt);
+/* The same, version TM_MAP_ARBITRARY, one CPU per rank. */
 char *tm_map_encode(uint32_t jobid, int64_t ntasks, const char *const *names, int64_t nnames,
 		    const int64_t *node, const int *cpu);
 /* Version of a map (its first field): TM_MAP_*, or -1 when unknown. */
 int tm_map_version(const char *map);
+/* A rank's OS CPUs. */
+#define TM_MAP_MAX_CPUS 1024
+typedef struct {
+	int n;
+	int cpu[TM_MAP_MAX_CPUS];
+} tm_cpus_t;
+
 /* TM_MAP_ARBITRARY: rank `rank` of an encoded map: its node name (into
- * name) and OS CPU.  0, or -1 when the map is malformed, of another
+ * name) and OS CPUs.  0, or -1 when the map is malformed, of another
  * version, job or task count, or has no such rank. */
 int tm_map_lookup(const char *map, uint32_t jobid, int64_t ntasks, int64_t rank, char *name,
-		  size_t namelen, int *cpu);
+		  size_t namelen, tm_cpus_t *cpus);
 
 #define TM_MAP_BAD (-1)      /* malformed, another version, job or task count */
 #define TM_MAP_MISMATCH (-2) /* well-formed, but Slurm's layout is not the one mapped */
 /*
  * TM_MAP_REORDER: the task Slurm started as local task `local` of
  * `nlocal` on node `node`, global task id `global`: its pattern rank and
- * OS CPU.  The map must put exactly nlocal ranks on node, and as many
+ * OS CPUs.  The map must put exactly nlocal ranks on node, and as many
  * ranks on the nodes listed before it as Slurm's block layout started
  * there (global - local); TM_MAP_MISMATCH otherwise (a step whose layout
  * the map did not predict).  0, TM_MAP_BAD or TM_MAP_MISMATCH.
  */
 int tm_map_lookup_local(const char *map, uint32_t jobid, int64_t ntasks, const char *node,
-			int64_t local, int64_t nlocal, int64_t global, int64_t *rank, int *cpu);
+			int64_t local, int64_t nlocal, int64_t global, int64_t *rank,
+			tm_cpus_t *cpus);
 
 /*
  * Tasks per node of Slurm 22.05's block distribution of a step (the
- * default; _task_layout_block in src/common/slurm_step_layout.c, without
- * CR_Pack_Nodes): CPUs per node from `cpus_per_node` in the format of
- * SLURM_JOB_CPUS_PER_NODE ("16(x4),8"), capped at max_per_node when > 0
- * (--ntasks-per-node), one CPU per task; nodes are filled round by round,
- * one task per node with a CPU left, then round by round over all nodes.
- * count[] gets nnodes entries.  0, or -1 when the list is malformed or
- * does not describe exactly nnodes nodes.
+ * default; _init_task_layout and _task_layout_block in
+ * src/common/slurm_step_layout.c, without CR_Pack_Nodes): each node holds
+ * its CPUs (`cpus_per_node`, in the format of SLURM_JOB_CPUS_PER_NODE,
+ * "16(x4),8") divided by cpus_per_task tasks, at least one, at most
+ * max_per_node when > 0 (--ntasks-per-node); nodes are filled round by
+ * round, one task per node with room left, then round by round over all
+ * nodes.  count[] gets nnodes entries.  0, or -1 when the list is
+ * malformed or does not describe exactly nnodes nodes.
  */
 int tm_block_counts(const char *cpus_per_node, int64_t nnodes, int64_t ntasks,
-		    int64_t max_per_node, int64_t *count);
+		    int64_t cpus_per_task, int64_t max_per_node, int64_t *count);
 
 /* A distribution (-m, SLURM_DISTRIBUTION) that lays tasks out across
  * nodes as the default does: NULL, "", "block" or "*", with any

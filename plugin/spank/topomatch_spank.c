@@ -307,13 +307,13 @@ static int block_unknown(int64_t ntasks, int64_t nnodes, int64_t nodes_opt, char
 
 /*
  * layout=reorder: of each node's PUs in allowed[] (node by node, in
- * SLURM_JOB_NODELIST's order), keep the first as many as Slurm's block
- * distribution will start tasks there, so that the mapper puts exactly
- * that many ranks on each node.  0; 1 with a note in msg when the
+ * SLURM_JOB_NODELIST's order), keep the first cpt x as many as Slurm's
+ * block distribution will start tasks of cpt CPUs there, so that the
+ * mapper puts exactly that many ranks on each node.  0; 1 with a note in msg when the
  * distribution cannot be predicted; -1 out of memory.
  */
 static int reorder_pus(const topomatch_cluster_t *c, int64_t *allowed, int64_t *nallowed,
-		       int64_t ntasks, int64_t nodes_opt, char *msg, size_t len)
+		       int64_t ntasks, int64_t cpt, int64_t nodes_opt, char *msg, size_t len)
 {
 	int64_t *first = malloc(((size_t)*nallowed + 1) * sizeof(*first));
 	int64_t *count = malloc(((size_t)*nallowed + 1) * sizeof(*count));
@@ -333,21 +333,22 @@ static int reorder_pus(const topomatch_cluster_t *c, int64_t *allowed, int64_t *
 	first[nn] = *nallowed;
 	if (block_unknown(ntasks, nn, nodes_opt, msg, len))
 		goto out;
-	if (tm_block_counts(cpn, nn, ntasks, tasks_per_node_cap(ntasks, nn), count)) {
+	if (tm_block_counts(cpn, nn, ntasks, cpt, tasks_per_node_cap(ntasks, nn), count)) {
 		snprintf(msg, len, "SLURM_JOB_CPUS_PER_NODE=%.100s does not describe the %lld nodes "
 			 "of SLURM_JOB_NODELIST", cpn ? cpn : "(unset)", (long long)nn);
 		goto out;
 	}
 	for (int64_t i = 0; i < nn; i++) {
-		if (count[i] > first[i + 1] - first[i]) {
+		if (count[i] * cpt > first[i + 1] - first[i]) {
 			char name[256] = "?";
 			topomatch_cluster_node_name(c, topomatch_cluster_pu_node(c, allowed[first[i]], NULL),
 						    name, sizeof(name));
-			snprintf(msg, len, "Slurm starts %lld tasks on %.100s, which has %lld PUs",
-				 (long long)count[i], name, (long long)(first[i + 1] - first[i]));
+			snprintf(msg, len, "Slurm starts %lld tasks of %lld CPUs on %.100s, which has "
+				 "%lld PUs", (long long)count[i], (long long)cpt, name,
+				 (long long)(first[i + 1] - first[i]));
 			goto out;
 		}
-		for (int64_t k = 0; k < count[i]; k++)
+		for (int64_t k = 0; k < count[i] * cpt; k++)
 			allowed[kept++] = allowed[first[i] + k];
 	}
 	*nallowed = kept;
@@ -383,10 +384,54 @@ static int publish(char *const *rank_node, int64_t n, const char *map)
 	return 0;
 }
 
+/*
+ * Tasks of cpt CPUs (--cpus-per-task): the mapper places each rank on
+ * the first PU of a slot of cpt PUs of one node (topomatch_cluster_slots,
+ * the same slots as select/topomatch's), and the rank gets the whole
+ * slot.  *slot receives the slots' PUs, *first their first PUs (sorted);
+ * 0, or -1 with the reason in err.
+ */
+static int make_slots(const topomatch_cluster_t *c, const int64_t *pus, int64_t npus,
+		      int64_t cpt, int64_t **slot, int64_t **first, int64_t *nslots, char *err)
+{
+	*slot = malloc(((size_t)npus + 1) * sizeof(**slot));
+	*first = malloc(((size_t)npus / (size_t)cpt + 1) * sizeof(**first));
+	if (!*slot || !*first) {
+		snprintf(err, TOPOMATCH_ERRLEN, "out of memory");
+		return -1;
+	}
+	if (topomatch_cluster_slots(c, pus, npus, cpt, *slot, nslots, err))
+		return -1;
+	for (int64_t s = 0; s < *nslots; s++)
+		(*first)[s] = (*slot)[s * cpt];
+	return 0;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The OS CPUs of the slot whose first PU is pu, into cpu[0 .. cpt-1];
+ * 0, or -1 when pu starts no slot or a PU has no OS index. */
+static int slot_cpus(const topomatch_cluster_t *c, const int64_t *slot, const int64_t *first,
+		     int64_t nslots, int64_t cpt, int64_t pu, int *cpu)
+{
+	const int64_t *f = bsearch(&pu, first, (size_t)nslots, sizeof(*first), cmp_i64);
+	if (!f)
+		return -1;
+	for (int64_t k = 0; k < cpt; k++)
+		if ((cpu[k] = topomatch_cluster_pu_os_index(c, slot[(f - first) * cpt + k])) < 0)
+			return -1;
+	return 0;
+}
+
 /* Map the pattern's ranks onto the allocation; 0 with a note when the
- * step keeps Slurm's layout.  nodes_opt: srun's -N (tm_srun_args_t). */
-static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const char *mapper,
-		     int64_t nodes_opt)
+ * step keeps Slurm's layout.  cpt: CPUs per task; nodes_opt: srun's -N
+ * (tm_srun_args_t). */
+static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64_t cpt,
+		     const char *mapper, int64_t nodes_opt)
 {
 	char err[TOPOMATCH_ERRLEN], msg[TOPOMATCH_ERRLEN + 128], path[4096];
 	const char *slurm_conf = getenv("SLURM_CONF");
@@ -394,6 +439,7 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const
 	topomatch_affinity_t *a = NULL;
 	topomatch_cluster_t *c = NULL;
 	int64_t *allowed = NULL, nallowed = 0, *pu = NULL, *node = NULL, *index = NULL;
+	int64_t *slot = NULL, *first = NULL, nslots = 0;
 	int *cpu = NULL;
 	char **names = NULL, **rank_node = NULL, *map = NULL;
 	int64_t nnames = 0;
@@ -434,17 +480,27 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const
 		rc = layout_problem(msg);
 		goto out;
 	}
-	int kept = layout_reorder ? reorder_pus(c, allowed, &nallowed, n, nodes_opt, msg,
+	int kept = layout_reorder ? reorder_pus(c, allowed, &nallowed, n, cpt, nodes_opt, msg,
 						sizeof(msg))
 				  : 0;
 	if (kept) {
 		rc = kept < 0 ? layout_problem("out of memory") : layout_note(msg);
 		goto out;
 	}
+	if (make_slots(c, allowed, nallowed, cpt, &slot, &first, &nslots, err)) {
+		rc = layout_problem(err);
+		goto out;
+	}
+	if (nslots < n) {
+		snprintf(msg, sizeof(msg), "%lld tasks of %lld CPUs do not fit on %s",
+			 (long long)n, (long long)cpt, nodelist);
+		rc = layout_note(msg);
+		goto out;
+	}
 	int64_t nn = topomatch_cluster_nnodes(c);
 	pu = malloc((size_t)n * sizeof(*pu) + 1);
 	node = malloc((size_t)n * sizeof(*node) + 1);
-	cpu = malloc((size_t)n * sizeof(*cpu) + 1);
+	cpu = malloc((size_t)(n * cpt) * sizeof(*cpu) + 1);
 	index = malloc((size_t)nn * sizeof(*index) + 1);
 	names = calloc((size_t)nn + 1, sizeof(*names));
 	rank_node = calloc((size_t)n + 1, sizeof(*rank_node));
@@ -456,8 +512,8 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const
 	topomatch_map_result_t res;
 	topomatch_map_opts_init(&o); /* seed 1, no time budget: deterministic */
 	o.mapper = mapper;
-	o.allowed = allowed;
-	o.nallowed = nallowed;
+	o.allowed = first;
+	o.nallowed = nslots;
 	if (topomatch_cluster_map(c, a, &o, pu, &res, err)) {
 		snprintf(msg, sizeof(msg), "mapping failed: %s", err);
 		rc = layout_problem(msg);
@@ -480,8 +536,8 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const
 	}
 	for (int64_t r = 0; r < n; r++) {
 		int64_t cn = topomatch_cluster_pu_node(c, pu[r], NULL);
-		cpu[r] = topomatch_cluster_pu_os_index(c, pu[r]);
-		if (cn < 0 || index[cn] < 0 || cpu[r] < 0) {
+		if (cn < 0 || index[cn] < 0 ||
+		    slot_cpus(c, slot, first, nslots, cpt, pu[r], cpu + r * cpt)) {
 			rc = layout_problem("the mapping left the allocation");
 			goto out;
 		}
@@ -489,7 +545,7 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, const
 		rank_node[r] = names[node[r]];
 	}
 	map = tm_map_encode_v(layout_reorder ? TM_MAP_REORDER : TM_MAP_ARBITRARY, jobid, n,
-			      (const char *const *)names, nnames, node, cpu);
+			      (const char *const *)names, nnames, node, cpu, (int)cpt);
 	if (!map) {
 		rc = layout_problem("out of memory");
 		goto out;
@@ -507,6 +563,8 @@ out:
 	free(cpu);
 	free(node);
 	free(pu);
+	free(first);
+	free(slot);
 	free(allowed);
 	topomatch_cluster_destroy(c);
 	topomatch_affinity_destroy(a);
@@ -567,38 +625,37 @@ static int srun_layout(void)
 		snprintf(msg, sizeof(msg), "%s chooses the layout", args.layout_opt);
 		return layout_note(msg);
 	}
-	if (args.cpus_per_task != 1) {
-		snprintf(msg, sizeof(msg), "--cpus-per-task=%lld (the pattern maps one CPU per rank)",
-			 (long long)args.cpus_per_task);
-		return layout_note(msg);
-	}
 	if (args.ntasks < 1)
 		return layout_note("the step's task count is not known (give -n)");
 	if (layout_reorder && dist_unknown(msg, sizeof(msg)))
 		return layout_note(msg);
-	return map_ranks(nodelist, (uint32_t)strtoul(jobid, NULL, 10), args.ntasks, mapper,
-			 args.nodes);
+	if (args.cpus_per_task < 1 || args.cpus_per_task > TM_MAP_MAX_CPUS) {
+		snprintf(msg, sizeof(msg), "--cpus-per-task=%lld", (long long)args.cpus_per_task);
+		return layout_note(msg);
+	}
+	return map_ranks(nodelist, (uint32_t)strtoul(jobid, NULL, 10), args.ntasks,
+			 args.cpus_per_task, mapper, args.nodes);
 }
 
 /* ------------------------------------------------------------------ */
 /* slurmstepd: bind each task                                          */
 /* ------------------------------------------------------------------ */
 
-/* A task's place in the map: pattern rank, node name, OS CPU. */
+/* A task's place in the map: pattern rank, node name, OS CPUs. */
 typedef struct {
 	uint32_t jobid, ntasks, global, nlocal;
 	int local;          /* S_TASK_ID is an int */
 	char here[256];     /* the node the task runs on */
 	int64_t rank;       /* its pattern rank */
 	char node[256];     /* the node the map gives that rank */
-	int cpu;            /* and the CPU */
+	tm_cpus_t cpus;     /* and the CPUs */
 } task_place_t;
 
 /* TM_MAP_ARBITRARY: task g is rank g; srun placed it on its node unless
  * the step did not follow the hostfile.  0, or -1 (not bound). */
 static int place_arbitrary(const char *map, task_place_t *t)
 {
-	if (tm_map_lookup(map, t->jobid, t->ntasks, t->global, t->node, sizeof(t->node), &t->cpu))
+	if (tm_map_lookup(map, t->jobid, t->ntasks, t->global, t->node, sizeof(t->node), &t->cpus))
 		return -1; /* a map made for another step */
 	t->rank = t->global;
 	if (strcmp(t->here, t->node)) {
@@ -616,7 +673,7 @@ static int place_arbitrary(const char *map, task_place_t *t)
 static int place_reorder(const char *map, task_place_t *t)
 {
 	int rc = tm_map_lookup_local(map, t->jobid, t->ntasks, t->here, t->local, t->nlocal,
-				     t->global, &t->rank, &t->cpu);
+				     t->global, &t->rank, &t->cpus);
 	if (rc == TM_MAP_MISMATCH && t->local == 0)
 		slurm_info("topomatch: Slurm started %u tasks from task %u on %s, not the layout "
 			   "srun predicted: ranks are not reordered (no TOPOMATCH_RANK)",
@@ -653,6 +710,21 @@ static int task_place(spank_t sp, task_place_t *t)
 	return rc;
 }
 
+/* Bind this process to the CPUs; 0, or -1 with errno. */
+static int bind_cpus(const tm_cpus_t *c)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	for (int k = 0; k < c->n; k++) {
+		if (c->cpu[k] < 0 || c->cpu[k] >= CPU_SETSIZE) {
+			errno = EINVAL;
+			return -1;
+		}
+		CPU_SET(c->cpu[k], &set);
+	}
+	return sched_setaffinity(getpid(), sizeof(set), &set);
+}
+
 TM_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	(void)ac;
@@ -660,22 +732,17 @@ TM_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
 	task_place_t t;
-	char cpus[64], num[32];
+	char cpus[8 * TM_MAP_MAX_CPUS], num[32];
 	if (task_place(sp, &t))
 		return 0;
-	tm_cpulist(&t.cpu, 1, cpus, sizeof(cpus));
-	if (!bind_record) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		if (t.cpu < CPU_SETSIZE)
-			CPU_SET(t.cpu, &set);
-		if (t.cpu >= CPU_SETSIZE || sched_setaffinity(getpid(), sizeof(set), &set)) {
-			slurm_info("topomatch: rank %lld: cannot bind to CPU %s on %s: %s",
-				   (long long)t.rank, cpus, t.node, strerror(errno ? errno : EINVAL));
-			if (strict)
-				return -1;
-			cpus[0] = 0;
-		}
+	if (tm_cpulist(t.cpus.cpu, t.cpus.n, cpus, sizeof(cpus)))
+		cpus[0] = 0;
+	if (!bind_record && (!cpus[0] || bind_cpus(&t.cpus))) {
+		slurm_info("topomatch: rank %lld: cannot bind to CPUs %s on %s: %s",
+			   (long long)t.rank, cpus, t.node, strerror(errno ? errno : EINVAL));
+		if (strict)
+			return -1;
+		cpus[0] = 0;
 	}
 	/* the environment is informative: never fail the task for it */
 	snprintf(num, sizeof(num), "%lld", (long long)t.rank);

@@ -120,4 +120,23 @@ expect_eq "map --nodes: only those nodes' PUs" 0 \
 run "$tm" map -t "tleaf 1 8 1" -c "$work/h8.mtx" --nodes "tm[3-4]"
 expect_eq "map --nodes without a cluster: exit 2" 2 "$rc"
 
+# map --cpus-per-task (srun -c): each task takes that many PUs of one node;
+# the pairs of a 4-task pattern that talk most share a node
+printf '0 100 1 1\n100 0 1 1\n1 1 0 100\n1 1 100 0\n' >"$work/pairs.mat"
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" --nodes "tm[3-4]" \
+	--cpus-per-task 2 --out -
+expect_eq "map --cpus-per-task 2: exit 0" 0 "$rc"
+expect_eq "map --cpus-per-task 2: first PUs of 2-PU slots, pairs on one node" \
+	"8 10 12 14" "$(echo $out)"
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" --cpus-per-task 3 --out -
+expect_eq "map --cpus-per-task 3: one slot per 4-core node" "0 4 8 12" "$(echo $out)"
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" --nodes tm4 \
+	--cpus-per-task 2
+expect_eq "map --cpus-per-task, no room: exit 1" 1 "$rc"
+expect_contains "map --cpus-per-task, no room: says so" "4 tasks of 2 PUs: room for 2" "$err"
+run "$tm" map -t "tleaf 1 8 1" -c "$work/pairs.mat" --cpus-per-task 2
+expect_eq "map --cpus-per-task without a cluster: exit 2" 2 "$rc"
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" --cpus-per-task 0
+expect_eq "map --cpus-per-task 0: exit 2" 2 "$rc"
+
 finish

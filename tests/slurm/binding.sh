@@ -8,7 +8,8 @@
 #      `topomatch map --nodes <job nodes>` gives, and the task sees
 #      TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS, TOPOMATCH_BIND=recorded;
 #      twice the same (no dependence on time); the hostfile is removed;
-#  (b) other steps of the job (-n 2; -c 2): default layout and a one-line note;
+#  (b) other steps of the job (-n 2; -n 16 -c 2): default layout and a one-line
+#      note; a step of 32 tasks of 2 CPUs with its own pattern is mapped;
 #  (c) srun -n 64 --comm-pattern inside salloc (the option on srun's command line);
 #  20 arbitrary steps, then a job on every CPU still runs;
 #  (d) real binding on 2 nodes of this machine's shape (no bind=record): the
@@ -64,11 +65,12 @@ wait_done() {
 # expected "rank node cpu" lines from topomatch map on the job's nodes:
 # cluster PU p of these 16-core nodes is core p % 16 (OS CPU) of the
 # (p / 16)-th node in cluster order (n001, n002, ...)
-expected() { # NODELIST [PATTERN [PUS-PER-NODE [CLUSTER-DIR]]]
+expected() { # NODELIST [PATTERN [PUS-PER-NODE [CLUSTER-DIR [CPUS-PER-TASK]]]]
 	local per=${3:-16} cdir=${4:-$dir}
 	local -a all
 	mapfile -t all < <(SLURM_CONF=$cdir/slurm.conf sinfo -h -N -o %N | sort -u)
-	"$tm" map -t "$cdir/cluster.yaml" -c "${2:-$work/pat.mat}" --nodes "$1" --out - |
+	"$tm" map -t "$cdir/cluster.yaml" -c "${2:-$work/pat.mat}" --nodes "$1" \
+		--cpus-per-task "${5:-1}" --out - |
 		awk -v names="${all[*]}" -v per="$per" 'BEGIN { split(names, n, " ") }
 			{ printf "%d %s %d\n", NR - 1, n[int($1 / per) + 1], $1 % per }'
 }
@@ -81,11 +83,14 @@ srun sh -c "$show" >step0.out 2>step0.err
 srun sh -c "$show" >step1.out 2>step1.err
 srun -n 2 sh -c 'echo "r=$TOPOMATCH_RANK p=$SLURM_PROCID"' >step2.out 2>step2.err
 srun -n 16 -c 2 sh -c 'echo "r=$TOPOMATCH_RANK p=$SLURM_PROCID"' >step3.out 2>step3.err
+srun -n 32 -c 2 --comm-pattern="$PAT32" sh -c "$show" >step4.out 2>step4.err
 for i in $(seq 20); do
 	srun sh -c "echo $i \$TOPOMATCH_RANK \$SLURMD_NODENAME \$TOPOMATCH_CPUS" >>steps20.out 2>>steps20.err
 done
 EOF
-id=$(sbatch --parsable -n 64 --comm-pattern="$work/pat.mat" -o job.out -e job.err job.sh)
+"$tm" gen hierarchical --arity 8,4 --shuffle 9 --out "$work/pat32.mat"
+id=$(PAT32=$work/pat32.mat sbatch --parsable -n 64 --comm-pattern="$work/pat.mat" -o job.out \
+	-e job.err job.sh)
 wait_done "$id" || not_ok "(a) the job ends"
 nodes=$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
 expected "$nodes" >expected.txt
@@ -118,10 +123,18 @@ r= p=1" "$(sort step2.out)"
 expect_eq "(b) -n 2: one note" \
 	"srun: topomatch: the pattern has 64 tasks, the step 2; the step keeps Slurm's default layout" \
 	"$(grep 'topomatch:' step2.err)"
-expect_eq "(b) -c 2: the step runs, no binding" 16 "$(grep -c '^r= ' step3.out)"
-expect_eq "(b) -c 2: one note" \
-	"srun: topomatch: --cpus-per-task=2 (the pattern maps one CPU per rank); the step keeps Slurm's default layout" \
+expect_eq "(b) -n 16 -c 2: the step runs, no binding" 16 "$(grep -c '^r= ' step3.out)"
+expect_eq "(b) -n 16 -c 2: one note" \
+	"srun: topomatch: the pattern has 64 tasks, the step 16; the step keeps Slurm's default layout" \
 	"$(grep 'topomatch:' step3.err)"
+
+# tasks of 2 CPUs (-c 2) with a pattern of their own: each rank on the
+# node and CPUs of topomatch map --cpus-per-task 2 (first CPU c: c and c+1)
+expected "$nodes" "$work/pat32.mat" 16 "$dir" 2 | awk '{ print $1, $2, $3 "-" $3 + 1 }' \
+	>expected-c2.txt
+expect_eq "(a) -n 32 -c 2 --comm-pattern: every rank on its node and 2 CPUs" \
+	"$(cat expected-c2.txt)" "$(awk '{ print $1, $2, $3 }' step4.out | sort -n)"
+expect_eq "(a) -n 32 -c 2: no note" "" "$(grep -h 'topomatch:' step4.err)"
 
 # (c) srun --comm-pattern inside salloc (no pattern at allocation time)
 out=$(salloc -n 64 sh -c 'echo NODES=$SLURM_JOB_NODELIST; srun -n 64 --comm-pattern='"$work"'/pat.mat sh -c '\''echo $TOPOMATCH_RANK $SLURMD_NODENAME $TOPOMATCH_CPUS'\''' 2>salloc.err)

@@ -106,14 +106,14 @@ block_counts() { # NODELIST CPN NTASKS
 
 # The mapping the plugin must have made: the pattern mapped by topomatch map
 # onto the first COUNT PUs of each node; "rank node cpu" lines.
-expected() { # COUNTS-FILE PATTERN
-	local name count i base
+expected() { # COUNTS-FILE PATTERN [CPUS-PER-TASK]
+	local name count i base cpt=${3:-1}
 	: >allowed.txt
 	while read -r name count; do
 		base=$(($(node_index "$name") * cores))
-		for ((i = 0; i < count; i++)); do echo $((base + i)) >>allowed.txt; done
+		for ((i = 0; i < count * cpt; i++)); do echo $((base + i)) >>allowed.txt; done
 	done <"$1"
-	"$tm" map -t "$dir/cluster.yaml" -c "$2" -b allowed.txt --out - |
+	"$tm" map -t "$dir/cluster.yaml" -c "$2" -b allowed.txt --cpus-per-task "$cpt" --out - |
 		awk -v names="${all_nodes[*]}" -v c="$cores" 'BEGIN { split(names, n, " ") }
 			{ printf "%d %s %d\n", NR - 1, n[int($1 / c) + 1], $1 % c }'
 }
@@ -151,6 +151,7 @@ SLURM_DISTRIBUTION=cyclic srun sh -c "\$show" >step3.out 2>step3.err
 srun -N 2 -n 32 --comm-pattern=$work/pat32.mat sh -c "\$show" >step4.out 2>step4.err
 srun -n 2 sh -c "\$show" >step5.out 2>step5.err
 SLURM_JOB_CPUS_PER_NODE=16,16,16,12 srun -n 60 --comm-pattern=$work/pat60.mat sh -c "\$show" >step6.out 2>step6.err
+srun -n 32 -c 2 --comm-pattern=$work/pat32.mat sh -c "\$show" >step7.out 2>step7.err
 EOF
 id=$(sbatch --parsable -n 64 --comm-pattern="$work/pat.mat" -o job.out -e job.err job.sh)
 wait_done "$id" || not_ok "(a) the job ends"
@@ -195,6 +196,17 @@ expect_eq "(b) -n 60: Slurm's block layout" "$(cat counts60.txt)" "$(layout_of s
 expect_eq "(b) -n 60: every rank on the node and CPU of topomatch map" \
 	"$(expected counts60.txt pat60.mat)" "$(awk '{ print $4, $1, $5 }' step2.out | sort -n)"
 expect_eq "(b) -n 60: no note" "" "$(grep -h 'topomatch' step2.err)"
+
+# tasks of 2 CPUs: Slurm counts room in tasks (CPUs / 2), each rank gets
+# 2 CPUs (first CPU c: c and c+1)
+block_counts "$nodes" "$(echo "$cpn" | sed 's/^16/8/')" 32 >counts32.txt
+expect_eq "-n 32 -c 2: 8 tasks on each of the 4 nodes" "8 8 8 8" \
+	"$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $2 }' counts32.txt)"
+expect_eq "-n 32 -c 2: Slurm's block layout" "$(cat counts32.txt)" "$(layout_of step7.out)"
+expect_eq "-n 32 -c 2: every rank on its node and 2 CPUs" \
+	"$(expected counts32.txt pat32.mat 2 | awk '{ print $1, $2, $3 "-" $3 + 1 }')" \
+	"$(awk '{ print $4, $1, $5 }' step7.out | sort -n)"
+expect_eq "-n 32 -c 2: no note" "" "$(grep -h 'topomatch' step7.err)"
 
 # (c) unpredictable layouts: the step runs, no rank, one note
 no_rank() { awk 'NF > 3' "$1" | wc -l | tr -d ' '; } # TOPOMATCH_* unset: 3 fields

@@ -29,19 +29,69 @@ START_TEST(v1_roundtrip)
 	ck_assert_int_eq(tm_map_version(map), TM_MAP_ARBITRARY);
 	for (int r = 0; r < 6; r++) {
 		char name[16];
-		int c = -1;
+		tm_cpus_t c = { .n = 0 };
 		ck_assert_int_eq(tm_map_lookup(map, 77, 6, r, name, sizeof(name), &c), 0);
 		ck_assert_str_eq(name, names3[node[r]]);
-		ck_assert_int_eq(c, cpu[r]);
+		ck_assert_int_eq(c.n, 1);
+		ck_assert_int_eq(c.cpu[0], cpu[r]);
 	}
 	char name[16];
-	int c;
+	tm_cpus_t c;
 	ck_assert_int_eq(tm_map_lookup(map, 77, 6, 6, name, sizeof(name), &c), -1);
 	ck_assert_int_eq(tm_map_lookup(map, 77, 6, -1, name, sizeof(name), &c), -1);
 	ck_assert_int_eq(tm_map_lookup(map, 78, 6, 0, name, sizeof(name), &c), -1);
 	ck_assert_int_eq(tm_map_lookup(map, 77, 5, 0, name, sizeof(name), &c), -1);
 	ck_assert_int_eq(tm_map_lookup(map, 77, 6, 0, name, 2, &c), -1); /* too short */
 	free(map);
+}
+END_TEST
+
+/* --cpus-per-task 3: every rank lists its CPUs, in any order */
+START_TEST(several_cpus_per_rank)
+{
+	int64_t node[3] = { 1, 0, 1 };
+	int cpu[9] = { 4, 5, 6, 0, 2, 1, 9, 8, 12 };
+	char *map = tm_map_encode_v(TM_MAP_ARBITRARY, 7, 3, names3, 2, node, cpu, 3);
+	ck_assert_str_eq(map, "1;7;3;n1,n2;1.4:5:6,0.0:2:1,1.9:8:12");
+	for (int r = 0; r < 3; r++) {
+		char name[16];
+		tm_cpus_t c = { .n = 0 };
+		ck_assert_int_eq(tm_map_lookup(map, 7, 3, r, name, sizeof(name), &c), 0);
+		ck_assert_str_eq(name, names3[node[r]]);
+		ck_assert_int_eq(c.n, 3);
+		for (int k = 0; k < 3; k++)
+			ck_assert_int_eq(c.cpu[k], cpu[3 * r + k]);
+	}
+	free(map);
+	/* reorder maps too: the second task Slurm starts on n2 is rank 2 */
+	map = tm_map_encode_v(TM_MAP_REORDER, 7, 3, names3, 2, node, cpu, 3);
+	int64_t rank;
+	tm_cpus_t c;
+	ck_assert_int_eq(tm_map_lookup_local(map, 7, 3, "n2", 1, 2, 2, &rank, &c), 0);
+	ck_assert_int_eq(rank, 2);
+	ck_assert_int_eq(c.n, 3);
+	ck_assert_int_eq(c.cpu[2], 12);
+	free(map);
+	/* malformed lists */
+	static const char *const bad[] = { "1;7;2;n1;0.0:,0.1", "1;7;2;n1;0.0:1+1",
+					   "1;7;2;n1;0.0::1,0.2", "1;7;2;n1;0.0:-1,0.2",
+					   "1;7;2;n1;0.0:01,0.2", "1;7;2;n1;0.0:1:,0.2" };
+	for (size_t k = 0; k < sizeof(bad) / sizeof(*bad); k++) {
+		char name[16];
+		ck_assert_msg(tm_map_lookup(bad[k], 7, 2, 1, name, sizeof(name), &c) == -1,
+			      "accepted '%s'", bad[k]);
+	}
+	/* at most TM_MAP_MAX_CPUS CPUs per rank */
+	char *big = malloc(16 + 8 * (TM_MAP_MAX_CPUS + 1));
+	int len = sprintf(big, "1;7;1;n1;0.0");
+	for (int k = 1; k < TM_MAP_MAX_CPUS; k++)
+		len += sprintf(big + len, ":%d", k);
+	char name[16];
+	ck_assert_int_eq(tm_map_lookup(big, 7, 1, 0, name, sizeof(name), &c), 0);
+	ck_assert_int_eq(c.n, TM_MAP_MAX_CPUS);
+	sprintf(big + len, ":%d", TM_MAP_MAX_CPUS);
+	ck_assert_int_eq(tm_map_lookup(big, 7, 1, 0, name, sizeof(name), &c), -1);
+	free(big);
 }
 END_TEST
 
@@ -53,7 +103,7 @@ static const int rcpu[8] = { 3, 0, 0, 1, 4, 5, 1, 7 };
 
 static char *reorder_map(void)
 {
-	return tm_map_encode_v(TM_MAP_REORDER, 5, 8, names3, 3, rnode, rcpu);
+	return tm_map_encode_v(TM_MAP_REORDER, 5, 8, names3, 3, rnode, rcpu, 1);
 }
 
 START_TEST(v2_encode)
@@ -77,12 +127,12 @@ START_TEST(v2_lookup_block)
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < nlocal[i]; j++, g++) {
 			int64_t rank = -1;
-			int cpu = -1;
+			tm_cpus_t cpu = { .n = 0 };
 			ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, names3[i], j, nlocal[i], g,
 							     &rank, &cpu),
 					 0);
 			ck_assert_int_eq(rank, want[g]);
-			ck_assert_int_eq(cpu, rcpu[rank]);
+			ck_assert_int_eq(cpu.cpu[0], rcpu[rank]);
 			ck_assert_int_eq(rnode[rank], i);
 			seen[rank]++;
 		}
@@ -96,7 +146,7 @@ START_TEST(v2_lookup_mismatch)
 {
 	char *map = reorder_map();
 	int64_t rank;
-	int cpu;
+	tm_cpus_t cpu;
 	/* another count on the node */
 	ck_assert_int_eq(tm_map_lookup_local(map, 5, 8, "n1", 0, 4, 0, &rank, &cpu),
 			 TM_MAP_MISMATCH);
@@ -129,7 +179,7 @@ START_TEST(versions_do_not_mix)
 	int cpu[2] = { 0, 0 };
 	char *v1 = tm_map_encode(5, 2, names3, 2, node, cpu);
 	char name[16];
-	int c;
+	tm_cpus_t c;
 	int64_t rank;
 	ck_assert_int_eq(tm_map_lookup(v2, 5, 8, 0, name, sizeof(name), &c), -1);
 	ck_assert_int_eq(tm_map_lookup_local(v1, 5, 2, "n1", 0, 1, 0, &rank, &c), TM_MAP_BAD);
@@ -156,7 +206,7 @@ START_TEST(hostile_maps)
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(*bad); k++) {
 		int64_t rank = -7;
-		int cpu = -7;
+		tm_cpus_t cpu = { .n = 0 };
 		char name[16];
 		ck_assert_msg(tm_map_lookup_local(bad[k], 5, 2, "n1", 0, 2, 0, &rank, &cpu) ==
 				      TM_MAP_BAD,
@@ -171,15 +221,15 @@ START_TEST(hostile_maps)
 	}
 	/* the good one these are made from */
 	int64_t rank;
-	int cpu;
+	tm_cpus_t cpu;
 	ck_assert_int_eq(tm_map_lookup_local("2;5;2;n1;0.0+1", 5, 2, "n1", 1, 2, 1, &rank, &cpu),
 			 0);
 	ck_assert_int_eq(rank, 1);
-	ck_assert_int_eq(cpu, 1);
+	ck_assert_int_eq(cpu.cpu[0], 1);
 	ck_assert_int_eq(tm_map_lookup_local("2;5;2;n1;0.4194303+1", 5, 2, "n1", 1, 2, 1, &rank,
 					     &cpu),
 			 0);
-	ck_assert_int_eq(cpu, 4194304);
+	ck_assert_int_eq(cpu.cpu[0], 4194304);
 }
 END_TEST
 
@@ -205,15 +255,15 @@ START_TEST(fuzz_maps)
 			buf[(seed >> 4) % len] = 0; /* truncated */
 		for (int j = 0; j < 3; j++) {
 			int64_t rank = -1;
-			int cpu = -1;
+			tm_cpus_t cpu = { .n = 0 };
 			if (tm_map_lookup_local(buf, 5, 8, "n1", j, 3, j, &rank, &cpu) == 0)
-				ck_assert(rank >= 0 && rank < 8 && cpu >= 0);
+				ck_assert(rank >= 0 && rank < 8 && cpu.n >= 1 && cpu.cpu[0] >= 0);
 		}
 		buf[0] = '1';
 		char name[16];
-		int cpu = -1;
+		tm_cpus_t cpu = { .n = 0 };
 		if (tm_map_lookup(buf, 5, 8, it % 8, name, sizeof(name), &cpu) == 0)
-			ck_assert(cpu >= 0 && strlen(name) > 0);
+			ck_assert(cpu.n >= 1 && cpu.cpu[0] >= 0 && strlen(name) > 0);
 	}
 	free(good);
 }
@@ -225,7 +275,7 @@ static void counts_eq(const char *cpn, int64_t nnodes, int64_t ntasks, int64_t c
 		      const int64_t *want)
 {
 	int64_t got[16];
-	ck_assert_int_eq(tm_block_counts(cpn, nnodes, ntasks, cap, got), 0);
+	ck_assert_int_eq(tm_block_counts(cpn, nnodes, ntasks, 1, cap, got), 0);
 	for (int64_t i = 0; i < nnodes; i++)
 		ck_assert_msg(got[i] == want[i], "%s, %lld tasks: node %lld gets %lld, not %lld",
 			      cpn, (long long)ntasks, (long long)i, (long long)got[i],
@@ -251,8 +301,19 @@ START_TEST(block_counts)
 	counts_eq("16(x4)", 4, 32, 8, (const int64_t[]){ 8, 8, 8, 8 });
 	counts_eq("4,16", 2, 12, 8, (const int64_t[]){ 4, 8 });
 	counts_eq("3(x2),5(x2),2", 5, 17, 0, (const int64_t[]){ 3, 3, 5, 4, 2 });
+	/* --cpus-per-task: room per node in tasks, at least one (Slurm's
+	 * _init_task_layout rounds 0 up to 1) */
+	int64_t c4[4];
+	ck_assert_int_eq(tm_block_counts("16(x4)", 4, 16, 4, 0, c4), 0);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(c4[i], 4);
+	ck_assert_int_eq(tm_block_counts("16,8,2", 3, 7, 4, 0, c4), 0);
+	ck_assert_int_eq(c4[0], 4);
+	ck_assert_int_eq(c4[1], 2);
+	ck_assert_int_eq(c4[2], 1);
+	ck_assert_int_eq(tm_block_counts("16(x4)", 4, 16, 0, 0, c4), -1);
 	int64_t sum = 0, got[16];
-	ck_assert_int_eq(tm_block_counts("7(x3),5,9", 5, 33, 0, got), 0);
+	ck_assert_int_eq(tm_block_counts("7(x3),5,9", 5, 33, 1, 0, got), 0);
 	for (int i = 0; i < 5; i++)
 		sum += got[i];
 	ck_assert_int_eq(sum, 33);
@@ -311,7 +372,7 @@ START_TEST(block_counts_random)
 		for (int64_t i = 0; i < nnodes; i++)
 			capped[i] = cap && cpus[i] > cap ? cap : cpus[i];
 		slurm_block(capped, nnodes, ntasks, want);
-		ck_assert_int_eq(tm_block_counts(list, nnodes, ntasks, cap, got), 0);
+		ck_assert_int_eq(tm_block_counts(list, nnodes, ntasks, 1, cap, got), 0);
 		for (int64_t i = 0; i < nnodes; i++)
 			ck_assert_msg(got[i] == want[i], "%s, %lld tasks, cap %lld: node %lld gets %lld, not %lld",
 				      list, (long long)ntasks, (long long)cap, (long long)i,
@@ -327,10 +388,10 @@ START_TEST(block_counts_reject)
 					   "16(x4)8", "16 (x4)", "16(x2),16(x3)", "16(x2)," };
 	int64_t got[8];
 	for (size_t k = 0; k < sizeof(bad) / sizeof(*bad); k++)
-		ck_assert_msg(tm_block_counts(bad[k], 4, 64, 0, got) == -1, "accepted '%s'",
+		ck_assert_msg(tm_block_counts(bad[k], 4, 64, 1, 0, got) == -1, "accepted '%s'",
 			      bad[k] ? bad[k] : "(null)");
-	ck_assert_int_eq(tm_block_counts("16(x3)", 4, 64, 0, got), -1); /* 3 nodes, not 4 */
-	ck_assert_int_eq(tm_block_counts("16(x4)", 0, 64, 0, got), -1);
+	ck_assert_int_eq(tm_block_counts("16(x3)", 4, 64, 1, 0, got), -1); /* 3 nodes, not 4 */
+	ck_assert_int_eq(tm_block_counts("16(x4)", 0, 64, 1, 0, got), -1);
 }
 END_TEST
 
@@ -422,6 +483,7 @@ int main(void)
 	TCase *blk = tcase_create("block");
 	TCase *misc = tcase_create("misc");
 	tcase_add_test(map, v1_roundtrip);
+	tcase_add_test(map, several_cpus_per_rank);
 	tcase_add_test(map, v2_encode);
 	tcase_add_test(map, v2_lookup_block);
 	tcase_add_test(map, v2_lookup_mismatch);
