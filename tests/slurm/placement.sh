@@ -114,9 +114,12 @@ scancel "$big" "$id"
 
 # (c) malformed pattern
 printf '0 1\n1 0\nx 2\n' >"$work/bad.mat"
+last=$(scontrol show config | sed -n 's/^NEXT_JOB_ID *= *//p')
 out=$(sbatch -n 2 --comm-pattern="$work/bad.mat" --comm-strict -o /dev/null --wrap true 2>&1)
 rc=$?
 expect_eq "(c) --comm-strict: sbatch fails" 1 "$rc"
+expect_eq "(c) --comm-strict: no job created, not even half" "${last:-unknown}" \
+	"$(scontrol show config | sed -n 's/^NEXT_JOB_ID *= *//p')"
 expect_contains "(c) --comm-strict: names the file and line" "bad.mat:3:" "$out"
 out=$(sbatch --parsable -n 2 --comm-pattern="$work/bad.mat" -o /dev/null --wrap true 2>&1)
 expect_contains "(c) without --comm-strict: a warning" "bad.mat:3:" "$out"
