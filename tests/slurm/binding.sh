@@ -22,25 +22,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: binding.sh BUILD_DIR}" && pwd)
 dir=${TM_BINDING_DIR:-/tmp/tm-binding-test}
 port=${TM_BINDING_PORT:-29001}
-tm=$build/tools/topomatch
-select_dir=$build/plugin/select/.libs
-spank=$build/plugin/spank/.libs/spank_topomatch.so
 
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-expect_contains() { case $3 in *"$2"*) ok "$1" ;; *) not_ok "$1: '$2' not in: $3" ;; esac; }
-finish() {
-	[ -n "${keep:-}" ] || "$top/contrib/testcluster/stop.sh" --dir "$dir" >/dev/null 2>&1
-	[ -n "${keep:-}" ] || [ -z "${rdir:-}" ] ||
-		"$top/contrib/testcluster/stop.sh" --dir "$rdir" >/dev/null 2>&1
-	rm -rf "$work"
-	echo "slurm: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
+# shellcheck source=lib.sh
+. "$top/tests/slurm/lib.sh"
 
 work=$(mktemp -d)
 sel=()
@@ -53,14 +37,6 @@ export SLURM_CONF=$dir/slurm.conf
 export TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 cd "$work" || exit 1
-
-wait_done() {
-	for _ in $(seq 150); do
-		[ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
 # expected "rank node cpu" lines from topomatch map on the job's nodes:
 # cluster PU p of these 16-core nodes is core p % 16 (OS CPU) of the

@@ -22,23 +22,9 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: placement.sh BUILD_DIR}" && pwd)
 dir=/tmp/tm-placement-test
-tm=$build/tools/topomatch
-select_dir=$build/plugin/select/.libs
-spank=$build/plugin/spank/.libs/spank_topomatch.so
 
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-expect_contains() { case $3 in *"$2"*) ok "$1" ;; *) not_ok "$1: '$2' not in: $3" ;; esac; }
-finish() {
-	"$top/contrib/testcluster/stop.sh" --dir "$dir" >/dev/null 2>&1
-	rm -rf "$work"
-	echo "slurm: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
+# shellcheck source=lib.sh
+. "$top/tests/slurm/lib.sh"
 
 if [ ! -f "$select_dir/select_topomatch.so" ]; then
 	echo "placement.sh: $select_dir/select_topomatch.so was not built (no Slurm source?)" >&2
