@@ -630,3 +630,25 @@ int tm_cpulist(const int *cpus, int ncpu, char *buf, size_t len)
 	free(s);
 	return 0;
 }
+
+int tm_cpulist_parse(const char *list, unsigned char *set, size_t n)
+{
+	const char *p = list;
+	if (!p)
+		return -1;
+	memset(set, 0, n);
+	while (*p) {
+		int64_t lo = decimal(&p, MAX_CPU), hi = lo;
+		if (lo >= 0 && *p == '-') {
+			p++;
+			hi = decimal(&p, MAX_CPU);
+		}
+		if (lo < 0 || hi < lo || (size_t)hi >= n || (*p && *p != ','))
+			return -1;
+		for (int64_t i = lo; i <= hi; i++)
+			set[i] = 1;
+		if (*p == ',' && !*++p)
+			return -1; /* a trailing comma */
+	}
+	return 0;
+}

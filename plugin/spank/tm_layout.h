@@ -110,5 +110,9 @@ int tm_conf_pack_nodes(const char *slurm_conf);
 /* Linux cpulist ("0-3,8") of ncpu CPU numbers (any order, duplicates
  * allowed) into buf; -1 when it does not fit. */
 int tm_cpulist(const int *cpus, int ncpu, char *buf, size_t len);
+/* The numbers of a list in that format ("0-3,8", as Slurm's bit_fmt
+ * writes them): set[i] = 1 for each i < n listed, 0 for the others.
+ * 0, or -1 when malformed or naming a number >= n. */
+int tm_cpulist_parse(const char *list, unsigned char *set, size_t n);
 
 #endif /* TM_LAYOUT_H */

@@ -53,6 +53,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <slurm/slurm.h>
 #include <slurm/slurm_version.h>
 #include <slurm/spank.h>
 
@@ -427,6 +428,60 @@ static int slot_cpus(const topomatch_cluster_t *c, const int64_t *slot, const in
 	return 0;
 }
 
+/* The job's cores on node cn (Slurm's core numbers, socket by socket as
+ * the cluster's PUs are) into set[0 .. ncores-1]; 0 or -1. */
+static int node_job_cores(const topomatch_cluster_t *c, job_resources_t *jr, int64_t cn,
+			  unsigned char *set, size_t ncores)
+{
+	char name[256], list[8192];
+	topomatch_cluster_node_name(c, cn, name, sizeof(name));
+	if (slurm_job_cpus_allocated_str_on_node(list, sizeof(list), jr, name))
+		return -1;
+	return tm_cpulist_parse(list, set, ncores);
+}
+
+/*
+ * Of the PUs of the job's nodes in allowed[] (node by node), keep those of
+ * the cores the job holds: on a node shared with other jobs, the rest
+ * belongs to them.  slurmctld says which (one RPC, as `scontrol show job
+ * -d` makes).  0, or 1 with a note in msg when it cannot be known.
+ */
+static int job_pus(const topomatch_cluster_t *c, uint32_t jobid, int64_t *allowed,
+		   int64_t *nallowed, char *msg, size_t len)
+{
+	job_info_msg_t *info = NULL;
+	int64_t kept = 0, node = -1;
+	unsigned char set[4096];
+	int sockets = 1, cores = 1, threads = 1, rc = 1;
+	if (slurm_load_job(&info, jobid, SHOW_DETAIL) != SLURM_SUCCESS || !info ||
+	    info->record_count < 1 || !info->job_array[0].job_resrcs) {
+		snprintf(msg, len, "slurmctld does not say which cores job %u holds (%s)", jobid,
+			 slurm_strerror(slurm_get_errno()));
+		goto out;
+	}
+	for (int64_t k = 0; k < *nallowed; k++) {
+		int64_t local, cn = topomatch_cluster_pu_node(c, allowed[k], &local);
+		if (cn != node) {
+			node = cn;
+			if (topomatch_cluster_node_hw(c, cn, &sockets, &cores, &threads) ||
+			    threads < 1 ||
+			    node_job_cores(c, info->job_array[0].job_resrcs, cn, set,
+					   sizeof(set))) {
+				snprintf(msg, len, "cannot read job %u's cores on a node of %.100s",
+					 jobid, info->job_array[0].nodes);
+				goto out;
+			}
+		}
+		if ((size_t)(local / threads) < sizeof(set) && set[local / threads])
+			allowed[kept++] = allowed[k];
+	}
+	*nallowed = kept;
+	rc = 0;
+out:
+	slurm_free_job_info_msg(info);
+	return rc;
+}
+
 /* Map the pattern's ranks onto the allocation; 0 with a note when the
  * step keeps Slurm's layout.  cpt: CPUs per task; nodes_opt: srun's -N
  * (tm_srun_args_t). */
@@ -480,9 +535,9 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 		rc = layout_problem(msg);
 		goto out;
 	}
-	int kept = layout_reorder ? reorder_pus(c, allowed, &nallowed, n, cpt, nodes_opt, msg,
-						sizeof(msg))
-				  : 0;
+	int kept = job_pus(c, jobid, allowed, &nallowed, msg, sizeof(msg));
+	if (!kept && layout_reorder)
+		kept = reorder_pus(c, allowed, &nallowed, n, cpt, nodes_opt, msg, sizeof(msg));
 	if (kept) {
 		rc = kept < 0 ? layout_problem("out of memory") : layout_note(msg);
 		goto out;

@@ -12,6 +12,7 @@
 #      note; a step of 32 tasks of 2 CPUs with its own pattern is mapped;
 #  (c) srun -n 64 --comm-pattern inside salloc (the option on srun's command line);
 #  20 arbitrary steps, then a job on every CPU still runs;
+#  a node shared with another job: the ranks get the job's own cores;
 #  (d) real binding on 2 nodes of this machine's shape (no bind=record): the
 #      kernel's CPU list of each task is TOPOMATCH_CPUS.
 # Prints "slurm: N passed, M failed".
@@ -117,6 +118,23 @@ out=$(salloc -n 64 sh -c 'echo NODES=$SLURM_JOB_NODELIST; srun -n 64 --comm-patt
 snodes=$(printf '%s\n' "$out" | sed -n 's/^NODES=//p')
 expect_eq "(c) salloc + srun --comm-pattern: the mapping of $snodes" "$(expected "$snodes")" \
 	"$(printf '%s\n' "$out" | grep -v '^NODES=' | sort -n)"
+
+# a node shared with another job: the ranks get the job's own cores
+other=$(sbatch --parsable -w n016 -n 8 -o /dev/null --wrap "sleep 300")
+for _ in $(seq 50); do
+	[ "$(squeue -h -j "$other" -o %T)" = RUNNING ] && break
+	sleep 0.2
+done
+"$tm" gen hierarchical --arity 4,2 --shuffle 2 --out "$work/pat8.mat"
+# shellcheck disable=SC2016 # expanded in the allocation
+out=$(salloc -w n016 -n 8 sh -c 'scontrol show job -d $SLURM_JOB_ID | sed -n "s/.* CPU_IDs=\([^ ]*\) .*/IDS=\1/p"
+	srun -n 8 --comm-pattern='"$work"'/pat8.mat sh -c '\''echo $TOPOMATCH_RANK $TOPOMATCH_CPUS'\''' 2>shared.err)
+ids=$(printf '%s\n' "$out" | sed -n 's/^IDS=//p')
+expand() { echo "$1" | tr ',' '\n' | awk -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) print i }' | sort -n; }
+expect_eq "shared node: the job holds 8 of n016's cores" 8 "$(expand "$ids" | grep -c .)"
+expect_eq "shared node: the 8 ranks on exactly the job's cores ($ids)" "$(expand "$ids")" \
+	"$(printf '%s\n' "$out" | grep -v '^IDS=' | awk '{ print $2 }' | sort -n)"
+scancel "$other"
 
 expect_contains "slurmctld still answers" "is UP" "$(scontrol ping)"
 "$top/contrib/testcluster/stop.sh" --dir "$dir" >/dev/null 2>&1

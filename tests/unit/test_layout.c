@@ -269,6 +269,32 @@ START_TEST(fuzz_maps)
 }
 END_TEST
 
+/* Slurm's CPU lists (bit_fmt): "0-3,8" */
+START_TEST(cpulist_parse)
+{
+	unsigned char set[16];
+	ck_assert_int_eq(tm_cpulist_parse("0-3,8,10-11", set, sizeof(set)), 0);
+	static const unsigned char want[16] = { 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 1, 1 };
+	ck_assert_mem_eq(set, want, sizeof(set));
+	ck_assert_int_eq(tm_cpulist_parse("", set, sizeof(set)), 0);
+	ck_assert_int_eq(set[0] + set[8], 0);
+	ck_assert_int_eq(tm_cpulist_parse("15", set, sizeof(set)), 0);
+	ck_assert_int_eq(set[15], 1);
+	static const char *const bad[] = { NULL, "16", "0-16", "3-1", "1,", ",1", "1,,2", "a",
+					   "1 ", "-1", "1-", "01", "0-3x" };
+	for (size_t k = 0; k < sizeof(bad) / sizeof(*bad); k++)
+		ck_assert_msg(tm_cpulist_parse(bad[k], set, sizeof(set)) == -1, "accepted '%s'",
+			      bad[k] ? bad[k] : "(null)");
+	/* what tm_cpulist writes, read back */
+	int cpus[5] = { 9, 2, 3, 4, 7 };
+	char buf[64];
+	ck_assert_int_eq(tm_cpulist(cpus, 5, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(tm_cpulist_parse(buf, set, sizeof(set)), 0);
+	ck_assert_int_eq(set[2] + set[3] + set[4] + set[7] + set[9], 5);
+	ck_assert_int_eq(set[5] + set[8], 0);
+}
+END_TEST
+
 /* --------------------------------------------------- block distribution */
 
 static void counts_eq(const char *cpn, int64_t nnodes, int64_t ntasks, int64_t cap,
@@ -484,6 +510,7 @@ int main(void)
 	TCase *misc = tcase_create("misc");
 	tcase_add_test(map, v1_roundtrip);
 	tcase_add_test(map, several_cpus_per_rank);
+	tcase_add_test(map, cpulist_parse);
 	tcase_add_test(map, v2_encode);
 	tcase_add_test(map, v2_lookup_block);
 	tcase_add_test(map, v2_lookup_mismatch);
