@@ -14,6 +14,7 @@ int cmd_eval(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_rankfile(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -25,6 +26,7 @@ static const struct {
 	{ "gen", cmd_gen, "generate communication patterns" },
 	{ "topo", cmd_topo, "check, show, export and import cluster descriptions" },
 	{ "rankfile", cmd_rankfile, "an Open MPI rankfile for the ranks of a pattern" },
+	{ "sim", cmd_sim, "replay a job trace and compare node-selection policies" },
 };
 
 static void usage(FILE *out)

@@ -279,6 +279,18 @@ int topomatch_cluster_node_hw(const topomatch_cluster_t *c, int64_t node, int *s
 	return TOPOMATCH_OK;
 }
 
+int64_t topomatch_cluster_node_position(const topomatch_cluster_t *c, int64_t node, int *levels)
+{
+	if (levels) /* every tree builder puts the node shape below the switch levels */
+		*levels = topomatch_topology_kind(c->topo) == TOPOMATCH_TOPO_TREE
+				  ? topomatch_topology_tree_shape(c->topo, NULL, NULL) -
+					    c->shape.nlevels
+				  : -1;
+	if (node < 0 || node >= c->d.nnodes)
+		return -1;
+	return c->slot[node];
+}
+
 int64_t topomatch_cluster_pu_node(const topomatch_cluster_t *c, int64_t pu, int64_t *local)
 {
 	if (pu < 0 || pu >= c->npu)

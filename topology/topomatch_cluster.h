@@ -71,6 +71,19 @@ TOPOMATCH_API int64_t topomatch_cluster_node_pus(const topomatch_cluster_t *c, i
 TOPOMATCH_API int topomatch_cluster_node_hw(const topomatch_cluster_t *c, int64_t node,
 					    int *sockets, int *cores, int *threads_per_core);
 
+/*
+ * Where node i hangs in the network (Slurm's topology/tree needs the
+ * switch tree, and the simulator counts the switches a job spans): its
+ * position among the node positions of topomatch_cluster_topology(), and
+ * in *levels (may be NULL) the number of switch levels above the node
+ * positions when that topology is a tree (fattree; tree and slurm
+ * networks whose nodes all hang at one depth), else -1.  On a tree the
+ * position's ancestors are the switches: at depth d < *levels, the switch
+ * position / (arity[d] x ... x arity[*levels - 1]) of that depth
+ * (topomatch_topology_tree_shape).  -1 out of range.
+ */
+TOPOMATCH_API int64_t topomatch_cluster_node_position(const topomatch_cluster_t *c,
+						      int64_t node, int *levels);
 /* Node of cluster PU p, its index inside the node in *local (may be NULL);
  * -1 out of range. */
 TOPOMATCH_API int64_t topomatch_cluster_pu_node(const topomatch_cluster_t *c, int64_t pu,

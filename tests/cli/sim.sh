@@ -1,0 +1,212 @@
+#!/bin/sh
+# topomatch sim: a hand-computed trace on the local test cluster's shape
+# (start times, waits, makespan, utilization, node lists), the JSON
+# summary parsed by python3, determinism across runs and thread counts,
+# gzip traces, the real Atlas and Curie traces, a generated stream, the
+# output files and plots (skipped without gnuplot), and one error test
+# per kind of bad input.
+# SPDX-License-Identifier: GPL-2.0-or-later
+. "$top_srcdir/tests/cli/common.sh"
+conf=$top_srcdir/conf
+traces=$top_srcdir/../shared/traces
+cl=$conf/local-test-cluster.yaml # tm1-tm4, 2 leaf switches, 4 cores per node
+
+# Fields: job submit wait run alloc cpu mem req_procs req_time mem status
+# user group exe queue partition prev think.  With 4 cores per node:
+# J1 2 nodes 0-100 (req 200); J2 4 nodes at 10 waits for J1; J3 and J4
+# (1 node) backfill at 20 and 30 (they end before J1's requested end);
+# J5 needs 8 nodes (too big); J6 never ran; J7 (2 nodes, req 1000) at 60
+# would delay J2: starts when J2 ends.  With --comm-share 0 every policy
+# has J2 100-150, J7 150-650: waits 0 90 0 0 90, makespan 650.
+cat >"$work/t.swf" <<'EOF'
+; Version: 2.2
+; Computer: test cluster
+; MaxNodes: 4
+; MaxProcs: 16
+1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 1 1 -1 -1
+2 10 0 50 16 -1 -1 16 100 -1 1 1 1 -1 1 1 -1 -1
+3 20 0 30 4 -1 -1 4 60 -1 1 1 1 -1 1 1 -1 -1
+; a comment
+4 30 0 20 2 -1 -1 2 40 -1 1 1 1 -1 1 1 -1 -1
+5 40 0 10 32 -1 -1 32 100 -1 1 1 1 -1 1 1 -1 -1
+6 50 -1 -1 4 -1 -1 4 100 -1 5 1 1 -1 1 1 -1 -1
+7 60 0 500 8 -1 -1 8 1000 -1 1 1 1 -1 1 1 -1 -1
+EOF
+
+py() { printf '%s' "$out" | "$PYTHON3" -c "import json,sys; d=json.load(sys.stdin); $1"; }
+
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --comm-share 0 --json
+expect_eq "hand trace: exit 0" 0 "$rc"
+expect_eq "hand trace: the four policies, in order" \
+	"['slurm-linear', 'slurm-tree', 'topomatch', 'random']" "$(py 'print(list(d["policies"]))')"
+expect_eq "hand trace: jobs simulated and skipped" "5 7 1 1" \
+	"$(py 'j=d["jobs"]; print(j["simulated"], j["records"], j["never_ran"], j["too_big"])')"
+for p in slurm-linear slurm-tree topomatch random; do
+	expect_eq "hand trace, $p: waits, makespan" "36.0 90.0 650.0" \
+		"$(py "p=d['policies']['$p']; print(float(p['mean_wait_s']), float(p['p95_wait_s']), float(p['makespan_s']))")"
+	expect_eq "hand trace, $p: utilization 1450/2600" "True" \
+		"$(py "print(abs(d['policies']['$p']['utilization'] - 1450/2600) < 1e-12)")"
+	expect_eq "hand trace, $p: bounded slowdown (1 + 2.8 + 1 + 1 + 1.18) / 5" "True" \
+		"$(py "print(abs(d['policies']['$p']['mean_bounded_slowdown'] - (1 + 140/50 + 1 + 1 + 590/500) / 5) < 1e-12)")"
+done
+expect_eq "hand trace: every JSON key" "True" "$(py 'print(all(set(["mean_hop_bytes", "mean_wait_s", "p95_wait_s", "mean_bounded_slowdown", "utilization", "makespan_s"]) <= set(v) for v in d["policies"].values()))')"
+expect_eq "hand trace: nothing but JSON on stdout" "{" "$(printf '%s' "$out" | head -c 1)"
+
+# the text summary
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy slurm-tree --quiet
+expect_eq "text: exit 0" 0 "$rc"
+expect_contains "text: trace and skips" "5 simulated (7 records read; skipped: 1 never ran, 1 larger than the cluster)" "$out"
+expect_contains "text: the header" "MaxNodes 4, MaxProcs 16" "$out"
+expect_contains "text: the policy's line" "slurm-tree" "$out"
+expect_eq "text: nothing on stderr with --quiet" "" "$err"
+
+# files: CSV with node lists, summary, JSON, plots
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy slurm-linear,topomatch --out "$work/o" \
+	--quiet
+expect_eq "--out: exit 0" 0 "$rc"
+expect_eq "--out: CSV lines (header + 2 policies x 5 jobs)" 11 "$(wc -l <"$work/o-jobs.csv")"
+expect_eq "--out: J1 on tm1 tm2 under slurm-linear, start and wait" \
+	'slurm-linear,1,0,0,0' "$(grep '^slurm-linear,1,' "$work/o-jobs.csv" | cut -d, -f1-4,6)"
+expect_eq "--out: J1's node list" '"tm[1-2]"' "$(grep '^slurm-linear,1,' "$work/o-jobs.csv" | cut -d, -f17-)"
+expect_eq "--out: J3 backfilled at 20 on tm3" '20,"tm3"' \
+	"$(grep '^slurm-linear,3,' "$work/o-jobs.csv" | cut -d, -f4,17)"
+expect_eq "--out: J2 on every node" '"tm[1-4]"' "$(grep '^slurm-linear,2,' "$work/o-jobs.csv" | cut -d, -f17-)"
+expect_eq "--out: JSON file parses" "['slurm-linear', 'topomatch']" \
+	"$("$PYTHON3" -c 'import json,sys; print(list(json.load(open(sys.argv[1]))["policies"]))' "$work/o.json")"
+expect_contains "--out: summary file" "topomatch: the mapping chose" "$(cat "$work/o-summary.txt")"
+for f in hopbytes wait util; do
+	expect_eq "--out: $f data" yes "$([ -s "$work/o-$f.dat" ] && echo yes)"
+done
+if command -v gnuplot >/dev/null 2>&1; then
+	for f in hopbytes wait util; do
+		expect_eq "plot $f.png is a PNG" "PNG" "$(head -c 4 "$work/o-$f.png" | tail -c 3)"
+		expect_contains "plot $f.svg is SVG" "<svg" "$(head -c 400 "$work/o-$f.svg")"
+	done
+else
+	echo "skip - gnuplot not installed: no images to check"
+fi
+# without gnuplot on PATH: data and script, a note, exit 0
+run env PATH=/nonexistent "$tm" sim -t "$cl" --trace "$work/t.swf" --policy random --out "$work/np" --quiet
+expect_eq "no gnuplot: exit 0" 0 "$rc"
+expect_contains "no gnuplot: says so" "gnuplot is not on PATH: no images" "$err"
+expect_eq "no gnuplot: script written" yes "$([ -s "$work/np.gp" ] && echo yes)"
+expect_eq "no gnuplot: no image" no "$([ -e "$work/np-wait.png" ] && echo yes || echo no)"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --out "$work/nq" --no-plots --quiet
+expect_eq "--no-plots: no script" no "$([ -e "$work/nq.gp" ] && echo yes || echo no)"
+
+# determinism: same output twice, with 1 or 2 threads; gzip reads the same
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --json --threads 1 --seed 3
+first=$out
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --json --threads 2 --seed 3
+expect_eq "same JSON with 1 and 2 threads" "$first" "$out"
+gzip -c "$work/t.swf" >"$work/t.swf.gz"
+run "$tm" sim -t "$cl" --trace "$work/t.swf.gz" --json --seed 3
+expect_eq "gzip trace: same JSON" "$first" "$out"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --json --seed 4
+expect_eq "another seed: other patterns, other results" yes "$([ "$first" != "$out" ] && echo yes)"
+
+# patterns written out
+mkdir "$work/pat"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy topomatch --patterns stencil2d \
+	--dump-patterns "$work/pat" --quiet
+expect_eq "--dump-patterns: one file per job" "job-1.mtx job-2.mtx job-3.mtx job-4.mtx job-7.mtx" \
+	"$(cd "$work/pat" && echo *)"
+expect_eq "--dump-patterns: J2's 4 x 4 stencil" "%%MatrixMarket matrix coordinate real general" \
+	"$(head -n 1 "$work/pat/job-2.mtx")"
+expect_eq "--dump-patterns: 16 tasks, 4 x 4 x 3 directed pairs" "16 16 48" \
+	"$(sed -n 2p "$work/pat/job-2.mtx")"
+
+# real traces: Atlas on its cluster file, Curie's first jobs on its own
+if [ -r "$traces/LLNL-Atlas-2006-2.1-cln.swf.gz" ]; then
+	run "$tm" sim -t "$conf/atlas-fattree.yaml" --trace "$traces/LLNL-Atlas-2006-2.1-cln.swf.gz" \
+		--jobs 150 --json --quiet
+	expect_eq "Atlas: exit 0" 0 "$rc"
+	expect_eq "Atlas: 150 jobs, 8 cores per node" "150 8 1152" \
+		"$(py 'print(d["jobs"]["simulated"], d["cores_per_node"], d["nodes"])')"
+	expect_eq "Atlas: topomatch no worse than random in hop-bytes" "True" \
+		"$(py 'p=d["policies"]; print(p["topomatch"]["mean_hop_bytes"] <= p["random"]["mean_hop_bytes"])')"
+else
+	echo "skip - no Atlas trace"
+fi
+if [ -r "$traces/CEA-Curie-2011-2.1-cln.swf.gz" ]; then
+	run "$tm" sim -t "$conf/curie-fattree.yaml" --trace "$traces/CEA-Curie-2011-2.1-cln.swf.gz" \
+		--jobs 40 --policy slurm-tree,slurm-linear --json --quiet
+	expect_eq "Curie: 40 jobs, 16 cores per node, 5040 nodes" "40 16 5040" \
+		"$(py 'print(d["jobs"]["simulated"], d["cores_per_node"], d["nodes"])')"
+else
+	echo "skip - no Curie trace"
+fi
+
+# a generated stream
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate 60 --json --quiet
+expect_eq "generated: 60 jobs" 60 "$(py 'print(d["jobs"]["simulated"])')"
+run "$tm" sim -t "$conf/bgp-torus.yaml" --generate 30 --jobs 20 --json --quiet
+expect_eq "torus: no slurm-tree by default, 20 jobs" "['slurm-linear', 'topomatch', 'random'] 20" \
+	"$(py 'print(list(d["policies"]), d["jobs"]["simulated"])')"
+
+# ---- errors: exit 1 for bad input, 2 for bad usage, a message each
+sed 's/^3 20 0 30 4 -1 -1 4 60 -1 1 1 1 -1 1 1 -1 -1$/3 20 0 30 4 -1 -1 4 60 -1 1 1 1 -1 1 1 -1/' \
+	"$work/t.swf" >"$work/short.swf"
+run "$tm" sim -t "$cl" --trace "$work/short.swf"
+expect_eq "short line: exit 1" 1 "$rc"
+expect_contains "short line: file and line" "short.swf:7: 17 fields, an SWF record has 18" "$err"
+expect_eq "short line: nothing on stdout" "" "$out"
+sed 's/^4 30 0 20 /4 30 0 2x0 /' "$work/t.swf" >"$work/word.swf"
+run "$tm" sim -t "$cl" --trace "$work/word.swf" --json
+expect_eq "non-number: exit 1" 1 "$rc"
+expect_contains "non-number: file, line and field" \
+	"word.swf:9: field 4 (run time): '2x0' is not a number" "$err"
+gzip -c "$work/short.swf" >"$work/short.swf.gz"
+run "$tm" sim -t "$cl" --trace "$work/short.swf.gz"
+expect_contains "gzip short line: file and line" "short.swf.gz:7: 17 fields" "$err"
+head -c 100 "$work/t.swf.gz" >"$work/cut.swf.gz"
+run "$tm" sim -t "$cl" --trace "$work/cut.swf.gz"
+expect_eq "truncated gzip: exit 1" 1 "$rc"
+expect_contains "truncated gzip: names the file" "cut.swf.gz:" "$err"
+run "$tm" sim -t "$cl" --trace "$work/missing.swf"
+expect_eq "missing trace: exit 1" 1 "$rc"
+expect_contains "missing trace: named" "missing.swf: No such file or directory" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy slurm-tree,best-fit
+expect_eq "unknown policy: exit 2" 2 "$rc"
+expect_contains "unknown policy: named, with the known ones" \
+	"--policy: unknown policy 'best-fit' (slurm-linear, slurm-tree, topomatch, random)" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --jobs 0
+expect_eq "--jobs 0: exit 2" 2 "$rc"
+expect_contains "--jobs 0: says why" "--jobs: '0' is not an integer in [1," "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --jobs 12x
+expect_eq "--jobs 12x: exit 2" 2 "$rc"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --patterns stencil2d,ring
+expect_eq "unknown pattern kind: exit 2" 2 "$rc"
+expect_contains "unknown pattern kind: named" "unknown kind 'ring'" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --patterns "file:$work/nope.mtx"
+expect_eq "missing pattern file: exit 1" 1 "$rc"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --comm-share 1.5
+expect_eq "--comm-share 1.5: exit 2" 2 "$rc"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --mapper best
+expect_eq "unknown mapper: exit 2" 2 "$rc"
+run "$tm" sim -t "$cl"
+expect_eq "no stream: exit 2" 2 "$rc"
+expect_contains "no stream: says what to give" "--trace FILE or --generate N" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --generate 5
+expect_eq "two streams: exit 2" 2 "$rc"
+run "$tm" sim --trace "$work/t.swf"
+expect_eq "no cluster: exit 2" 2 "$rc"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --no-plots
+expect_eq "--no-plots without --out: exit 2" 2 "$rc"
+run "$tm" sim -t "$conf/bgp-torus.yaml" --generate 5 --policy slurm-tree
+expect_eq "slurm-tree on a torus: exit 1" 1 "$rc"
+expect_contains "slurm-tree on a torus: says why" "slurm-tree: " "$err"
+expect_contains "slurm-tree on a torus: the network" "torus network, not a tree" "$err"
+printf '1 0 0 100 64 -1 -1 64 200 -1 1 1 1 -1 1 1 -1 -1\n' >"$work/big.swf"
+run "$tm" sim -t "$cl" --trace "$work/big.swf"
+expect_eq "nothing fits: exit 1" 1 "$rc"
+expect_contains "nothing fits: says so" "no job to simulate (1 records; 0 never ran, 1 larger than the cluster's 4 nodes)" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --out /nonexistent/dir/o --quiet
+expect_eq "unwritable --out: exit 1" 1 "$rc"
+expect_contains "unwritable --out: names the file" "/nonexistent/dir/o-jobs.csv" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --frobnicate
+expect_eq "unknown option: exit 2" 2 "$rc"
+run "$tm" sim --help
+expect_contains "--help: usage" "Usage: topomatch sim -t CLUSTER.yaml" "$out"
+
+finish

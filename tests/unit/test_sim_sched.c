@@ -1,0 +1,232 @@
+/*
+ * test_sim_sched.c - FCFS with EASY backfill on tiny job streams whose
+ * start times are worked out by hand in the comments: plain FCFS, a
+ * backfill that ends before the shadow time, one that uses the extra
+ * nodes, reservations by requested time when jobs end early, jobs
+ * without a requested time, equal event times, a failing start, and
+ * streams the scheduler refuses.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "tmtest.h"
+
+#include "sim.h"
+
+/* The job's trace run time; started/finished counts; fail_at: the start
+ * that fails (-1: none). */
+typedef struct fake {
+	const sim_job_t *job;
+	int64_t running, max_running, fail_at, starts;
+	int64_t order[16];
+} fake_t;
+
+static int fake_start(void *ctx, int64_t j, double now, double *run, char *err)
+{
+	fake_t *f = ctx;
+	(void)now;
+	if (f->starts == f->fail_at)
+		return sim_err(err, TOPOMATCH_EINVAL, "start %lld refused", (long long)j);
+	f->order[f->starts++] = j;
+	*run = f->job[j].run;
+	f->running++;
+	f->max_running = f->running > f->max_running ? f->running : f->max_running;
+	return TOPOMATCH_OK;
+}
+
+static void fake_finish(void *ctx, int64_t j)
+{
+	fake_t *f = ctx;
+	(void)j;
+	f->running--;
+}
+
+#define JOB(sub, nodes_, run_, req_) \
+	{ .id = 0, .submit = (sub), .nodes = (nodes_), .run = (run_), .req = (req_), .kind = -1 }
+
+/* Run jobs on nnodes nodes; check start[j] == want[j]. */
+static void expect_starts(sim_job_t *jobs, int64_t n, int64_t nnodes, const double *want)
+{
+	double start[16], end[16];
+	char err[TOPOMATCH_ERRLEN] = "";
+	fake_t f = { .job = jobs, .fail_at = -1 };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f };
+	for (int64_t j = 0; j < n; j++)
+		jobs[j].id = j;
+	ck_assert_msg(sim_sched_run(jobs, n, nnodes, &ops, start, end, err) == TOPOMATCH_OK, "%s",
+		      err);
+	ck_assert_int_eq(f.starts, n);
+	ck_assert_int_eq(f.running, 0);
+	for (int64_t j = 0; j < n; j++) {
+		ck_assert_msg(start[j] == want[j], "job %lld starts at %g, not %g", (long long)j,
+			      start[j], want[j]);
+		ck_assert(end[j] == start[j] + jobs[j].run);
+	}
+}
+
+START_TEST(fcfs)
+{
+	/* 4 nodes: J0 takes all until 10; J1 and J2 (2 nodes each) start then. */
+	sim_job_t jobs[] = { JOB(0, 4, 10, 10), JOB(1, 2, 5, 5), JOB(2, 2, 5, 5) };
+	const double want[] = { 0, 10, 10 };
+	expect_starts(jobs, 3, 4, want);
+}
+END_TEST
+
+START_TEST(backfill_before_shadow)
+{
+	/*
+	 * 4 nodes.  J0 (3 nodes, 0-10).  J1 (4 nodes) waits: shadow 10, no
+	 * extra node.  J2 (1 node, req 5) at 2 ends by 7 <= 10: backfilled
+	 * at 2.  J3 (1 node, req 20) at 3: no free node; at 7 (J2 ends)
+	 * 7 + 20 > 10 and no extra node: waits.  J1 starts at 10 (all
+	 * nodes, until 20), J3 at 20.
+	 */
+	sim_job_t jobs[] = { JOB(0, 3, 10, 10), JOB(1, 4, 10, 10), JOB(2, 1, 5, 5),
+			     JOB(3, 1, 20, 20) };
+	const double want[] = { 0, 10, 2, 20 };
+	expect_starts(jobs, 4, 4, want);
+}
+END_TEST
+
+START_TEST(backfill_on_extra_nodes)
+{
+	/*
+	 * 4 nodes.  J0 (2 nodes, 0-10).  J1 (3 nodes) waits: shadow 10,
+	 * 4 - 3 = 1 extra node.  J2 (1 node, req 100) at 2 runs past the
+	 * shadow but fits the extra node: starts at 2 and uses it up.  J3
+	 * (1 node, req 100) at 3: one free node, but it would delay J1:
+	 * waits.  J1 starts at 10 (3 nodes, until 20); J3 at 20.
+	 */
+	sim_job_t jobs[] = { JOB(0, 2, 10, 10), JOB(1, 3, 10, 10), JOB(2, 1, 100, 100),
+			     JOB(3, 1, 100, 100) };
+	const double want[] = { 0, 10, 2, 20 };
+	expect_starts(jobs, 4, 4, want);
+}
+END_TEST
+
+START_TEST(reservation_by_requested_time)
+{
+	/*
+	 * 3 nodes.  J0 (2 nodes, run 50, req 100).  J1 (3 nodes) waits:
+	 * shadow 100 by J0's requested time, no extra.  J2 (1 node, run 60,
+	 * req 90) at 2: 2 + 90 <= 100, backfilled.  J0 ends early at 50:
+	 * 2 free, J1 still waits (new shadow 92 = J2's requested end).  J3
+	 * (1 node, req 200) cannot delay J1: waits.  J2 ends at 62: J1
+	 * starts (until 72), then J3 at 72.
+	 */
+	sim_job_t jobs[] = { JOB(0, 2, 50, 100), JOB(1, 3, 10, 10), JOB(2, 1, 60, 90),
+			     JOB(3, 1, 5, 200) };
+	const double want[] = { 0, 62, 2, 72 };
+	expect_starts(jobs, 4, 3, want);
+}
+END_TEST
+
+START_TEST(no_requested_time)
+{
+	/*
+	 * The run time is the estimate: J0 (3 of 4 nodes, 0-10), J1 (4) at 1
+	 * waits for 10, J2 (1 node, run 8) at 2 ends by 10 <= 10: backfilled
+	 * at 2; J3 (1 node, run 9) at 3: no free node.  At 10 J0 and J2 end:
+	 * J1 10-30 first (FCFS), J3 at 30.
+	 */
+	sim_job_t jobs[] = { JOB(0, 3, 10, -1), JOB(1, 4, 20, -1), JOB(2, 1, 8, -1),
+			     JOB(3, 1, 9, -1) };
+	const double want[] = { 0, 10, 2, 30 };
+	expect_starts(jobs, 4, 4, want);
+}
+END_TEST
+
+START_TEST(equal_times)
+{
+	/*
+	 * 2 nodes, everything at time 0 or at the same end times: J0 and J1
+	 * (1 node each, 0-10), J2 (2 nodes) at 10 once both have left, J3 (1
+	 * node, req 5) submitted at 0 would end by 5 but no node is free
+	 * before 10, and at 10 J2 comes first (FCFS): J3 at 20.
+	 */
+	sim_job_t jobs[] = { JOB(0, 1, 10, 10), JOB(0, 1, 10, 10), JOB(0, 2, 10, 10),
+			     JOB(0, 1, 5, 5) };
+	const double want[] = { 0, 0, 10, 20 };
+	expect_starts(jobs, 4, 2, want);
+}
+END_TEST
+
+START_TEST(start_order_and_queue)
+{
+	/* A longer stream: never more nodes than the machine, FCFS order of
+	 * the head, and every job started once. */
+	sim_job_t jobs[12];
+	double start[12], end[12];
+	char err[TOPOMATCH_ERRLEN];
+	for (int j = 0; j < 12; j++)
+		jobs[j] = (sim_job_t)JOB(j, 1 + j % 4, 10 + 7 * (j % 3), 30);
+	fake_t f = { .job = jobs, .fail_at = -1 };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f };
+	ck_assert(sim_sched_run(jobs, 12, 4, &ops, start, end, err) == TOPOMATCH_OK);
+	ck_assert_int_eq(f.starts, 12);
+	for (int j = 0; j < 12; j++) {
+		int64_t busy = 0;
+		for (int k = 0; k < 12; k++)
+			if (start[k] <= start[j] && start[j] < end[k])
+				busy += jobs[k].nodes;
+		ck_assert_msg(busy <= 4, "%lld nodes busy at %g", (long long)busy, start[j]);
+		ck_assert(start[j] >= jobs[j].submit);
+	}
+}
+END_TEST
+
+START_TEST(failing_start)
+{
+	sim_job_t jobs[] = { JOB(0, 1, 10, 10), JOB(1, 1, 10, 10) };
+	double start[2], end[2];
+	char err[TOPOMATCH_ERRLEN];
+	fake_t f = { .job = jobs, .fail_at = 1 };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f };
+	ck_assert_int_eq(sim_sched_run(jobs, 2, 2, &ops, start, end, err), TOPOMATCH_EINVAL);
+	ck_assert_str_eq(err, "start 1 refused");
+}
+END_TEST
+
+START_TEST(refused_streams)
+{
+	double start[2], end[2];
+	char err[TOPOMATCH_ERRLEN];
+	fake_t f = { .fail_at = -1 };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f };
+	sim_job_t big[] = { JOB(0, 5, 10, 10) };
+	big[0].id = 42;
+	f.job = big;
+	ck_assert_int_eq(sim_sched_run(big, 1, 4, &ops, start, end, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "job 42: 5 nodes of 4");
+	sim_job_t unsorted[] = { JOB(5, 1, 10, 10), JOB(1, 1, 10, 10) };
+	f.job = unsorted;
+	ck_assert_int_eq(sim_sched_run(unsorted, 2, 4, &ops, start, end, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "not schedulable in order");
+	ck_assert_int_eq(f.starts, 0);
+}
+END_TEST
+
+static Suite *sched_suite(void)
+{
+	Suite *s = suite_create("topomatch-sim-sched");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, fcfs);
+	tcase_add_test(tc, backfill_before_shadow);
+	tcase_add_test(tc, backfill_on_extra_nodes);
+	tcase_add_test(tc, reservation_by_requested_time);
+	tcase_add_test(tc, no_requested_time);
+	tcase_add_test(tc, equal_times);
+	tcase_add_test(tc, start_order_and_queue);
+	tcase_add_test(tc, failing_start);
+	tcase_add_test(tc, refused_streams);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tm_run_suite(sched_suite());
+}

@@ -1,0 +1,492 @@
+/*
+ * cmd_sim.c - `topomatch sim`: replay a job stream on a described cluster
+ * under several node-selection policies and compare them
+ * (topomatch-sim(1); the simulator's modules are listed in sim.h).
+ *
+ * Policies are independent replays, so they run in parallel threads; the
+ * results do not depend on the thread count.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "cli.h"
+#include "sim.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cmd_sim(int argc, char **argv);
+
+static const char help[] =
+	"Usage: topomatch sim -t CLUSTER.yaml (--trace FILE | --generate N) [OPTIONS]\n"
+	"Replay a job stream on a cluster with FCFS and EASY backfill, once per\n"
+	"node-selection policy, and compare waits, slowdowns and hop-bytes.\n"
+	"\n"
+	"  -t, --topology FILE     cluster description (topomatch.yaml(5))\n"
+	"      --trace FILE        job trace in the Standard Workload Format\n"
+	"                          (.swf, or gzip-compressed .swf.gz)\n"
+	"      --generate N        a generated stream of N jobs instead of a trace\n"
+	"      --load L            offered load of the generated stream (default 0.9)\n"
+	"      --jobs N            the first N jobs that ran and fit the cluster\n"
+	"                          (default: all)\n"
+	"      --policy LIST       comma-separated, from slurm-linear, slurm-tree,\n"
+	"                          topomatch, random (default: all four; slurm-tree\n"
+	"                          only on tree networks)\n"
+	"      --patterns MIX      pattern kinds and weights, e.g. stencil2d=2,random\n"
+	"                          (kinds: stencil2d, stencil3d, alltoall, tree,\n"
+	"                          random, file:PATH; default " SIM_DEFAULT_MIX ")\n"
+	"      --comm-share S      share of a job's run time spent communicating on\n"
+	"                          the compact placement, 0 to 1 (default 0.2)\n"
+	"      --cores-per-node N  the trace's processors per node (default: the\n"
+	"                          fewest cores of a node of the cluster)\n"
+	"      --mapper NAME       topomatch policy's mapper (default auto)\n"
+	"      --max-tasks N       topomatch: patterns of more tasks keep cons_tres'\n"
+	"                          choice, as topomatch.conf's MaxTasks (default 65536)\n"
+	"      --time-budget SEC   topomatch: wall-clock guard per mapping, as the\n"
+	"                          plugin's (default none: results then depend only\n"
+	"                          on the inputs)\n"
+	"      --seed N            seed of the patterns and of the random policy\n"
+	"                          (default 1)\n"
+	"      --out PREFIX        write PREFIX-jobs.csv, PREFIX-summary.txt,\n"
+	"                          PREFIX.json and the plots (PREFIX-*.png, .svg)\n"
+	"      --no-plots          with --out: no plots\n"
+	"      --dump-patterns DIR write each job's pattern to DIR/job-ID.mtx\n"
+	"      --threads N         policies replayed in parallel (default: CPUs)\n"
+	"      --json              print only the JSON summary on stdout\n"
+	"      --quiet             no progress line on stderr\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Exit status: 0 success, 1 bad input or failed run, 2 bad usage.\n"
+	"See topomatch-sim(1).\n";
+
+enum {
+	S_TRACE = OPT_FIRST_PRIVATE,
+	S_GENERATE,
+	S_LOAD,
+	S_JOBS,
+	S_POLICY,
+	S_PATTERNS,
+	S_SHARE,
+	S_CPN,
+	S_NO_PLOTS,
+	S_DUMP,
+	S_THREADS,
+	S_QUIET,
+	S_MAX_TASKS,
+};
+
+struct sim_args {
+	const char *topo, *trace, *policies, *patterns, *out, *dump;
+	int64_t generate, jobs, cpn, threads;
+	double load;
+	bool json, no_plots, quiet;
+	sim_config_t cfg;
+};
+
+static const struct option longopts[] = {
+	{ "topology", required_argument, NULL, 't' },
+	{ "trace", required_argument, NULL, S_TRACE },
+	{ "generate", required_argument, NULL, S_GENERATE },
+	{ "load", required_argument, NULL, S_LOAD },
+	{ "jobs", required_argument, NULL, S_JOBS },
+	{ "policy", required_argument, NULL, S_POLICY },
+	{ "patterns", required_argument, NULL, S_PATTERNS },
+	{ "comm-share", required_argument, NULL, S_SHARE },
+	{ "cores-per-node", required_argument, NULL, S_CPN },
+	{ "mapper", required_argument, NULL, OPT_MAPPER },
+	{ "max-tasks", required_argument, NULL, S_MAX_TASKS },
+	{ "time-budget", required_argument, NULL, OPT_BUDGET },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "no-plots", no_argument, NULL, S_NO_PLOTS },
+	{ "dump-patterns", required_argument, NULL, S_DUMP },
+	{ "threads", required_argument, NULL, S_THREADS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, S_QUIET },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options with a number; false after the message. */
+static bool number_opt(int c, const char *v, struct sim_args *a)
+{
+	switch (c) {
+	case S_GENERATE: return cli_int64("sim", "--generate", v, 1, 100000000, &a->generate);
+	case S_JOBS: return cli_int64("sim", "--jobs", v, 1, INT64_MAX, &a->jobs);
+	case S_CPN: return cli_int64("sim", "--cores-per-node", v, 1, 1 << 20, &a->cpn);
+	case S_THREADS: return cli_int64("sim", "--threads", v, 1, 1024, &a->threads);
+	case S_MAX_TASKS:
+		return cli_int64("sim", "--max-tasks", v, 1, TOPOMATCH_BLOB_MAX_TASKS,
+				 &a->cfg.tm.max_tasks);
+	case S_LOAD: return cli_double("sim", "--load", v, 0.001, 100, &a->load);
+	case S_SHARE: return cli_double("sim", "--comm-share", v, 0, 1, &a->cfg.share);
+	case OPT_SEED: return cli_uint64("sim", "--seed", v, &a->cfg.seed);
+	default:
+		return cli_double("sim", "--time-budget", v, 0, 1e9, &a->cfg.tm.time_budget_s);
+	}
+}
+
+static int one_opt(int c, const char *v, struct sim_args *a, char **argv)
+{
+	switch (c) {
+	case 't': a->topo = v; break;
+	case S_TRACE: a->trace = v; break;
+	case S_POLICY: a->policies = v; break;
+	case S_PATTERNS: a->patterns = v; break;
+	case OPT_MAPPER: a->cfg.tm.mapper = v; break;
+	case OPT_OUT: a->out = v; break;
+	case S_DUMP: a->dump = v; break;
+	case S_NO_PLOTS: a->no_plots = true; break;
+	case OPT_JSON: a->json = true; break;
+	case S_QUIET: a->quiet = true; break;
+	case 'h': fputs(help, stdout); exit(CLI_OK);
+	case ':': return cli_usage_error("sim", "option '%s' needs a value", argv[optind - 1]);
+	case '?': return cli_usage_error("sim", "unknown option '%s'", argv[optind - 1]);
+	default: return number_opt(c, v, a) ? CLI_OK : CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
+static bool mapper_known(const char *name)
+{
+	for (const char *const *n = topomatch_mapper_names(); *n; n++)
+		if (!strcmp(*n, name))
+			return true;
+	return false;
+}
+
+static int check_args(const struct sim_args *a)
+{
+	if (!a->topo)
+		return cli_usage_error("sim", "-t CLUSTER.yaml is needed");
+	if (!a->trace == !a->generate)
+		return cli_usage_error("sim", "give one job stream: --trace FILE or --generate N");
+	if (a->cfg.tm.mapper && !mapper_known(a->cfg.tm.mapper))
+		return cli_usage_error("sim", "--mapper: unknown mapper '%s'", a->cfg.tm.mapper);
+	if (a->no_plots && !a->out)
+		return cli_usage_error("sim", "--no-plots goes with --out PREFIX");
+	return CLI_OK;
+}
+
+static int parse_args(int argc, char **argv, struct sim_args *a)
+{
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:h", longopts, NULL)) != -1) {
+		int rc = one_opt(c, optarg, a, argv);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return cli_usage_error("sim", "unexpected argument '%s'", argv[optind]);
+	return check_args(a);
+}
+
+/* ------------------------------------------------------------- setup */
+
+struct sim_world {
+	topomatch_cluster_t *cl;
+	sim_machine_t m;
+	sim_mix_t mix;
+	sim_stream_t s;
+	int policy[SIM_NPOLICIES], npol;
+};
+
+static void world_free(struct sim_world *w)
+{
+	sim_stream_free(&w->s);
+	sim_mix_free(&w->mix);
+	sim_machine_free(&w->m);
+	topomatch_cluster_destroy(w->cl);
+}
+
+static int policies(const struct sim_args *a, struct sim_world *w)
+{
+	char err[TOPOMATCH_ERRLEN];
+	if (a->policies) {
+		if (sim_policy_parse(a->policies, w->policy, &w->npol, err))
+			return cli_usage_error("sim", "%s", err);
+		for (int k = 0; k < w->npol; k++)
+			if (w->policy[k] == SIM_SLURM_TREE && w->m.levels < 1) {
+				cli_error("sim", "slurm-tree: %s has a %s network, not a tree",
+					  a->topo, topomatch_cluster_network(w->cl));
+				return CLI_FAIL;
+			}
+		return CLI_OK;
+	}
+	for (int p = 0; p < SIM_NPOLICIES; p++)
+		if (p != SIM_SLURM_TREE || w->m.levels > 0)
+			w->policy[w->npol++] = p;
+	return CLI_OK;
+}
+
+static int stream(const struct sim_args *a, struct sim_world *w)
+{
+	char err[TOPOMATCH_ERRLEN];
+	int rc = a->trace ? sim_stream_swf(a->trace, a->jobs, w->m.cpn, w->m.nnodes, &w->s, err)
+			  : sim_stream_generate(a->generate, a->load, w->m.cpn, w->m.nnodes,
+						a->cfg.seed, &w->s, err);
+	if (rc) {
+		cli_error("sim", "%s", err);
+		return CLI_FAIL;
+	}
+	if (w->s.n == 0) {
+		cli_error("sim", "%s: no job to simulate (%lld records; %lld never ran, %lld larger "
+				 "than the cluster's %lld nodes)", a->trace ? a->trace : "stream",
+			  (long long)w->s.records, (long long)w->s.never_ran,
+			  (long long)w->s.too_big, (long long)w->m.nnodes);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+static int setup(const struct sim_args *a, struct sim_world *w)
+{
+	char err[TOPOMATCH_ERRLEN];
+	int rc;
+	if (topomatch_cluster_load(a->topo, &w->cl, err) ||
+	    sim_machine_init(&w->m, w->cl, a->cpn, err)) {
+		cli_error("sim", "%s", err);
+		return CLI_FAIL;
+	}
+	if ((rc = policies(a, w)))
+		return rc;
+	if ((rc = sim_mix_parse(a->patterns ? a->patterns : SIM_DEFAULT_MIX, NULL, &w->mix, err))) {
+		if (rc == TOPOMATCH_EINVAL)
+			return cli_usage_error("sim", "%s", err);
+		cli_error("sim", "%s", err);
+		return CLI_FAIL;
+	}
+	return stream(a, w);
+}
+
+/* ----------------------------------------------------------- threads */
+
+struct work {
+	const sim_config_t *cfg;
+	sim_job_t *jobs;
+	sim_result_t *res;
+	const int *policy;
+	int nitems;           /* reference chunks, or policies */
+	int64_t chunk;
+	int next, failed;     /* atomic */
+	int done;             /* atomic: workers finished */
+	char err[TOPOMATCH_ERRLEN];
+	pthread_mutex_t lock; /* err */
+};
+
+static int do_item(struct work *w, int i, char *err)
+{
+	if (!w->res) {
+		int64_t from = (int64_t)i * w->chunk, to = from + w->chunk;
+		return sim_reference(w->cfg, w->jobs, from, to < w->cfg->s->n ? to : w->cfg->s->n,
+				     err);
+	}
+	return sim_run(w->cfg, w->policy[i], &w->res[i], err);
+}
+
+static void *worker(void *arg)
+{
+	struct work *w = arg;
+	char err[TOPOMATCH_ERRLEN];
+	int i;
+	while (!__atomic_load_n(&w->failed, __ATOMIC_RELAXED) &&
+	       (i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nitems) {
+		if (do_item(w, i, err)) {
+			pthread_mutex_lock(&w->lock);
+			if (!w->failed)
+				snprintf(w->err, sizeof(w->err), "%s", err);
+			__atomic_store_n(&w->failed, 1, __ATOMIC_RELAXED);
+			pthread_mutex_unlock(&w->lock);
+		}
+	}
+	__atomic_fetch_add(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The progress line: rewritten in place on a terminal, a line every ten
+ * seconds otherwise (logs). */
+static void progress(const struct sim_args *a, const sim_config_t *c, int64_t total,
+		     double t0, double *last, bool final)
+{
+	bool tty = isatty(STDERR_FILENO);
+	double t = now_s();
+	if (a->quiet || (!final && t - *last < (tty ? 0.5 : 10)) || (final && !tty && t - t0 < 10))
+		return;
+	int64_t d = __atomic_load_n(c->progress, __ATOMIC_RELAXED);
+	fprintf(stderr, "%stopomatch sim: %lld of %lld job placements (%.0f%%), %.0f s%s",
+		tty ? "\r" : "", (long long)d, (long long)total,
+		100.0 * (double)d / (double)(total ? total : 1), t - t0,
+		final || !tty ? "\n" : "");
+	*last = t;
+}
+
+static int run_threads(const struct sim_args *a, struct work *w, int64_t total, double t0)
+{
+	int64_t nt = a->threads > 0 ? a->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	nt = nt < 1 ? 1 : nt > w->nitems ? w->nitems : nt;
+	pthread_t th[1024];
+	double last = t0;
+	int started = 0;
+	pthread_mutex_init(&w->lock, NULL);
+	for (; started < nt; started++)
+		if (pthread_create(&th[started], NULL, worker, w))
+			break;
+	if (started == 0)
+		worker(w); /* no thread: do it here */
+	while (started && __atomic_load_n(&w->done, __ATOMIC_ACQUIRE) < started) {
+		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+		progress(a, w->cfg, total, t0, &last, false);
+	}
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	pthread_mutex_destroy(&w->lock);
+	if (w->failed)
+		cli_error("sim", "%s", w->err);
+	return w->failed ? CLI_FAIL : CLI_OK;
+}
+
+/* Reference hop-bytes, then one replay per policy (the longest first:
+ * topomatch maps every job, the others only place blocks). */
+static int simulate(const struct sim_args *a, struct sim_world *wd, sim_config_t *c,
+		    sim_result_t *res)
+{
+	int64_t total = wd->s.n * (1 + wd->npol);
+	double t0 = now_s(), last = t0;
+	int64_t nt = a->threads > 0 ? a->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t chunk = (wd->s.n + (nt > 0 ? nt : 1) * 8 - 1) / ((nt > 0 ? nt : 1) * 8);
+	struct work ref = { .cfg = c, .jobs = wd->s.job, .chunk = chunk > 0 ? chunk : 1 };
+	ref.nitems = (int)((wd->s.n + ref.chunk - 1) / ref.chunk);
+	int rc = run_threads(a, &ref, total, t0);
+	if (rc)
+		return rc;
+	int order[SIM_NPOLICIES], n = 0;
+	for (int k = 0; k < wd->npol; k++)
+		if (wd->policy[k] == SIM_TOPOMATCH)
+			order[n++] = k;
+	for (int k = 0; k < wd->npol; k++)
+		if (wd->policy[k] != SIM_TOPOMATCH)
+			order[n++] = k;
+	int pol[SIM_NPOLICIES];
+	for (int k = 0; k < n; k++)
+		pol[k] = wd->policy[order[k]];
+	sim_result_t tmp[SIM_NPOLICIES];
+	memset(tmp, 0, sizeof(tmp)); /* a run that never started frees as empty */
+	struct work runs = { .cfg = c, .res = tmp, .policy = pol, .nitems = n };
+	rc = run_threads(a, &runs, total, t0);
+	for (int k = 0; k < n; k++) /* back in the order asked */
+		res[order[k]] = tmp[k];
+	progress(a, c, total, t0, &last, true);
+	if (rc)
+		for (int k = 0; k < n; k++)
+			sim_result_free(&res[k]);
+	return rc;
+}
+
+/* ----------------------------------------------------------- outputs */
+
+static FILE *open_prefixed(const char *prefix, const char *suffix, char *path, size_t len)
+{
+	snprintf(path, len, "%s%s", prefix, suffix);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		cli_error("sim", "%s: %s", path, strerror(errno));
+	return f;
+}
+
+static int write_summaries(const struct sim_args *a, const sim_config_t *c,
+			   const sim_result_t *r, const sim_summary_t *u, int n)
+{
+	char path[4096];
+	FILE *f = open_prefixed(a->out, "-summary.txt", path, sizeof(path));
+	if (!f)
+		return CLI_FAIL;
+	sim_report_text(f, c, r, u, n);
+	if (fclose(f) || !(f = open_prefixed(a->out, ".json", path, sizeof(path))))
+		return CLI_FAIL;
+	sim_report_json(f, c, r, u, n);
+	return fclose(f) ? CLI_FAIL : CLI_OK;
+}
+
+static int write_files(const struct sim_args *a, const sim_config_t *c, const sim_result_t *r,
+		       const sim_summary_t *u, int n)
+{
+	char err[TOPOMATCH_ERRLEN], path[4096];
+	int drawn;
+	snprintf(path, sizeof(path), "%s-jobs.csv", a->out);
+	if (sim_report_csv(path, c, r, n, err) ||
+	    (!a->no_plots && sim_plot(a->out, c, r, n, &drawn, err))) {
+		cli_error("sim", "%s", err);
+		return CLI_FAIL;
+	}
+	if (write_summaries(a, c, r, u, n))
+		return CLI_FAIL;
+	if (!a->no_plots && !drawn)
+		fprintf(stderr, "topomatch sim: gnuplot is not on PATH: no images; the data and "
+				"%s.gp are written (install gnuplot-nox)\n", a->out);
+	return CLI_OK;
+}
+
+static int report(const struct sim_args *a, const sim_config_t *c, const sim_result_t *r,
+		  int n)
+{
+	sim_summary_t u[SIM_NPOLICIES];
+	for (int k = 0; k < n; k++)
+		sim_summarize(c, &r[k], &u[k]);
+	if (a->json)
+		sim_report_json(stdout, c, r, u, n);
+	else
+		sim_report_text(stdout, c, r, u, n);
+	int rc = a->out ? write_files(a, c, r, u, n) : CLI_OK;
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("sim", "write error on stdout");
+		rc = CLI_FAIL;
+	}
+	return rc;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct sim_args a = { .load = 0.9,
+			      .cfg = { .seed = 1, .share = SIM_DEFAULT_COMM_SHARE,
+				       .tm.max_tasks = SIM_PLUGIN_MAX_TASKS } };
+	struct sim_world w = { 0 };
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+	if (a.generate && a.jobs && a.jobs < a.generate)
+		a.generate = a.jobs;
+	if ((rc = setup(&a, &w))) {
+		world_free(&w);
+		return rc;
+	}
+	volatile int64_t done = 0;
+	a.cfg.m = &w.m;
+	a.cfg.s = &w.s;
+	a.cfg.mix = &w.mix;
+	a.cfg.dump_dir = a.dump;
+	a.cfg.tm.seed = 1; /* the plugin's: topomatch_map_opts_init's default */
+	a.cfg.progress = &done;
+	sim_result_t res[SIM_NPOLICIES];
+	rc = simulate(&a, &w, &a.cfg, res);
+	if (rc == CLI_OK) {
+		rc = report(&a, &a.cfg, res, w.npol);
+		for (int k = 0; k < w.npol; k++)
+			sim_result_free(&res[k]);
+	}
+	world_free(&w);
+	return rc;
+}

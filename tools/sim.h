@@ -1,0 +1,360 @@
+/*
+ * sim.h - the scheduler simulator behind `topomatch sim` (topomatch-sim(1)):
+ * a job stream (an SWF trace or a generated one) replayed with FCFS and
+ * EASY backfill on a described cluster, once per node-selection policy,
+ * each job's run time stretched by the hop-bytes of its placement.
+ *
+ * Modules, one responsibility each:
+ *   sim_err.c          error messages
+ *   sim_swf.c          Standard Workload Format reader (plain or .gz)
+ *   sim_stream.c       SWF records -> jobs, or a generated stream
+ *   sim_pattern.c      the communication pattern of each job (kind mix)
+ *   sim_machine.c      the cluster as policies see it: Slurm's switch
+ *                      table, free nodes
+ *   sim_policy.c       slurm-linear, topomatch, random
+ *   sim_policy_tree.c  slurm-tree (cons_tres' _eval_nodes_topo)
+ *   sim_model.c        hop-bytes, the run-time model, statistics
+ *   sim_sched.c        FCFS + EASY backfill
+ *   sim_run.c          one policy over the stream
+ *   sim_report.c       text summary, JSON, per-job CSV
+ *   sim_plot.c         gnuplot data, script and images
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TM_SIM_H
+#define TM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "topomatch.h"
+#include "topomatch_cluster.h"
+
+/* One-line messages into err (TOPOMATCH_ERRLEN bytes, may be NULL),
+ * truncated to fit; the _prefix form puts its text in front of what err
+ * holds.  Both return status. */
+int sim_err(char *err, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sim_err_prefix(char *err, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------ SWF */
+
+/* The fields of one SWF record that the simulator uses (SWF field numbers
+ * in brackets, Feitelson's definition of the format, version 2.2). */
+typedef struct sim_swf_rec {
+	int64_t line;        /* line in the file */
+	int64_t id;          /* [1] job number */
+	double submit;       /* [2] submit time, s */
+	double wait;         /* [3] wait time, s */
+	double run;          /* [4] run time, s */
+	int64_t alloc_procs; /* [5] allocated processors */
+	int64_t req_procs;   /* [8] requested processors */
+	double req_time;     /* [9] requested time, s */
+	int status;          /* [11] 1 completed, 0 failed, 5 cancelled, ... */
+	int64_t user;        /* [12] */
+	int64_t partition;   /* [16] */
+} sim_swf_rec_t;
+
+#define SIM_SWF_FIELDS 18
+
+typedef struct sim_swf sim_swf_t;
+
+/* Open a trace (gzip-compressed or not: zlib reads both) and read its
+ * header, the "; Key: value" comment lines before the first record. */
+int sim_swf_open(const char *path, sim_swf_t **out, char *err);
+/* The next record: *got = 1, or 0 at the end.  A malformed line gives
+ * TOPOMATCH_EPARSE and "FILE:LINE: what is wrong". */
+int sim_swf_next(sim_swf_t *s, sim_swf_rec_t *r, int *got, char *err);
+void sim_swf_close(sim_swf_t *s);
+/* A header field's value ("MaxProcs", "Installation", ...; keys compare
+ * without case), NULL when absent; repeated keys: the first. */
+const char *sim_swf_header(const sim_swf_t *s, const char *key);
+/* The same as an integer; -1 when absent or not a whole number. */
+int64_t sim_swf_header_int(const sim_swf_t *s, const char *key);
+int64_t sim_swf_header_count(const sim_swf_t *s);
+/* One record line: 18 numbers, -1 where unknown.  name/line for messages. */
+int sim_swf_parse(const char *text, const char *name, int64_t line, sim_swf_rec_t *r,
+		  char *err);
+
+/* ---------------------------------------------------------------- jobs */
+
+typedef struct sim_job {
+	int64_t id;      /* SWF job number, or 1, 2, ... when generated */
+	int64_t line;    /* trace line, 0 when generated */
+	double submit;   /* s after the first job's submission */
+	double run;      /* the trace's run time, s */
+	double req;      /* requested time, s (the kill limit); <= 0: none */
+	int64_t procs;   /* processors = tasks */
+	int64_t nodes;   /* whole nodes: ceil(procs / cores per node) */
+	int kind;        /* entry of the pattern mix, -1: no pattern */
+	double hb_ref;   /* hop-bytes on the compact reference placement */
+} sim_job_t;
+
+typedef struct sim_stream {
+	sim_job_t *job;
+	int64_t n, cap;
+	int64_t records;   /* SWF records read */
+	int64_t never_ran; /* skipped: no run time or no processor count */
+	int64_t too_big;   /* skipped: more nodes than the cluster has */
+	int64_t max_nodes, max_procs; /* SWF header, -1 when absent */
+	char source[512];  /* "FILE (Installation)" or "generated ..." */
+} sim_stream_t;
+
+/* Jobs of an SWF trace: the first max_jobs (0: all) that ran and fit. */
+int sim_stream_swf(const char *path, int64_t max_jobs, int64_t cores_per_node,
+		   int64_t nnodes, sim_stream_t *s, char *err);
+/* A generated stream of njobs jobs offering `load` (0..) of the cluster:
+ * see sim_stream.c for the distributions. */
+int sim_stream_generate(int64_t njobs, double load, int64_t cores_per_node, int64_t nnodes,
+			uint64_t seed, sim_stream_t *s, char *err);
+void sim_stream_free(sim_stream_t *s);
+
+/* ------------------------------------------------------------ patterns */
+
+enum sim_kind {
+	SIM_STENCIL2D,
+	SIM_STENCIL3D,
+	SIM_ALLTOALL,
+	SIM_TREE,
+	SIM_RANDOM,
+	SIM_FILE,
+	SIM_NKINDS
+};
+
+/* Dense all-to-all up to this many tasks; beyond, Bruck's log2(n)
+ * partners per task (sim_pattern.c says why). */
+#define SIM_ALLTOALL_DENSE 256
+/* Partners of each task in the random sparse kind. */
+#define SIM_RANDOM_DEGREE 8
+
+typedef struct sim_mix_entry {
+	int kind;
+	double weight;
+	char *path;                /* SIM_FILE */
+	topomatch_affinity_t *file;
+	char name[64];             /* "stencil2d", "file:NAME" */
+} sim_mix_entry_t;
+
+typedef struct sim_mix {
+	sim_mix_entry_t *e;
+	int n;
+} sim_mix_t;
+
+#define SIM_DEFAULT_MIX "stencil2d,stencil3d,alltoall,tree,random"
+
+/* "stencil2d=2,alltoall,file:app.mtx=0.5": kinds with weights (default
+ * 1).  Files are read here.  EINVAL with a message for a bad list. */
+int sim_mix_parse(const char *spec, const topomatch_limits_t *lim, sim_mix_t *mix, char *err);
+void sim_mix_free(sim_mix_t *mix);
+/* The entry of job `id` with `ntasks` tasks, drawn from the seed: a file
+ * only for jobs of its size; -1 when no entry fits. */
+int sim_mix_draw(const sim_mix_t *mix, uint64_t seed, int64_t id, int64_t ntasks);
+/* Job `id`'s pattern of entry e (same seed and id: same pattern). */
+int sim_pattern_make(const sim_mix_t *mix, int e, int64_t ntasks, uint64_t seed, int64_t id,
+		     topomatch_affinity_t **out, char *err);
+
+/* ------------------------------------------------------------- machine */
+
+/*
+ * The cluster as the policies see it.  On a tree, the switch table as
+ * Slurm's topology/tree builds it from topology.conf
+ * (src/plugins/topology/tree/topology_tree.c): level 0 = leaf switches,
+ * a parent's level one more than its children's; leaves listed first, in
+ * node order, then each level up, the root last.
+ */
+typedef struct sim_switch {
+	int level;       /* 0: leaf */
+	int64_t parent;  /* -1 for the root */
+	int64_t vertex;  /* its vertex at its depth of the cluster's tree */
+} sim_switch_t;
+
+typedef struct sim_machine {
+	const topomatch_cluster_t *cl;
+	int64_t nnodes;
+	int64_t cpn;        /* cores per node, for SWF processors -> nodes */
+	int levels;         /* switch levels; -1: not a tree */
+	int64_t nsw;
+	sim_switch_t *sw;
+	int64_t *node_leaf; /* node -> its leaf switch (index into sw) */
+	int64_t *node_sw;   /* node i's switch of level l: node_sw[i * levels + l] */
+	int64_t *sw_nodes;  /* nodes of leaf s: sw_nodes[sw_first[s] .. sw_first[s+1]) */
+	int64_t *sw_first;
+	int64_t *compact;   /* nodes in network order (node position): the
+			     * first k are the reference placement's */
+} sim_machine_t;
+
+/* cpn <= 0: the fewest cores any node has. */
+int sim_machine_init(sim_machine_t *m, const topomatch_cluster_t *cl, int64_t cpn, char *err);
+void sim_machine_free(sim_machine_t *m);
+/* Hops between switches a and b in Slurm's switches_dist (one per link). */
+int64_t sim_switch_dist(const sim_machine_t *m, int64_t a, int64_t b);
+/* Leaf switches that nodes[0..n-1] hang from; -1 off trees. */
+int64_t sim_switches_spanned(const sim_machine_t *m, const int64_t *nodes, int64_t n);
+
+/* Free nodes during one run, with per-switch counts. */
+typedef struct sim_free {
+	unsigned char *free;
+	int64_t nfree;
+	int64_t *sw_free;
+} sim_free_t;
+
+int sim_free_init(sim_free_t *f, const sim_machine_t *m);
+void sim_free_free(sim_free_t *f);
+void sim_free_take(sim_free_t *f, const sim_machine_t *m, const int64_t *nodes, int64_t n);
+void sim_free_give(sim_free_t *f, const sim_machine_t *m, const int64_t *nodes, int64_t n);
+/* PUs of nodes[0..n-1], node by node (malloc'd). */
+int sim_nodes_pus(const sim_machine_t *m, const int64_t *nodes, int64_t n, int64_t **pus,
+		  int64_t *npus, char *err);
+
+/* ------------------------------------------------------------ policies */
+
+enum sim_policy {
+	SIM_LINEAR,
+	SIM_SLURM_TREE,
+	SIM_TOPOMATCH,
+	SIM_RANDOM_NODES,
+	SIM_NPOLICIES
+};
+
+const char *sim_policy_name(int p);
+/* "slurm-linear,topomatch" -> ids (no repeats); EINVAL naming the bad one. */
+int sim_policy_parse(const char *list, int *ids, int *n, char *err);
+
+/* What the topomatch policy passes to topomatch_cluster_select. */
+typedef struct sim_tm_opts {
+	const char *mapper;   /* NULL: auto, as topomatch.conf's default */
+	uint64_t seed;
+	double time_budget_s; /* <= 0: none (deterministic) */
+	int64_t max_tasks;    /* topomatch.conf MaxTasks: larger patterns ignored */
+} sim_tm_opts_t;
+
+/* topomatch.conf's default MaxTasks (plugin/common/tm_plugin_conf.c). */
+#define SIM_PLUGIN_MAX_TASKS 65536
+
+/* Counters of the topomatch policy (what select/topomatch would log). */
+typedef struct sim_tm_stats {
+	int64_t narrowed;    /* the mapping chose exactly the job's nodes */
+	int64_t overflow;    /* it spread over more: cons_tres chose among them */
+	int64_t underflow;   /* fewer: cons_tres chose among all free nodes */
+	int64_t fallback;    /* no pattern or mapping failure: cons_tres */
+} sim_tm_stats_t;
+
+/*
+ * Choose k free nodes for a job of `a`'s tasks (a may be NULL: no
+ * pattern) and place its tasks: nodes[] gets k nodes in increasing
+ * order, pu[] (ntasks entries) each task's cluster PU.  The free set is
+ * not changed.  rng: the random policy's state.
+ */
+typedef struct sim_pick {
+	int policy;
+	const sim_machine_t *m;
+	const sim_free_t *f;
+	const topomatch_affinity_t *a;
+	int64_t ntasks, k;
+	topomatch_rng_t *rng;
+	const sim_tm_opts_t *tm;
+	sim_tm_stats_t *stats;
+} sim_pick_t;
+
+int sim_policy_select(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err);
+/* cons_tres' _eval_nodes_topo for k whole nodes among cand[] (NULL: the
+ * free nodes): nodes[] gets them in increasing order.  EINVAL off trees. */
+int sim_slurm_tree(const sim_machine_t *m, const sim_free_t *f, const unsigned char *cand,
+		   int64_t k, int64_t *nodes, char *err);
+/* Tasks in block order over the PUs of nodes[] (Slurm's block layout). */
+int sim_place_block(const sim_machine_t *m, const int64_t *nodes, int64_t k, int64_t ntasks,
+		    int64_t *pu, char *err);
+
+/* --------------------------------------------------------------- model */
+
+#define SIM_DEFAULT_COMM_SHARE 0.2
+/* Bounded slowdown's threshold (Feitelson et al., JSSPP 1997): 10 s. */
+#define SIM_BSLD_TAU 10.0
+
+/* Hop-bytes of a placement (cluster PUs): sum over C(i,j) d(pu_i, pu_j). */
+int sim_hop_bytes(const topomatch_cluster_t *cl, const topomatch_affinity_t *a,
+		  const int64_t *pu, double *hb, char *err);
+/* run x (1 - s + s x hb / hb_ref), 1 when hb_ref is 0; cut at req
+ * (> 0) with *killed = 1. */
+double sim_model_runtime(double run, double s, double hb, double hb_ref, double req,
+			 int *killed);
+double sim_bounded_slowdown(double wait, double run);
+double sim_mean(const double *x, int64_t n);
+/* Nearest-rank percentile p (0..100) of x[0..n-1] (copied, not sorted). */
+double sim_percentile(const double *x, int64_t n, double p);
+
+/* ----------------------------------------------------------- scheduler */
+
+/* start(): put job j on the machine at `now` and return its run time;
+ * finish(): take it off.  Non-zero from start() stops the run. */
+typedef struct sim_sched_ops {
+	int (*start)(void *ctx, int64_t j, double now, double *run, char *err);
+	void (*finish)(void *ctx, int64_t j);
+	void *ctx;
+} sim_sched_ops_t;
+
+/*
+ * FCFS with EASY backfill (Lifka 1995; Mu'alem and Feitelson, IEEE TPDS
+ * 12(6), 2001) of jobs[0..n-1] (in submit order) on nnodes nodes.
+ * Reservations use the requested time (the trace's run time when there
+ * is none).  start[j], end[j] get the times.
+ */
+int sim_sched_run(const sim_job_t *jobs, int64_t n, int64_t nnodes, const sim_sched_ops_t *ops,
+		  double *start, double *end, char *err);
+
+/* ------------------------------------------------------- a policy's run */
+
+typedef struct sim_config {
+	const sim_machine_t *m;
+	const sim_stream_t *s;
+	const sim_mix_t *mix;
+	uint64_t seed;
+	double share;        /* communication share s of the model */
+	sim_tm_opts_t tm;
+	const char *dump_dir; /* write each job's pattern there (NULL: no) */
+	volatile int64_t *progress; /* job starts so far, all runs (atomic) */
+} sim_config_t;
+
+typedef struct sim_result {
+	int policy;
+	double *start, *end, *run, *hb;
+	int64_t *switches;
+	unsigned char *killed;
+	int64_t *node_off;  /* job j's nodes: nodes[node_off[j] .. + job j's nodes) */
+	int64_t *nodes;
+	int64_t nodes_len, nodes_cap;
+	sim_tm_stats_t tm;
+	int64_t nkilled;
+} sim_result_t;
+
+/* The compact reference hop-bytes of jobs [from, to). */
+int sim_reference(const sim_config_t *c, sim_job_t *jobs, int64_t from, int64_t to, char *err);
+int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err);
+void sim_result_free(sim_result_t *r);
+
+/* ------------------------------------------------------------- reports */
+
+typedef struct sim_summary {
+	double mean_hop_bytes, mean_hop_bytes_ratio, mean_wait, p95_wait;
+	double mean_bsld, p95_bsld, utilization, makespan, mean_switches;
+	int64_t killed;
+} sim_summary_t;
+
+void sim_summarize(const sim_config_t *c, const sim_result_t *r, sim_summary_t *out);
+void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
+		     const sim_summary_t *sum, int nres);
+void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
+		     const sim_summary_t *sum, int nres);
+int sim_report_csv(const char *path, const sim_config_t *c, const sim_result_t *r, int nres,
+		   char *err);
+/* Node names of nodes[0..n-1] as a Slurm host list ("n[01-04],m7"). */
+void sim_hostlist(const topomatch_cluster_t *cl, const int64_t *nodes, int64_t n, FILE *out);
+
+/* Data files and a gnuplot script under `prefix`, then gnuplot if it is
+ * on PATH (*drawn = 1).  Images: PREFIX-{hopbytes,wait,util}.{png,svg}. */
+int sim_plot(const char *prefix, const sim_config_t *c, const sim_result_t *r, int nres,
+	     int *drawn, char *err);
+
+#endif /* TM_SIM_H */

@@ -1,0 +1,255 @@
+/*
+ * sim_plot.c - plots of a simulation with gnuplot: the CDF of each job's
+ * hop-bytes relative to its compact reference placement, the CDF of wait
+ * times, and the cluster's utilization over time, one curve per policy,
+ * as PNG and SVG.  The data files and the script stay next to the images
+ * (PREFIX-*.dat, PREFIX.gp): rerun `gnuplot PREFIX.gp` after editing the
+ * script, or draw them elsewhere when this machine has no gnuplot.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "sim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Points per CDF curve and bins of the utilization curve: enough for a
+ * smooth line, small files whatever the job count. */
+#define CDF_POINTS 1000
+#define UTIL_BINS 400
+
+static FILE *open_out(const char *prefix, const char *suffix, char *path, size_t len,
+		      char *err)
+{
+	snprintf(path, len, "%s%s", prefix, suffix);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		sim_err(err, TOPOMATCH_EIO, "%s: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const char *path, char *err)
+{
+	int bad = ferror(f);
+	bad |= fclose(f);
+	if (!bad)
+		return TOPOMATCH_OK;
+	return sim_err(err, TOPOMATCH_EIO, "%s: write failed", path);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* One gnuplot data block: quantiles of v[0..n-1] against their fraction. */
+static void cdf_block(FILE *f, double *v, int64_t n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	int64_t points = n < CDF_POINTS ? n : CDF_POINTS;
+	for (int64_t q = 1; q <= points; q++) {
+		int64_t rank = (int64_t)ceil((double)q / (double)points * (double)n);
+		fprintf(f, "%.9g %.6f\n", v[rank - 1], (double)rank / (double)n);
+	}
+	fprintf(f, "\n\n");
+}
+
+/* what 0: hop-bytes / reference (jobs with communication); 1: wait, h. */
+static int cdf_file(const char *prefix, const char *suffix, int what, const sim_config_t *c,
+		    const sim_result_t *r, int nres, char *err)
+{
+	char path[4096];
+	double *v = malloc((size_t)c->s->n * sizeof(*v) + 1);
+	FILE *f = v ? open_out(prefix, suffix, path, sizeof(path), err) : NULL;
+	if (!f) {
+		free(v);
+		return v ? TOPOMATCH_EIO : TOPOMATCH_ENOMEM;
+	}
+	for (int k = 0; k < nres; k++) {
+		int64_t n = 0;
+		for (int64_t j = 0; j < c->s->n; j++) {
+			const sim_job_t *job = &c->s->job[j];
+			if (what == 1)
+				v[n++] = (r[k].start[j] - job->submit) / 3600;
+			else if (job->hb_ref > 0)
+				v[n++] = r[k].hb[j] / job->hb_ref;
+		}
+		if (n == 0)
+			v[n++] = what == 1 ? 0 : 1; /* keep the block: gnuplot's index counts */
+		cdf_block(f, v, n);
+	}
+	free(v);
+	return close_out(f, path, err);
+}
+
+/* Busy nodes / nodes, averaged over UTIL_BINS bins of the longest run. */
+static void util_block(FILE *f, const sim_config_t *c, const sim_result_t *r, double span,
+		       double *bin)
+{
+	double w = span / UTIL_BINS;
+	memset(bin, 0, UTIL_BINS * sizeof(*bin));
+	for (int64_t j = 0; j < c->s->n; j++) {
+		double s = r->start[j], e = r->end[j], nodes = (double)c->s->job[j].nodes;
+		for (int64_t b = (int64_t)(s / w); b < UTIL_BINS && b * w < e; b++) {
+			double lo = fmax(s, (double)b * w), hi = fmin(e, (double)(b + 1) * w);
+			if (hi > lo)
+				bin[b] += nodes * (hi - lo);
+		}
+	}
+	for (int b = 0; b < UTIL_BINS; b++)
+		fprintf(f, "%.6g %.6f\n", ((double)b + 0.5) * w / 3600,
+			bin[b] / (w * (double)c->m->nnodes));
+	fprintf(f, "\n\n");
+}
+
+static int util_file(const char *prefix, const sim_config_t *c, const sim_result_t *r,
+		     int nres, char *err)
+{
+	char path[4096];
+	double span = 0, bin[UTIL_BINS];
+	for (int k = 0; k < nres; k++)
+		for (int64_t j = 0; j < c->s->n; j++)
+			span = fmax(span, r[k].end[j]);
+	FILE *f = open_out(prefix, "-util.dat", path, sizeof(path), err);
+	if (!f)
+		return TOPOMATCH_EIO;
+	for (int k = 0; k < nres; k++)
+		util_block(f, c, &r[k], span > 0 ? span : 1, bin);
+	return close_out(f, path, err);
+}
+
+/* gnuplot string literal of a path (single quotes, doubled inside). */
+static void gp_quote(FILE *f, const char *prefix, const char *suffix)
+{
+	fputc('\'', f);
+	for (const char *p = prefix; *p; p++)
+		fputs(*p == '\'' ? "''" : (char[]){ *p, 0 }, f);
+	fprintf(f, "%s'", suffix);
+}
+
+static void gp_plot(FILE *f, const char *prefix, const char *data, const sim_result_t *r,
+		    int nres)
+{
+	fprintf(f, "plot ");
+	for (int k = 0; k < nres; k++) {
+		gp_quote(f, prefix, data);
+		fprintf(f, " index %d with lines lw 2 title '%s'%s", k, sim_policy_name(r[k].policy),
+			k + 1 < nres ? ", \\\n     " : "\n");
+	}
+}
+
+static const struct chart {
+	const char *name, *data, *setup;
+} charts[] = {
+	{ "hopbytes", "-hopbytes.dat",
+	  "set title 'Hop-bytes of each job relative to its compact placement'\n"
+	  "set xlabel 'hop-bytes / hop-bytes of the compact reference placement'\n"
+	  "set ylabel 'fraction of jobs'\nset logscale x\nset key default\n"
+	  "set key bottom right\n" },
+	{ "wait", "-wait.dat",
+	  "set title 'Wait times'\nset xlabel 'wait (hours)'\nset ylabel 'fraction of jobs'\n"
+	  "unset logscale x\nset key default\nset key bottom right\n" },
+	{ "util", "-util.dat",
+	  "set title 'Utilization'\nset xlabel 'time since the first submission (hours)'\n"
+	  "set ylabel 'busy nodes / nodes'\nunset logscale x\nset yrange [0:1.05]\n"
+	  "set key below horizontal\n" },
+};
+
+static int script(const char *prefix, const sim_result_t *r, int nres, char *path,
+		  size_t len, char *err)
+{
+	static const char *const term[2][2] = { { "png", "pngcairo size 960,640" },
+						{ "svg", "svg size 960,640" } };
+	FILE *f = open_out(prefix, ".gp", path, len, err);
+	if (!f)
+		return TOPOMATCH_EIO;
+	fprintf(f, "# topomatch sim: plots (gnuplot %s)\n", path);
+	for (int t = 0; t < 2; t++) {
+		/* pngcairo when gnuplot has it, the libgd png terminal otherwise */
+		if (t == 0)
+			fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
+				   "{ set terminal pngcairo size 960,640 } "
+				   "else { set terminal png size 960,640 }\n");
+		else
+			fprintf(f, "set terminal %s\n", term[t][1]);
+		for (size_t k = 0; k < sizeof(charts) / sizeof(charts[0]); k++) {
+			char name[64];
+			snprintf(name, sizeof(name), "-%s.%s", charts[k].name, term[t][0]);
+			fprintf(f, "set output ");
+			gp_quote(f, prefix, name);
+			fprintf(f, "\nset autoscale\n%s", charts[k].setup);
+			gp_plot(f, prefix, charts[k].data, r, nres);
+		}
+	}
+	fprintf(f, "unset output\n");
+	return close_out(f, path, err);
+}
+
+/* The gnuplot on PATH, or 0. */
+static int find_gnuplot(char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		snprintf(out, len, "%.*s/gnuplot", (int)n, n ? path : ".");
+		if (access(out, X_OK) == 0)
+			return 1;
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
+/* gnuplot SCRIPT with stdout on /dev/null (stdout may hold the JSON). */
+static int run_gnuplot(const char *exe, const char *gp, char *err)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status;
+	char *argv[] = { (char *)"gnuplot", (char *)gp, NULL };
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		return sim_err(err, TOPOMATCH_EIO, "%s: %s", exe, strerror(rc));
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			return sim_err(err, TOPOMATCH_EIO, "waitpid: %s", strerror(errno));
+		}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return TOPOMATCH_OK;
+	return sim_err(err, TOPOMATCH_EIO, "gnuplot %s failed (%s %d)", gp,
+		 WIFEXITED(status) ? "exit status" : "signal",
+		 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+int sim_plot(const char *prefix, const sim_config_t *c, const sim_result_t *r, int nres,
+	     int *drawn, char *err)
+{
+	char gp[4096], exe[4096];
+	*drawn = 0;
+	int rc = cdf_file(prefix, "-hopbytes.dat", 0, c, r, nres, err);
+	if (!rc)
+		rc = cdf_file(prefix, "-wait.dat", 1, c, r, nres, err);
+	if (!rc)
+		rc = util_file(prefix, c, r, nres, err);
+	if (!rc)
+		rc = script(prefix, r, nres, gp, sizeof(gp), err);
+	if (rc || !find_gnuplot(exe, sizeof(exe)))
+		return rc;
+	rc = run_gnuplot(exe, gp, err);
+	*drawn = rc == TOPOMATCH_OK;
+	return rc;
+}

@@ -1,0 +1,276 @@
+/*
+ * sim_policy.c - the node-selection policies the simulator compares, and
+ * where each puts a job's tasks:
+ *   slurm-linear  the first k free nodes in node order;
+ *   slurm-tree    cons_tres with topology/tree (sim_policy_tree.c);
+ *   topomatch     select/topomatch: libtopomatch's node selection
+ *                 (topomatch_cluster_select, the function the plugin
+ *                 calls) over the free PUs, then cons_tres within what it
+ *                 chose, as plugin/select/select_topomatch.c does;
+ *   random        k free nodes drawn uniformly.
+ * Tasks go in block order over the allocation's PUs (Slurm's default
+ * block layout), except under topomatch, where they go where the mapping
+ * put them.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const policy_name[SIM_NPOLICIES] = {
+	"slurm-linear", "slurm-tree", "topomatch", "random",
+};
+
+const char *sim_policy_name(int p)
+{
+	return p >= 0 && p < SIM_NPOLICIES ? policy_name[p] : "?";
+}
+
+static int policy_id(const char *name, size_t len)
+{
+	for (int p = 0; p < SIM_NPOLICIES; p++)
+		if (strlen(policy_name[p]) == len && !strncmp(policy_name[p], name, len))
+			return p;
+	return -1;
+}
+
+int sim_policy_parse(const char *list, int *ids, int *n, char *err)
+{
+	*n = 0;
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		int id = policy_id(p, len);
+		if (id < 0) {
+			return sim_err(err, TOPOMATCH_EINVAL, "--policy: unknown policy '%.*s' "
+				 "(slurm-linear, slurm-tree, topomatch, random)", (int)len, p);
+		}
+		for (int k = 0; k < *n; k++)
+			if (ids[k] == id) {
+				return sim_err(err, TOPOMATCH_EINVAL, "--policy: '%s' is listed twice",
+					 policy_name[id]);
+			}
+		ids[(*n)++] = id;
+		p += len;
+		if (!*p)
+			return TOPOMATCH_OK;
+	}
+}
+
+static int oom(char *err)
+{
+	return sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+}
+
+int sim_place_block(const sim_machine_t *m, const int64_t *nodes, int64_t k, int64_t ntasks,
+		    int64_t *pu, char *err)
+{
+	int64_t *pus, npus;
+	int rc = sim_nodes_pus(m, nodes, k, &pus, &npus, err);
+	if (rc)
+		return rc;
+	if (npus < ntasks) {
+		free(pus);
+		return sim_err(err, TOPOMATCH_EINVAL, "%lld tasks on %lld PUs", (long long)ntasks,
+			 (long long)npus);
+	}
+	memcpy(pu, pus, (size_t)ntasks * sizeof(*pu));
+	free(pus);
+	return TOPOMATCH_OK;
+}
+
+/* First k of the candidates (cand NULL: every free node) in node order. */
+static int linear(const sim_machine_t *m, const sim_free_t *f, const unsigned char *cand,
+		  int64_t k, int64_t *nodes, char *err)
+{
+	int64_t got = 0;
+	for (int64_t i = 0; i < m->nnodes && got < k; i++)
+		if (f->free[i] && (!cand || cand[i]))
+			nodes[got++] = i;
+	if (got == k)
+		return TOPOMATCH_OK;
+	return sim_err(err, TOPOMATCH_EINVAL, "%lld nodes wanted, %lld free", (long long)k,
+		 (long long)got);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* k distinct free nodes, uniformly (a partial Fisher-Yates shuffle). */
+static int random_nodes(const sim_pick_t *p, int64_t *nodes, char *err)
+{
+	int64_t *pool = malloc((size_t)p->m->nnodes * sizeof(*pool) + 1), n = 0;
+	if (!pool)
+		return oom(err);
+	for (int64_t i = 0; i < p->m->nnodes; i++)
+		if (p->f->free[i])
+			pool[n++] = i;
+	if (n < p->k) {
+		free(pool);
+		return linear(p->m, p->f, NULL, p->k, nodes, err); /* says why */
+	}
+	for (int64_t j = 0; j < p->k; j++) {
+		int64_t r = j + (int64_t)topomatch_rng_below(p->rng, (uint64_t)(n - j));
+		int64_t t = pool[j];
+		pool[j] = pool[r];
+		pool[r] = t;
+		nodes[j] = pool[j];
+	}
+	free(pool);
+	qsort(nodes, (size_t)p->k, sizeof(*nodes), cmp_i64);
+	return TOPOMATCH_OK;
+}
+
+/* cons_tres' own choice: with topology/tree on a tree, else in order. */
+static int cons_tres(const sim_machine_t *m, const sim_free_t *f, const unsigned char *cand,
+		     int64_t k, int64_t *nodes, char *err)
+{
+	if (m->levels > 0)
+		return sim_slurm_tree(m, f, cand, k, nodes, err);
+	return linear(m, f, cand, k, nodes, err);
+}
+
+/* ------------------------------------------------------------ topomatch */
+
+/*
+ * The pattern as select/topomatch sees it: sbatch's SPANK plugin encodes
+ * it into the job's spank_job_env (sparse factor 0, default limits,
+ * plugin/spank/topomatch_spank.c) and the plugin decodes it; large
+ * patterns lose their lightest edges there, so the simulator maps what
+ * the plugin would.  NULL (and no error) when sbatch would refuse it, or
+ * the plugin ignore it: more tasks than topomatch.conf's MaxTasks.
+ */
+static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64_t max_tasks)
+{
+	char **entries = NULL, err[TOPOMATCH_ERRLEN];
+	int n = 0;
+	topomatch_affinity_t *out = NULL;
+	topomatch_blob_limits_t lim = { .max_tasks = max_tasks };
+	if (topomatch_affinity_ntasks(a) > max_tasks)
+		return NULL; /* what the decoder's limit says, without the encoding */
+	if (topomatch_blob_encode(a, 0.0, NULL, &entries, &n, NULL, err) == TOPOMATCH_OK)
+		topomatch_blob_decode((const char *const *)entries, n, &lim, &out, NULL, err);
+	topomatch_blob_free(entries, n);
+	return out;
+}
+
+/* The job's tasks mapped onto PUs of the given nodes (srun's mapping
+ * inside the allocation cons_tres gave); block order if that fails. */
+static int remap(const sim_pick_t *p, const int64_t *nodes, int64_t *pu, char *err)
+{
+	int64_t *pus, npus;
+	int rc = sim_nodes_pus(p->m, nodes, p->k, &pus, &npus, err);
+	if (rc)
+		return rc;
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+	topomatch_map_opts_init(&o);
+	o.mapper = p->tm->mapper;
+	o.seed = p->tm->seed;
+	o.allowed = pus;
+	o.nallowed = npus;
+	rc = topomatch_cluster_map(p->m->cl, p->a, &o, pu, &res, err);
+	free(pus);
+	return rc ? sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err) : TOPOMATCH_OK;
+}
+
+/* topomatch_cluster_select over every free PU: the nodes it used. */
+static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int64_t *pu,
+		     int64_t *used, int64_t *nused, char *err)
+{
+	int64_t *pus, npus, *freen = malloc((size_t)p->m->nnodes * sizeof(*freen) + 1), nf = 0;
+	if (!freen)
+		return oom(err);
+	for (int64_t i = 0; i < p->m->nnodes; i++)
+		if (p->f->free[i])
+			freen[nf++] = i;
+	int rc = sim_nodes_pus(p->m, freen, nf, &pus, &npus, err);
+	free(freen);
+	if (rc)
+		return rc;
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+	topomatch_map_opts_init(&o);
+	o.mapper = p->tm->mapper;
+	o.seed = p->tm->seed;
+	o.time_budget_s = p->tm->time_budget_s;
+	o.allowed = pus;
+	o.nallowed = npus;
+	rc = topomatch_cluster_select(p->m->cl, seen, &o, pu, used, nused, &res, err);
+	if (rc == TOPOMATCH_OK && res.fell_back)
+		rc = TOPOMATCH_EBUDGET; /* the plugin keeps cons_tres' choice then */
+	free(pus);
+	return rc;
+}
+
+/*
+ * What select/topomatch makes of the mapping (tm_choose_nodes): exactly
+ * k nodes are the job's; more go to cons_tres as the candidates it picks
+ * k from; fewer than k cannot hold the job's node count, so cons_tres
+ * chooses among all free nodes.  Outside the narrowed case srun maps the
+ * tasks inside the allocation it got.
+ */
+static int narrow(const sim_pick_t *p, const int64_t *used, int64_t nused, int64_t *nodes,
+		  int64_t *pu, char *err)
+{
+	if (nused == p->k) {
+		memcpy(nodes, used, (size_t)p->k * sizeof(*nodes));
+		p->stats->narrowed++;
+		return TOPOMATCH_OK;
+	}
+	unsigned char *cand = NULL;
+	if (nused > p->k) {
+		if (!(cand = calloc((size_t)p->m->nnodes + 1, 1)))
+			return oom(err);
+		for (int64_t k = 0; k < nused; k++)
+			cand[used[k]] = 1;
+		p->stats->overflow++;
+	} else {
+		p->stats->underflow++;
+	}
+	int rc = cons_tres(p->m, p->f, cand, p->k, nodes, err);
+	free(cand);
+	return rc ? rc : remap(p, nodes, pu, err);
+}
+
+static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err)
+{
+	topomatch_affinity_t *seen = p->a ? as_plugin_sees(p->a, p->tm->max_tasks) : NULL;
+	int64_t *used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1), nused = 0;
+	int rc = used ? TOPOMATCH_OK : oom(err);
+	if (!rc && seen && tm_select(p, seen, pu, used, &nused, err) == TOPOMATCH_OK)
+		rc = narrow(p, used, nused, nodes, pu, err);
+	else if (!rc) {
+		p->stats->fallback++; /* no pattern, or the mapping failed: cons_tres */
+		rc = cons_tres(p->m, p->f, NULL, p->k, nodes, err);
+		if (!rc)
+			rc = sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err);
+	}
+	free(used);
+	topomatch_affinity_destroy(seen);
+	return rc;
+}
+
+int sim_policy_select(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err)
+{
+	int rc;
+	switch (p->policy) {
+	case SIM_TOPOMATCH:
+		return topomatch_policy(p, nodes, pu, err);
+	case SIM_SLURM_TREE:
+		rc = sim_slurm_tree(p->m, p->f, NULL, p->k, nodes, err);
+		break;
+	case SIM_RANDOM_NODES:
+		rc = random_nodes(p, nodes, err);
+		break;
+	default:
+		rc = linear(p->m, p->f, NULL, p->k, nodes, err);
+	}
+	return rc ? rc : sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err);
+}

@@ -1,0 +1,288 @@
+/*
+ * sim_report.c - what a simulation reports: per-policy summaries (text
+ * and JSON) and the per-job CSV.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "sim.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ summary */
+
+static void hop_bytes_means(const sim_config_t *c, const sim_result_t *r, sim_summary_t *o)
+{
+	double hb = 0, ratio = 0;
+	int64_t nhb = 0, nratio = 0;
+	for (int64_t j = 0; j < c->s->n; j++) {
+		const sim_job_t *job = &c->s->job[j];
+		if (job->kind < 0)
+			continue; /* no pattern: nothing to measure */
+		hb += r->hb[j];
+		nhb++;
+		if (job->hb_ref > 0) {
+			ratio += r->hb[j] / job->hb_ref;
+			nratio++;
+		}
+	}
+	o->mean_hop_bytes = nhb ? hb / (double)nhb : 0;
+	o->mean_hop_bytes_ratio = nratio ? ratio / (double)nratio : 1;
+}
+
+/* Utilization: node-seconds of the jobs over the cluster's node-seconds
+ * from the first submission (time 0) to the last end (the makespan). */
+static void usage_of(const sim_config_t *c, const sim_result_t *r, sim_summary_t *o)
+{
+	double busy = 0, last = 0, sw = 0;
+	for (int64_t j = 0; j < c->s->n; j++) {
+		busy += (double)c->s->job[j].nodes * r->run[j];
+		last = r->end[j] > last ? r->end[j] : last;
+		sw += (double)r->switches[j];
+	}
+	o->makespan = last;
+	o->utilization = last > 0 ? busy / ((double)c->m->nnodes * last) : 0;
+	o->mean_switches = c->m->levels > 0 && c->s->n ? sw / (double)c->s->n : -1;
+}
+
+void sim_summarize(const sim_config_t *c, const sim_result_t *r, sim_summary_t *o)
+{
+	int64_t n = c->s->n;
+	double *wait = malloc((size_t)n * sizeof(*wait) + 1);
+	double *bsld = malloc((size_t)n * sizeof(*bsld) + 1);
+	memset(o, 0, sizeof(*o));
+	hop_bytes_means(c, r, o);
+	usage_of(c, r, o);
+	o->killed = r->nkilled;
+	if (!wait || !bsld) {
+		o->mean_wait = o->p95_wait = o->mean_bsld = o->p95_bsld = NAN;
+	} else {
+		for (int64_t j = 0; j < n; j++) {
+			wait[j] = r->start[j] - c->s->job[j].submit;
+			bsld[j] = sim_bounded_slowdown(wait[j], r->run[j]);
+		}
+		o->mean_wait = sim_mean(wait, n);
+		o->p95_wait = sim_percentile(wait, n, 95);
+		o->mean_bsld = sim_mean(bsld, n);
+		o->p95_bsld = sim_percentile(bsld, n, 95);
+	}
+	free(wait);
+	free(bsld);
+}
+
+/* --------------------------------------------------------------- text */
+
+static void mix_names(FILE *out, const sim_mix_t *mix)
+{
+	for (int i = 0; i < mix->n; i++)
+		fprintf(out, "%s%s=%g", i ? "," : "", mix->e[i].name, mix->e[i].weight);
+}
+
+static void text_head(FILE *out, const sim_config_t *c)
+{
+	const sim_stream_t *s = c->s;
+	char desc[512];
+	topomatch_cluster_describe(c->m->cl, desc, sizeof(desc));
+	fprintf(out, "trace      %s\n", s->source);
+	fprintf(out, "jobs       %lld simulated (%lld records read; skipped: %lld never ran, "
+		     "%lld larger than the cluster)\n", (long long)s->n, (long long)s->records,
+		(long long)s->never_ran, (long long)s->too_big);
+	if (s->max_nodes > 0 || s->max_procs > 0)
+		fprintf(out, "header     MaxNodes %lld, MaxProcs %lld\n", (long long)s->max_nodes,
+			(long long)s->max_procs);
+	fprintf(out, "cluster    %s: %lld nodes, %lld cores per node for the trace's "
+		     "processors; %s\n", topomatch_cluster_name(c->m->cl),
+		(long long)c->m->nnodes, (long long)c->m->cpn, desc);
+	fprintf(out, "model      run = trace run x (1 - s + s x HB / HB_ref), s = %g; seed %llu; "
+		     "patterns ", c->share, (unsigned long long)c->seed);
+	mix_names(out, c->mix);
+	fprintf(out, "\n\n%-13s %13s %8s %11s %11s %9s %9s %6s %12s %8s %6s\n", "policy",
+		"mean_HB", "HB/ref", "mean_wait_s", "p95_wait_s", "mean_bsld", "p95_bsld", "util",
+		"makespan_s", "switches", "killed");
+}
+
+void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
+		     const sim_summary_t *sum, int nres)
+{
+	text_head(out, c);
+	for (int k = 0; k < nres; k++) {
+		const sim_summary_t *u = &sum[k];
+		fprintf(out, "%-13s %13.6g %8.4f %11.1f %11.1f %9.3f %9.3f %6.4f %12.0f %8.2f %6lld\n",
+			sim_policy_name(r[k].policy), u->mean_hop_bytes, u->mean_hop_bytes_ratio,
+			u->mean_wait, u->p95_wait, u->mean_bsld, u->p95_bsld, u->utilization,
+			u->makespan, u->mean_switches, (long long)u->killed);
+	}
+	for (int k = 0; k < nres; k++)
+		if (r[k].policy == SIM_TOPOMATCH)
+			fprintf(out, "\ntopomatch: the mapping chose the job's nodes for %lld jobs; "
+				     "cons_tres chose among more nodes for %lld, among all free "
+				     "nodes for %lld (fewer), and without a mapping for %lld\n",
+				(long long)r[k].tm.narrowed, (long long)r[k].tm.overflow,
+				(long long)r[k].tm.underflow, (long long)r[k].tm.fallback);
+}
+
+/* --------------------------------------------------------------- JSON */
+
+static void jnum(FILE *out, const char *key, double v, bool comma)
+{
+	if (isfinite(v))
+		fprintf(out, "\"%s\": %.17g%s", key, v, comma ? ", " : "");
+	else
+		fprintf(out, "\"%s\": null%s", key, comma ? ", " : "");
+}
+
+static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u, bool last)
+{
+	fprintf(out, "    \"%s\": {", sim_policy_name(r->policy));
+	jnum(out, "mean_hop_bytes", u->mean_hop_bytes, true);
+	jnum(out, "mean_hop_bytes_ratio", u->mean_hop_bytes_ratio, true);
+	jnum(out, "mean_wait_s", u->mean_wait, true);
+	jnum(out, "p95_wait_s", u->p95_wait, true);
+	jnum(out, "mean_bounded_slowdown", u->mean_bsld, true);
+	jnum(out, "p95_bounded_slowdown", u->p95_bsld, true);
+	jnum(out, "utilization", u->utilization, true);
+	jnum(out, "makespan_s", u->makespan, true);
+	if (u->mean_switches >= 0)
+		jnum(out, "mean_switches", u->mean_switches, true);
+	if (r->policy == SIM_TOPOMATCH)
+		fprintf(out, "\"narrowed\": %lld, \"overflow\": %lld, \"underflow\": %lld, "
+			     "\"fallback\": %lld, ", (long long)r->tm.narrowed,
+			(long long)r->tm.overflow, (long long)r->tm.underflow,
+			(long long)r->tm.fallback);
+	fprintf(out, "\"killed\": %lld}%s\n", (long long)u->killed, last ? "" : ",");
+}
+
+void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
+		     const sim_summary_t *sum, int nres)
+{
+	const sim_stream_t *s = c->s;
+	fprintf(out, "{\n  \"policies\": {\n");
+	for (int k = 0; k < nres; k++)
+		json_policy(out, &r[k], &sum[k], k + 1 == nres);
+	fprintf(out, "  },\n  \"jobs\": {\"simulated\": %lld, \"records\": %lld, "
+		     "\"never_ran\": %lld, \"too_big\": %lld},\n", (long long)s->n,
+		(long long)s->records, (long long)s->never_ran, (long long)s->too_big);
+	fprintf(out, "  \"nodes\": %lld, \"cores_per_node\": %lld, ", (long long)c->m->nnodes,
+		(long long)c->m->cpn);
+	jnum(out, "comm_share", c->share, true);
+	fprintf(out, "\"seed\": %llu\n}\n", (unsigned long long)c->seed);
+}
+
+/* --------------------------------------------------------- host lists */
+
+typedef struct hname {
+	char prefix[256];
+	long long num;
+	int width; /* digits as written, 0: no number */
+} hname_t;
+
+static void split_name(const char *name, hname_t *h)
+{
+	size_t n = strlen(name), d = n;
+	while (d > 0 && isdigit((unsigned char)name[d - 1]))
+		d--;
+	snprintf(h->prefix, sizeof(h->prefix), "%.*s", (int)d, name);
+	h->width = d < n && n - d < 18 ? (int)(n - d) : 0;
+	h->num = h->width ? strtoll(name + d, NULL, 10) : 0;
+	if (!h->width)
+		snprintf(h->prefix, sizeof(h->prefix), "%s", name);
+}
+
+static void node_hname(const topomatch_cluster_t *cl, int64_t node, hname_t *h)
+{
+	char name[256];
+	if (topomatch_cluster_node_name(cl, node, name, sizeof(name)) != TOPOMATCH_OK)
+		snprintf(name, sizeof(name), "node%lld", (long long)node);
+	split_name(name, h);
+}
+
+static bool same_group(const hname_t *a, const hname_t *b)
+{
+	return a->width && b->width && a->width == b->width && !strcmp(a->prefix, b->prefix);
+}
+
+/* One group of names sharing prefix and width: "p[1-3,7]" or "p5". */
+static int64_t write_group(const topomatch_cluster_t *cl, const int64_t *nodes, int64_t n,
+			   FILE *out)
+{
+	hname_t first, cur;
+	node_hname(cl, nodes[0], &first);
+	int64_t end = 1;
+	for (; end < n; end++) {
+		node_hname(cl, nodes[end], &cur);
+		if (!same_group(&first, &cur))
+			break;
+	}
+	if (!first.width || end == 1) {
+		fprintf(out, "%s", first.prefix);
+		if (first.width)
+			fprintf(out, "%0*lld", first.width, first.num);
+		return end;
+	}
+	fprintf(out, "%s[", first.prefix);
+	long long prev = 0;
+	for (int64_t k = 0; k < end; k++) {
+		hname_t next;
+		node_hname(cl, nodes[k], &cur);
+		bool starts = k == 0 || cur.num != prev + 1, ends = k + 1 == end;
+		if (!ends) {
+			node_hname(cl, nodes[k + 1], &next);
+			ends = next.num != cur.num + 1;
+		}
+		if (starts)
+			fprintf(out, "%s%0*lld", k ? "," : "", cur.width, cur.num);
+		if (ends && !starts)
+			fprintf(out, "-%0*lld", cur.width, cur.num);
+		prev = cur.num;
+	}
+	fprintf(out, "]");
+	return end;
+}
+
+void sim_hostlist(const topomatch_cluster_t *cl, const int64_t *nodes, int64_t n, FILE *out)
+{
+	for (int64_t k = 0; k < n;) {
+		if (k)
+			fputc(',', out);
+		k += write_group(cl, nodes + k, n - k, out);
+	}
+}
+
+/* ---------------------------------------------------------------- CSV */
+
+static void csv_job(FILE *f, const sim_config_t *c, const sim_result_t *r, int64_t j)
+{
+	const sim_job_t *job = &c->s->job[j];
+	fprintf(f, "%s,%lld,%.0f,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%lld,%lld,%s,%.17g,%.17g,%lld,%d,\"",
+		sim_policy_name(r->policy), (long long)job->id, job->submit, r->start[j], r->end[j],
+		r->start[j] - job->submit, r->run[j], job->run, job->req, (long long)job->procs,
+		(long long)job->nodes, job->kind >= 0 ? c->mix->e[job->kind].name : "none",
+		r->hb[j], job->hb_ref, (long long)r->switches[j], r->killed[j]);
+	sim_hostlist(c->m->cl, r->nodes + r->node_off[j], job->nodes, f);
+	fprintf(f, "\"\n");
+}
+
+int sim_report_csv(const char *path, const sim_config_t *c, const sim_result_t *r, int nres,
+		   char *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		return sim_err(err, TOPOMATCH_EIO, "%s: %s", path, strerror(errno));
+	}
+	fprintf(f, "policy,job,submit_s,start_s,end_s,wait_s,run_s,trace_run_s,requested_s,"
+		   "procs,nodes,pattern,hop_bytes,hop_bytes_ref,switches,killed,node_list\n");
+	for (int k = 0; k < nres; k++)
+		for (int64_t j = 0; j < c->s->n; j++)
+			csv_job(f, c, &r[k], j);
+	int bad = ferror(f);
+	bad |= fclose(f);
+	if (bad) {
+		return sim_err(err, TOPOMATCH_EIO, "%s: write failed", path);
+	}
+	return TOPOMATCH_OK;
+}

@@ -1,0 +1,215 @@
+/*
+ * sim_run.c - one policy's replay of the job stream: the scheduler asks
+ * for starts, each start builds the job's pattern, lets the policy choose
+ * nodes and place tasks, and turns the placement's hop-bytes into a run
+ * time; and the reference pass that gives every job its pattern kind and
+ * compact hop-bytes (shared by the policies, computed once).
+ *
+ * Runs share nothing they write: policies run in parallel threads, each
+ * with its own free-node state, random stream and results.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int oom(char *err)
+{
+	return sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+}
+
+/* -------------------------------------------------------- reference */
+
+static int dump(const char *dir, const sim_job_t *j, const topomatch_affinity_t *a, char *err)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/job-%lld.mtx", dir, (long long)j->id);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return sim_err(err, TOPOMATCH_EIO, "%s: cannot write", path);
+	int rc = topomatch_affinity_write(a, f, TOPOMATCH_FORMAT_MM, err);
+	if (fclose(f) && !rc)
+		rc = sim_err(err, TOPOMATCH_EIO, "%s: write failed", path);
+	return rc;
+}
+
+static int reference_one(const sim_config_t *c, sim_job_t *j, int64_t *pu, char *err)
+{
+	topomatch_affinity_t *a;
+	j->kind = sim_mix_draw(c->mix, c->seed, j->id, j->procs);
+	j->hb_ref = 0;
+	if (j->kind < 0)
+		return TOPOMATCH_OK;
+	int rc = sim_pattern_make(c->mix, j->kind, j->procs, c->seed, j->id, &a, err);
+	if (rc)
+		return rc;
+	rc = sim_place_block(c->m, c->m->compact, j->nodes, j->procs, pu, err);
+	if (!rc)
+		rc = sim_hop_bytes(c->m->cl, a, pu, &j->hb_ref, err);
+	if (!rc && c->dump_dir)
+		rc = dump(c->dump_dir, j, a, err);
+	topomatch_affinity_destroy(a);
+	return rc;
+}
+
+int sim_reference(const sim_config_t *c, sim_job_t *jobs, int64_t from, int64_t to, char *err)
+{
+	int64_t most = 1;
+	for (int64_t j = from; j < to; j++)
+		most = jobs[j].procs > most ? jobs[j].procs : most;
+	int64_t *pu = malloc((size_t)most * sizeof(*pu));
+	int rc = pu ? TOPOMATCH_OK : oom(err);
+	for (int64_t j = from; !rc && j < to; j++) {
+		rc = reference_one(c, &jobs[j], pu, err);
+		if (c->progress)
+			__atomic_fetch_add(c->progress, 1, __ATOMIC_RELAXED);
+		if (rc)
+			sim_err_prefix(err, rc, "job %lld: ", (long long)jobs[j].id);
+	}
+	free(pu);
+	return rc;
+}
+
+/* ------------------------------------------------------------- a run */
+
+typedef struct run_ctx {
+	const sim_config_t *c;
+	sim_result_t *r;
+	sim_free_t f;
+	topomatch_rng_t rng;
+	int64_t *nodes, *pu; /* scratch */
+} run_ctx_t;
+
+static int keep_nodes(sim_result_t *r, int64_t j, const int64_t *nodes, int64_t k, char *err)
+{
+	if (r->nodes_len + k > r->nodes_cap) {
+		int64_t cap = 2 * (r->nodes_len + k);
+		int64_t *p = realloc(r->nodes, (size_t)cap * sizeof(*p));
+		if (!p)
+			return oom(err);
+		r->nodes = p;
+		r->nodes_cap = cap;
+	}
+	r->node_off[j] = r->nodes_len;
+	memcpy(r->nodes + r->nodes_len, nodes, (size_t)k * sizeof(*nodes));
+	r->nodes_len += k;
+	return TOPOMATCH_OK;
+}
+
+/* Place job j and give the scheduler its run time under the model. */
+static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double *run,
+		 char *err)
+{
+	const sim_config_t *c = x->c;
+	const sim_job_t *job = &c->s->job[j];
+	sim_pick_t p = { .policy = x->r->policy, .m = c->m, .f = &x->f, .a = a,
+			 .ntasks = job->procs, .k = job->nodes, .rng = &x->rng, .tm = &c->tm,
+			 .stats = &x->r->tm };
+	int killed;
+	int rc = sim_policy_select(&p, x->nodes, x->pu, err);
+	if (!rc && a)
+		rc = sim_hop_bytes(c->m->cl, a, x->pu, &x->r->hb[j], err);
+	if (!rc)
+		rc = keep_nodes(x->r, j, x->nodes, job->nodes, err);
+	if (rc)
+		return rc;
+	*run = sim_model_runtime(job->run, c->share, x->r->hb[j], job->hb_ref, job->req, &killed);
+	x->r->run[j] = *run;
+	x->r->killed[j] = (unsigned char)killed;
+	x->r->nkilled += killed;
+	x->r->switches[j] = sim_switches_spanned(c->m, x->nodes, job->nodes);
+	sim_free_take(&x->f, c->m, x->nodes, job->nodes);
+	return TOPOMATCH_OK;
+}
+
+static int on_start(void *ctx, int64_t j, double now, double *run, char *err)
+{
+	run_ctx_t *x = ctx;
+	const sim_job_t *job = &x->c->s->job[j];
+	topomatch_affinity_t *a = NULL;
+	int rc = job->kind < 0 ? TOPOMATCH_OK
+			       : sim_pattern_make(x->c->mix, job->kind, job->procs, x->c->seed,
+						  job->id, &a, err);
+	(void)now;
+	if (!rc)
+		rc = place(x, j, a, run, err);
+	topomatch_affinity_destroy(a);
+	if (rc)
+		sim_err_prefix(err, rc, "%s: job %lld: ", sim_policy_name(x->r->policy),
+			       (long long)job->id);
+	if (x->c->progress)
+		__atomic_fetch_add(x->c->progress, 1, __ATOMIC_RELAXED);
+	return rc;
+}
+
+static void on_finish(void *ctx, int64_t j)
+{
+	run_ctx_t *x = ctx;
+	sim_free_give(&x->f, x->c->m, x->r->nodes + x->r->node_off[j], x->c->s->job[j].nodes);
+}
+
+void sim_result_free(sim_result_t *r)
+{
+	free(r->start);
+	free(r->end);
+	free(r->run);
+	free(r->hb);
+	free(r->switches);
+	free(r->killed);
+	free(r->node_off);
+	free(r->nodes);
+	memset(r, 0, sizeof(*r));
+}
+
+static int result_init(sim_result_t *r, int policy, int64_t n)
+{
+	size_t d = (size_t)n * sizeof(double) + 1, i = (size_t)n * sizeof(int64_t) + 1;
+	memset(r, 0, sizeof(*r));
+	r->policy = policy;
+	r->start = malloc(d);
+	r->end = malloc(d);
+	r->run = malloc(d);
+	r->hb = calloc(1, d);
+	r->switches = malloc(i);
+	r->killed = calloc((size_t)n + 1, 1);
+	r->node_off = malloc(i);
+	if (!r->start || !r->end || !r->run || !r->hb || !r->switches || !r->killed ||
+	    !r->node_off) {
+		sim_result_free(r);
+		return TOPOMATCH_ENOMEM;
+	}
+	return TOPOMATCH_OK;
+}
+
+static int64_t most_procs(const sim_stream_t *s)
+{
+	int64_t most = 1;
+	for (int64_t j = 0; j < s->n; j++)
+		most = s->job[j].procs > most ? s->job[j].procs : most;
+	return most;
+}
+
+int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
+{
+	run_ctx_t x = { .c = c, .r = r };
+	if (result_init(r, policy, c->s->n))
+		return oom(err);
+	topomatch_rng_seed(&x.rng, c->seed ^ (UINT64_C(0x5851F42D4C957F2D) * (uint64_t)(policy + 1)));
+	x.nodes = malloc((size_t)c->m->nnodes * sizeof(*x.nodes) + 1);
+	x.pu = malloc((size_t)most_procs(c->s) * sizeof(*x.pu) + 1);
+	int rc = x.nodes && x.pu && !sim_free_init(&x.f, c->m) ? TOPOMATCH_OK : oom(err);
+	if (!rc) {
+		sim_sched_ops_t ops = { on_start, on_finish, &x };
+		rc = sim_sched_run(c->s->job, c->s->n, c->m->nnodes, &ops, r->start, r->end, err);
+	}
+	sim_free_free(&x.f);
+	free(x.nodes);
+	free(x.pu);
+	if (rc)
+		sim_result_free(r);
+	return rc;
+}
