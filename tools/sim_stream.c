@@ -47,8 +47,10 @@ static int by_submit(const void *x, const void *y)
  * files are sorted by submit time, but nothing forces it). */
 static void normalize(sim_stream_t *s)
 {
+	if (s->n == 0)
+		return; /* no array to sort */
 	qsort(s->job, (size_t)s->n, sizeof(*s->job), by_submit);
-	double t0 = s->n ? s->job[0].submit : 0;
+	double t0 = s->job[0].submit;
 	for (int64_t i = 0; i < s->n; i++)
 		s->job[i].submit -= t0;
 }
