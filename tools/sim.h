@@ -119,6 +119,7 @@ enum sim_kind {
 	SIM_ALLTOALL,
 	SIM_TREE,
 	SIM_RANDOM,
+	SIM_NONE, /* no pattern: users who do not give --comm-pattern */
 	SIM_FILE,
 	SIM_NKINDS
 };
@@ -149,7 +150,7 @@ typedef struct sim_mix {
 int sim_mix_parse(const char *spec, const topomatch_limits_t *lim, sim_mix_t *mix, char *err);
 void sim_mix_free(sim_mix_t *mix);
 /* The entry of job `id` with `ntasks` tasks, drawn from the seed: a file
- * only for jobs of its size; -1 when no entry fits. */
+ * only for jobs of its size; -1 when no entry fits or `none` is drawn. */
 int sim_mix_draw(const sim_mix_t *mix, uint64_t seed, int64_t id, int64_t ntasks);
 /* Job `id`'s pattern of entry e (same seed and id: same pattern). */
 int sim_pattern_make(const sim_mix_t *mix, int e, int64_t ntasks, uint64_t seed, int64_t id,

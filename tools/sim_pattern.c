@@ -16,7 +16,7 @@
 #include <string.h>
 
 static const char *const kind_name[SIM_NKINDS] = {
-	"stencil2d", "stencil3d", "alltoall", "tree", "random", "file",
+	"stencil2d", "stencil3d", "alltoall", "tree", "random", "none", "file",
 };
 
 /* Independent streams per purpose, job and seed (splitmix64's finalizer). */
@@ -75,7 +75,7 @@ static int parse_kind(char *tok, const topomatch_limits_t *lim, sim_mix_entry_t 
 			return TOPOMATCH_OK;
 		}
 	return sim_err(err, TOPOMATCH_EINVAL, "--patterns: unknown kind '%s' (stencil2d, "
-		       "stencil3d, alltoall, tree, random, file:PATH)", tok);
+		       "stencil3d, alltoall, tree, random, none, file:PATH)", tok);
 }
 
 static int check_mix(const sim_mix_t *mix, char *err)
@@ -128,7 +128,8 @@ static bool fits(const sim_mix_entry_t *e, int64_t ntasks)
 }
 
 /* A matrix file describes one application size: it goes to the jobs of
- * that many tasks only, the others draw among the sized kinds. */
+ * that many tasks only, the others draw among the sized kinds; `none`
+ * stands for the jobs submitted without a pattern. */
 int sim_mix_draw(const sim_mix_t *mix, uint64_t seed, int64_t id, int64_t ntasks)
 {
 	double total = 0;
@@ -145,9 +146,9 @@ int sim_mix_draw(const sim_mix_t *mix, uint64_t seed, int64_t id, int64_t ntasks
 			continue;
 		last = i;
 		if ((x -= mix->e[i].weight) < 0)
-			return i;
+			break;
 	}
-	return last; /* rounding */
+	return last >= 0 && mix->e[last].kind == SIM_NONE ? -1 : last;
 }
 
 /* ------------------------------------------------------------ patterns */

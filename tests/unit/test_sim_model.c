@@ -199,6 +199,13 @@ START_TEST(mix_draws)
 	ck_assert_double_eq(topomatch_affinity_total(a), 20);
 	topomatch_affinity_destroy(a);
 	sim_mix_free(&mix);
+	/* none: a share of the jobs without a pattern */
+	ck_assert(sim_mix_parse("none=1,tree=3", NULL, &mix, err) == TOPOMATCH_OK);
+	int without = 0;
+	for (int64_t id = 0; id < 2000; id++)
+		without += sim_mix_draw(&mix, 1, id, 64) == -1;
+	ck_assert_msg(without > 400 && without < 600, "%d of 2000 without", without);
+	sim_mix_free(&mix);
 	/* only a file: other sizes get no pattern */
 	snprintf(spec, sizeof(spec), "file:%s", path);
 	ck_assert(sim_mix_parse(spec, NULL, &mix, err) == TOPOMATCH_OK);
@@ -221,7 +228,7 @@ START_TEST(mix_errors)
 {
 	mix_error("stencil2d,ring", TOPOMATCH_EINVAL,
 		  "--patterns: unknown kind 'ring' (stencil2d, stencil3d, alltoall, tree, "
-		  "random, file:PATH)");
+		  "random, none, file:PATH)");
 	mix_error("tree=x", TOPOMATCH_EINVAL, "--patterns: weight 'x' is not a number >= 0");
 	mix_error("tree=-1", TOPOMATCH_EINVAL, "--patterns: weight '-1' is not a number >= 0");
 	mix_error("tree,tree=2", TOPOMATCH_EINVAL, "--patterns: 'tree' is listed twice");

@@ -1,0 +1,147 @@
+#!/bin/bash
+# tests/sim/plugin_match.sh BUILD_DIR - the simulator predicts the real
+# select plugin (issue 6, point 8): a small job stream replayed by
+# `topomatch sim --policy topomatch` on the test cluster's own description,
+# then run on the real Slurm test cluster (contrib/testcluster: 16 nodes of
+# 2 x 8 cores under 4 leaf switches) with select/topomatch and the SPANK
+# plugin; every job must get the same nodes in both.
+#
+# The stream: two waves of whole-node jobs (-N k --exclusive, 16 tasks per
+# node, as the simulator converts processors to nodes), each job started
+# before the next is submitted, so that both schedulers see the same free
+# nodes.  Jobs of 32, 48, 64 and 80 tasks carry a pattern (four different
+# kinds); jobs of 16 tasks carry none, so cons_tres with topology/tree
+# places them (the simulator's slurm-tree logic).  Wave 1 fills 14 nodes;
+# three of its jobs end, leaving 10 free nodes spread over the 4 leaf
+# switches, which wave 2 fills.
+#
+# Needs root, a build with the plugins (configure found the Slurm source),
+# and ports 35000-35016.  Prints "slurm: N passed, M failed".
+# SPDX-License-Identifier: GPL-2.0-or-later
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:?usage: plugin_match.sh BUILD_DIR}" && pwd)
+dir=/tmp/tm-sim-test
+
+# shellcheck source=../slurm/lib.sh
+. "$top/tests/slurm/lib.sh"
+
+if [ ! -f "$select_dir/select_topomatch.so" ]; then
+	echo "plugin_match.sh: $select_dir/select_topomatch.so was not built (no Slurm source?)" >&2
+	echo "slurm: 0 passed, 1 failed"
+	exit 1
+fi
+work=$(mktemp -d)
+"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base 35001 --restart \
+	--select-dir "$select_dir" --spank "$spank" --topomatch-conf --topomatch "$tm" \
+	>"$work/start.log" 2>&1 || { cat "$work/start.log"; not_ok "test cluster starts"; finish; }
+ok "test cluster starts with select/topomatch and the SPANK plugin"
+export SLURM_CONF=$dir/slurm.conf
+cd "$work" || exit 1
+
+# one pattern per task count
+"$tm" gen hierarchical --arity 8,4 --shuffle 2 --out "$work/p32.mtx"
+"$tm" gen stencil2d --dims 6x8 --out "$work/p48.mtx"
+"$tm" gen stencil3d --dims 4x4x4 --shuffle 4 --out "$work/p64.mtx"
+"$tm" gen random --tasks 80 --degree 6 --seed 3 --out "$work/p80.mtx"
+
+# the stream: id nodes run wave (wave-1 jobs of run 100 end before wave 2)
+stream="1 1 100 1
+2 3 10000 1
+3 2 100 1
+4 1 10000 1
+5 5 100 1
+6 2 10000 1
+7 4 10000 2
+8 1 10000 2
+9 3 10000 2
+10 2 10000 2"
+printf '%s\n' "$stream" | awk '{
+	submit = $4 == 1 ? 0 : 200
+	printf "%d %d 0 %d %d -1 -1 %d %d -1 1 1 1 -1 1 1 -1 -1\n", $1, submit, $3, 16 * $2, 16 * $2, $3 + 50
+}' >"$work/stream.swf"
+run_sim() {
+	"$tm" sim -t "$dir/cluster.yaml" --trace "$work/stream.swf" --policy topomatch \
+		--comm-share 0 --no-plots --quiet --out "$work/sim" \
+		--patterns "file:$work/p32.mtx,file:$work/p48.mtx,file:$work/p64.mtx,file:$work/p80.mtx"
+}
+if run_sim >"$work/sim.out" 2>"$work/sim.err"; then
+	ok "topomatch sim replays the stream"
+else
+	not_ok "topomatch sim replays the stream: $(cat "$work/sim.err")"
+	finish
+fi
+expect_eq "sim: 7 jobs with a pattern, 3 without" "7 3" \
+	"$(awk -F, 'NR > 1 { if ($12 == "none") n++; else p++ } END { print p + 0, n + 0 }' "$work/sim-jobs.csv")"
+grep '^topomatch:' "$work/sim.out"
+# the node list: the CSV's last field, quoted (it holds commas)
+sim_nodes() {
+	awk -F, -v j="$1" '$1 == "topomatch" && $2 == j { sub(/^[^"]*"/, ""); sub(/"$/, ""); print }' \
+		"$work/sim-jobs.csv"
+}
+
+# the real cluster: each job waits to run before the next is submitted
+declare -A slurm_id
+submit() {
+	local j=$1 k=$2 n=$(($2 * 16)) opt=() id state
+	[ -f "$work/p$n.mtx" ] && opt=(--comm-pattern="$work/p$n.mtx")
+	id=$(sbatch --parsable -N "$k" -n "$n" --exclusive -t 600 "${opt[@]}" -o /dev/null \
+		--wrap "sleep 3600")
+	slurm_id[$j]=$id
+	for _ in $(seq 100); do
+		state=$(squeue -h -j "$id" -o %T)
+		[ "$state" = RUNNING ] && break
+		sleep 0.2
+	done
+	expect_eq "job $j ($k nodes, ${opt[*]:-no pattern}) runs" RUNNING "$state"
+}
+compare() {
+	local j=$1 real sim
+	real=$(squeue -h -j "${slurm_id[$j]}" -o %N)
+	sim=$(sim_nodes "$j")
+	expect_eq "job $j: the simulator's nodes are the plugin's" "$real" "$sim"
+}
+while read -r j k run wave; do
+	[ "$wave" = 1 ] && submit "$j" "$k"
+done <<<"$stream"
+while read -r j k run wave; do
+	[ "$wave" = 1 ] && compare "$j"
+done <<<"$stream"
+
+# the short jobs of wave 1 end: their nodes are free again
+ended=
+while read -r j k run wave; do
+	[ "$wave" = 1 ] && [ "$run" = 100 ] && { scancel "${slurm_id[$j]}"; ended="$ended $j"; }
+done <<<"$stream"
+for j in $ended; do
+	wait_done "${slurm_id[$j]}" || not_ok "job $j ends"
+done
+for _ in $(seq 100); do
+	[ "$(sinfo -h -t idle -o %D | awk '{ s += $1 } END { print s + 0 }')" -eq 10 ] && break
+	sleep 0.2
+done
+expect_eq "10 nodes idle after the short jobs" 10 \
+	"$(sinfo -h -t idle -o %D | awk '{ s += $1 } END { print s + 0 }')"
+while read -r j k run wave; do
+	[ "$wave" = 2 ] && submit "$j" "$k"
+done <<<"$stream"
+while read -r j k run wave; do
+	[ "$wave" = 2 ] && compare "$j"
+done <<<"$stream"
+expect_contains "slurmctld: the plugin narrowed the pattern jobs" "tasks mapped by" \
+	"$(cat "$dir/log/slurmctld.log")"
+
+# the comparison can tell policies apart: first-free-nodes would differ
+"$tm" sim -t "$dir/cluster.yaml" --trace "$work/stream.swf" --policy slurm-linear \
+	--comm-share 0 --no-plots --quiet --out "$work/linear" >/dev/null 2>&1
+differ=0
+while read -r j k run wave; do
+	lin=$(awk -F, -v j="$j" '$2 == j { sub(/^[^"]*"/, ""); sub(/"$/, ""); print }' \
+		"$work/linear-jobs.csv")
+	[ "$lin" != "$(sim_nodes "$j")" ] && differ=$((differ + 1))
+done <<<"$stream"
+expect_eq "slurm-linear would have chosen other nodes for some jobs" yes \
+	"$([ "$differ" -gt 0 ] && echo yes || echo "no ($differ jobs differ)")"
+
+scancel -u "$(id -un)"
+finish
