@@ -16,6 +16,8 @@
 
 /* Keeps the random mapper's slot array (PUs x oversubscription) bounded. */
 #define MAX_OVERSUB 1024
+/* Threads a mapper may be given (tm_pool.h's bound). */
+#define MAX_THREADS 256
 
 typedef int (*mapper_fn)(const tm_map_ctx_t *c, int64_t *pu, char *err);
 
@@ -61,26 +63,33 @@ static const struct mapper {
 	mapper_fn run;
 	bool tree_only;
 	bool no_constraints;
+	bool takes_args; /* "name:options" */
 } mappers[] = {
-	{ "round-robin", map_round_robin, false, false },
-	{ "random", map_random, false, false },
-	{ "treematch", tm_map_treematch, true, true },
-	{ "topomatch-const", tm_map_topomatch_const, true, false },
-	{ "scotch", tm_map_scotch, false, false },
+	{ "round-robin", map_round_robin, false, false, false },
+	{ "random", map_random, false, false, false },
+	{ "treematch", tm_map_treematch, true, true, false },
+	{ "topomatch-const", tm_map_topomatch_const, true, false, false },
+	{ "scotch", tm_map_scotch, false, false, false },
+	{ "eagermap", tm_map_eagermap, false, false, false },
+	{ "greedymap", tm_map_greedymap, false, false, true },
+	{ "parmapper", tm_map_parmapper, false, false, true },
 };
 
 static const char *const mapper_names[] = { "auto", "round-robin", "random", "treematch",
-					    "topomatch-const", "scotch", NULL };
+					    "topomatch-const", "scotch", "eagermap",
+					    "greedymap", "parmapper", NULL };
 
 const char *const *topomatch_mapper_names(void)
 {
 	return mapper_names;
 }
 
+/* The mapper a name ("name" or "name:options") stands for. */
 static const struct mapper *find_mapper(const char *name)
 {
+	size_t len = strcspn(name, ":");
 	for (size_t i = 0; i < sizeof(mappers) / sizeof(mappers[0]); i++)
-		if (!strcmp(mappers[i].name, name))
+		if (strlen(mappers[i].name) == len && !strncmp(mappers[i].name, name, len))
 			return &mappers[i];
 	return NULL;
 }
@@ -171,6 +180,10 @@ static int check_opts(const topomatch_map_opts_t *o, tm_map_ctx_t *c, char *err)
 		return tm_err(err, TOPOMATCH_EINVAL, "the sparse factor must be in [0, 1]");
 	if (isnan(o->tau))
 		return tm_err(err, TOPOMATCH_EINVAL, "tau must be a number");
+	if (o->threads < 0 || o->threads > MAX_THREADS)
+		return tm_err(err, TOPOMATCH_EINVAL, "the thread count %d is out of range [0, %d]",
+			      o->threads, MAX_THREADS);
+	c->threads = o->threads > 0 ? o->threads : 1;
 	c->seed = o->seed;
 	c->tau = o->tau > 0 ? o->tau : TOPOMATCH_DEFAULT_TAU;
 	c->sparse_factor = o->sparse_factor;
@@ -187,6 +200,9 @@ static int check_applicable(const struct mapper *mp, const tm_map_ctx_t *c, char
 		return tm_err(err, TOPOMATCH_EINVAL,
 			      "mapper '%s' takes no constraints (use topomatch-const or auto)",
 			      mp->name);
+	if (c->args && !mp->takes_args)
+		return tm_err(err, TOPOMATCH_EINVAL, "mapper '%s' takes no options (got '%s')",
+			      mp->name, c->args);
 	return TOPOMATCH_OK;
 }
 
@@ -325,8 +341,10 @@ int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 	if (strcmp(name, "auto") && !mp)
 		return tm_err(err, TOPOMATCH_EINVAL,
 			      "unknown mapper '%s' (known: auto, round-robin, random, treematch, "
-			      "topomatch-const, scotch)", name);
+			      "topomatch-const, scotch, eagermap, greedymap, parmapper)", name);
 	tm_map_ctx_t c = { .a = a, .t = t, .ntasks = topomatch_affinity_ntasks(a) };
+	if (mp && strchr(name, ':'))
+		c.args = strchr(name, ':') + 1;
 	int64_t *owned;
 	int rc = set_allowed(o, &c, &owned, err);
 	if (rc == TOPOMATCH_OK)

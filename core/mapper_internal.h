@@ -31,6 +31,8 @@ typedef struct tm_map_ctx {
 	double deadline; /* tm_now() value; 0 = none */
 	double tau;      /* > 0 */
 	double sparse_factor; /* in [0, 1] */
+	int threads;     /* threads the mapper may run, >= 1 (results do not depend on it) */
+	const char *args; /* the mapper's options ("name:args"), or NULL */
 } tm_map_ctx_t;
 
 /* true when the guard has passed (cheap enough to call every few thousand steps) */
@@ -45,6 +47,12 @@ int tm_map_treematch(const tm_map_ctx_t *c, int64_t *pu, char *err);
 int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err);
 /* Scotch mapping, TopoMatch Alg. 2, or Alg. 4 when c->constrained (scotch_map.c). */
 int tm_map_scotch(const tm_map_ctx_t *c, int64_t *pu, char *err);
+/* EagerMap, TOPC 2019 Alg. 1-7 (§3.6 off trees), any topology (eagermap.c). */
+int tm_map_eagermap(const tm_map_ctx_t *c, int64_t *pu, char *err);
+/* GreedyMap, ICS 2017 Alg. 1, one configuration, any topology (greedymap.c). */
+int tm_map_greedymap(const tm_map_ctx_t *c, int64_t *pu, char *err);
+/* ParMapper, ICS 2017 §4.2: GreedyMap configurations on threads (parmapper.c). */
+int tm_map_parmapper(const tm_map_ctx_t *c, int64_t *pu, char *err);
 
 /*
  * Local search after any mapper (refine.c): improves the valid mapping

@@ -384,7 +384,9 @@ TOPOMATCH_API int topomatch_mapping_check(const topomatch_topology_t *t, int64_t
 /* ------------------------------------------------------------------ */
 
 typedef struct topomatch_map_opts {
-	const char *mapper;     /* NULL = "auto"; see topomatch_mapper_names() */
+	const char *mapper;     /* NULL = "auto"; see topomatch_mapper_names();
+				 * "NAME:OPTIONS" passes options to mappers
+				 * that take some (greedymap, parmapper) */
 	uint64_t seed;          /* default 1 */
 	int oversub;            /* at most this many tasks per PU; 0 = 1 */
 	const int64_t *allowed; /* allowed PU ids, or NULL = all */
@@ -393,13 +395,17 @@ typedef struct topomatch_map_opts {
 	double tau;             /* TopoMatch Alg. 1 threshold; <= 0 = 30000 */
 	double sparse_factor;   /* TopoMatch Alg. 2: keep weights > max x this
 				 * (and those equal to max); in [0, 1] */
+	int threads;            /* threads a mapper may use to split independent
+				 * work (eagermap, parmapper); 0 = 1, at most
+				 * 256.  The result never depends on it. */
 } topomatch_map_opts_t;
 
 #define TOPOMATCH_DEFAULT_TAU 30000.0
 #define TOPOMATCH_DEFAULT_SPARSE_FACTOR 0.5
 
 /* Fill opts with the defaults: auto, seed 1, 1 task per PU, no constraints,
- * no guard, tau 30000, sparse factor 0.5.  (NULL opts mean the same.) */
+ * no guard, tau 30000, sparse factor 0.5, 1 thread.  (NULL opts mean the
+ * same.) */
 TOPOMATCH_API void topomatch_map_opts_init(topomatch_map_opts_t *opts);
 
 typedef struct topomatch_map_result {
@@ -418,6 +424,14 @@ typedef struct topomatch_map_result {
  *  treematch       TreeMatch / TopoMatch Alg. 1 (trees, no constraints)
  *  topomatch-const TOPOMATCHCONST, TopoMatch Alg. 3 (trees)
  *  scotch          TopoMatch Alg. 2 (Alg. 4 with constraints), any topology
+ *  eagermap        EagerMap (TOPC 2019) Alg. 1-5, Alg. 6-7 with task loads,
+ *                  §3.6 off trees; any topology
+ *  greedymap       GreedyMap (ICS 2017) Alg. 1, one configuration; options
+ *                  "greedymap:order=oo|bfs|bfs-dfs|gpart,pack=0|1,delta=N,
+ *                  wrap=0|1,cost=hop-bytes|max-hop-bytes"; any topology
+ *  parmapper       ParMapper (ICS 2017 §4.2): GreedyMap configurations on
+ *                  threads, Pareto choice on average / maximum task
+ *                  hop-bytes; options "parmapper:alpha=A,work=W"
  */
 TOPOMATCH_API const char *const *topomatch_mapper_names(void);
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cmd_map(int argc, char **argv);
 
@@ -37,6 +38,13 @@ static const char help[] =
 	"                          topology, refined by local search, kept when\n"
 	"                          it beats round-robin),\n"
 	"                          treematch, topomatch-const, scotch,\n"
+	"                          eagermap (EagerMap, TOPC 2019),\n"
+	"                          greedymap (GreedyMap, ICS 2017; options as\n"
+	"                          greedymap:order=oo|bfs|bfs-dfs|gpart,pack=0|1,\n"
+	"                          delta=N,wrap=0|1,cost=hop-bytes|max-hop-bytes,\n"
+	"                          ties=first|random),\n"
+	"                          parmapper (ParMapper, ICS 2017: many GreedyMap\n"
+	"                          configurations; parmapper:alpha=A,work=W),\n"
 	"                          round-robin, random\n"
 	"      --tau N             treematch: enumerate all candidate groups when\n"
 	"                          there are at most N (default 30000)\n"
@@ -44,6 +52,9 @@ static const char help[] =
 	"                          (0 to 1, default 0.5; auto also tries 0 on\n"
 	"                          sparse patterns)\n"
 	"      --seed N            seed of the randomised mappers (default 1)\n"
+	"      --threads N         threads for eagermap and parmapper (default 1;\n"
+	"                          0: one per online CPU); the mapping does not\n"
+	"                          depend on it\n"
 	"      --time-budget SEC   wall-clock guard; past it the mapper falls back\n"
 	"                          to the natural placement (default: none)\n"
 	"      --out FILE          write the mapping: one line per task, its PU id\n"
@@ -66,6 +77,13 @@ struct map_args {
 	topomatch_map_opts_t opts;
 };
 
+/* --threads 0: one thread per online CPU, within the library's bound. */
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
 static int parse_args(int argc, char **argv, struct map_args *m)
 {
 	static const struct option longopts[] = {
@@ -73,6 +91,7 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		{ "constraints", required_argument, NULL, 'b' },
 		{ "nodes", required_argument, NULL, OPT_FIRST_PRIVATE },
 		{ "cpus-per-task", required_argument, NULL, OPT_FIRST_PRIVATE + 1 },
+		{ "threads", required_argument, NULL, OPT_FIRST_PRIVATE + 2 },
 		{ "oversub", required_argument, NULL, 'o' },
 		{ "mapper", required_argument, NULL, OPT_MAPPER },
 		{ "seed", required_argument, NULL, OPT_SEED },
@@ -100,6 +119,11 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		case OPT_FIRST_PRIVATE + 1:
 			if (!cli_int64("map", "--cpus-per-task", optarg, 1, 1024, &m->cpus_per_task))
 				return CLI_USAGE;
+			break;
+		case OPT_FIRST_PRIVATE + 2:
+			if (!cli_int64("map", "--threads", optarg, 0, 256, &v))
+				return CLI_USAGE;
+			m->opts.threads = v > 0 ? (int)v : online_cpus();
 			break;
 		case 'o':
 			if (!cli_int64("map", "--oversub", optarg, 1, 1024, &v))
@@ -138,10 +162,12 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 	return CLI_OK;
 }
 
+/* A mapper name, maybe with options after a colon ("greedymap:order=bfs"). */
 static bool mapper_known(const char *name)
 {
+	size_t len = strcspn(name, ":");
 	for (const char *const *n = topomatch_mapper_names(); *n; n++)
-		if (!strcmp(*n, name))
+		if (strlen(*n) == len && !strncmp(*n, name, len))
 			return true;
 	return false;
 }
