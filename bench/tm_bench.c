@@ -42,7 +42,7 @@
 #define FRAG_NODES 128		/* nodes of the fragmented case's tree */
 #define FRAG_PICK 32		/* nodes the job got */
 #define FRAG_NODE_PUS 32	/* PUs of one node (2 sockets x 16 cores) */
-#define MAX_ROWS 8
+#define MAX_ROWS 12
 #define DEFAULT_TIMEOUT 900	/* seconds a single measurement may take */
 
 enum case_kind { CASE_TREE, CASE_FRAG, CASE_TORUS, CASE_SCALE };
@@ -54,18 +54,21 @@ struct bench_case {
 	enum case_kind kind;
 	int quick;		/* part of --quick */
 	double balance;		/* Scotch direct's imbalance tolerance */
-	const char *mappers[5];	/* topomatch_map() names, NULL-terminated */
+	const char *mappers[9];	/* topomatch_map() names, NULL-terminated */
 };
 
 static const struct bench_case cases[] = {
 	{ "tree-1k", "tleaf 3 32 100 2 10 16 1", { 16, 8, 8 }, CASE_TREE, 1, 0.05,
-	  { "treematch", "topomatch-const", "scotch", "auto", NULL } },
+	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
+	    "parmapper", NULL } },
 	{ "frag-1k", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 1, 0.0,
-	  { "topomatch-const", "scotch", "auto", NULL } }, /* treematch: no constraints */
+	  { "topomatch-const", "scotch", "auto", "eagermap", "greedymap", "parmapper",
+	    NULL } }, /* treematch: no constraints */
 	{ "tree-4k", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0, 0.05,
-	  { "treematch", "topomatch-const", "scotch", "auto", NULL } },
+	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
+	    "parmapper", NULL } },
 	{ "torus-4k", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0, 0.05,
-	  { "auto", "scotch", NULL } },
+	  { "auto", "scotch", "eagermap", "greedymap", "parmapper", NULL } },
 	{ "scale-16k", "tleaf 3 512 100 2 10 16 1", { 32, 32, 16 }, CASE_SCALE, 0, 0.05,
 	  { "treematch", NULL } },
 	{ "scale-64k", "tleaf 3 2048 100 2 10 16 1", { 64, 32, 32 }, CASE_SCALE, 0, 0.05,
@@ -95,6 +98,7 @@ static const struct target targets[] = {
 	  "hop-bytes <= 1.0 x scotch-direct (sub-architecture)" },
 	{ "torus-4k", "auto", T_HB_RATIO, 1.05, "hop-bytes within 5% of scotch-direct" },
 	{ "scale-64k", "treematch", T_TIME_S, 5.0, "time < 5 s" },
+	{ "tree-4k", "eagermap", T_TIME_S, 0.1, "time < 0.1 s (4096 ranks)" },
 	{ "scale-64k", "treematch", T_RSS_MIB, 1e9 / 1048576.0, "peak RSS < 1 GB" },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
@@ -105,6 +109,7 @@ struct config {
 	const char *only;	/* --case NAME, or NULL */
 	unsigned timeout;
 	int repeat;
+	int threads;		/* --threads, for eagermap and parmapper */
 };
 
 /* One measurement: a topomatch_map() call, or Scotch direct (mapper NULL). */
@@ -117,6 +122,7 @@ struct job {
 	double balance;		/* Scotch direct only */
 	unsigned timeout;
 	int repeat;		/* runs; the time reported is the fastest */
+	int threads;		/* topomatch_map_opts.threads */
 };
 
 /* What a child sends ahead of the mapping (which follows when rc == 0). */
@@ -434,6 +440,7 @@ static void measure_map(const struct job *job, int64_t *pu, struct report *rep)
 	o.seed = SEED;
 	o.allowed = job->allowed;
 	o.nallowed = job->nallowed;
+	o.threads = job->threads;
 	memset(&res, 0, sizeof(res));
 	rep->rc = topomatch_map(job->a, job->t, &o, pu, &res, rep->err);
 	rep->time_s = res.time_s;
@@ -796,6 +803,7 @@ static struct job case_job(const struct bench_case *c, const struct inputs *in,
 		.balance = c->balance,
 		.timeout = cfg->timeout,
 		.repeat = cfg->repeat,
+		.threads = cfg->threads,
 	};
 
 	if (c->kind == CASE_FRAG) {
@@ -1130,9 +1138,10 @@ static void print_json(const struct config *cfg, const struct case_result *res, 
 {
 	printf("{\n  \"tool\": \"tm_bench\", \"libtopomatch\": ");
 	json_str(topomatch_version());
-	printf(", \"scotch\": \"%d.%d.%d\", \"quick\": %s, \"seed\": %d, \"repeat\": %d,\n",
+	printf(", \"scotch\": \"%d.%d.%d\", \"quick\": %s, \"seed\": %d, \"repeat\": %d,"
+	       " \"threads\": %d,\n",
 	       SCOTCH_VERSION, SCOTCH_RELEASE, SCOTCH_PATCHLEVEL, cfg->quick ? "true" : "false",
-	       SEED, cfg->repeat);
+	       SEED, cfg->repeat, cfg->threads);
 	printf("  \"cases\": [\n");
 	for (int i = 0; i < nres; i++) {
 		json_case(&res[i]);
@@ -1151,6 +1160,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: tm_bench [--quick] [--case NAME] [--json] [--repeat N] [--timeout SEC]\n"
+		"                [--threads N]\n"
 		"Map shuffled 3D stencils with libtopomatch's mappers and with Scotch's\n"
 		"SCOTCH_graphMap called directly; print hop-bytes, mapping time and peak\n"
 		"RSS, with ratios to Scotch direct.  Progress goes to stderr.\n"
@@ -1165,6 +1175,8 @@ static void usage(FILE *f)
 		"                  report the fastest; the mappings must agree\n"
 		"  --timeout SEC   a measurement (all its repeats) running longer is killed\n"
 		"                  (default %d)\n"
+		"  --threads N     threads for eagermap and parmapper (1 to 256, default 1;\n"
+		"                  their mappings do not depend on it)\n"
 		"  -h, --help      this text\n",
 		DEFAULT_TIMEOUT);
 }
@@ -1191,6 +1203,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		{ "json", no_argument, NULL, 'j' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "repeat", required_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1211,6 +1224,11 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 			if (parse_count("--repeat", optarg, 100, &v) != 0)
 				return 2;
 			cfg->repeat = (int)v;
+			break;
+		case 'T':
+			if (parse_count("--threads", optarg, 256, &v) != 0)
+				return 2;
+			cfg->threads = (int)v;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -1240,7 +1258,7 @@ static int selected(const struct bench_case *c, const struct config *cfg)
 
 int main(int argc, char **argv)
 {
-	struct config cfg = { .timeout = DEFAULT_TIMEOUT, .repeat = 1 };
+	struct config cfg = { .timeout = DEFAULT_TIMEOUT, .repeat = 1, .threads = 1 };
 	struct case_result res[NCASES];
 	char err[TOPOMATCH_ERRLEN];
 	int nres = 0, rc = parse_args(argc, argv, &cfg);
