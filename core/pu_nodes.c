@@ -164,8 +164,9 @@ int tm_near_init(tm_near_t *x, const tm_nodes_t *nd, char *err)
 	if (t->kind != TOPOMATCH_TOPO_GRAPH)
 		return TOPOMATCH_OK;
 	x->dist = tm_alloc(t->nvert, sizeof(*x->dist));
+	x->seen = tm_zalloc(t->nvert, sizeof(*x->seen));
 	x->queue = tm_alloc(t->nvert, sizeof(*x->queue));
-	if (!x->dist || !x->queue) {
+	if (!x->dist || !x->seen || !x->queue) {
 		tm_near_free(x);
 		return oom(err);
 	}
@@ -180,6 +181,7 @@ void tm_near_free(tm_near_t *x)
 {
 	topomatch_router_destroy(x->r);
 	free(x->dist);
+	free(x->seen);
 	free(x->queue);
 	memset(x, 0, sizeof(*x));
 }
@@ -356,24 +358,26 @@ static void walk_hcub(walk_t *w, int64_t centre)
 	}
 }
 
-/* Graphs: BFS layers from the centre's vertex, neighbours in vertex order. */
+/* Graphs: BFS layers from the centre's vertex, neighbours in vertex
+ * order; a new epoch forgets the previous walk in O(1). */
 static void walk_graph(walk_t *w, int64_t centre)
 {
 	const tm_nodes_t *nd = w->x->nd;
 	const topomatch_topology_t *t = nd->t;
 	int64_t *dist = w->x->dist, *q = w->x->queue, head = 0, tail = 0;
+	uint64_t *seen = w->x->seen, ep = ++w->x->epoch;
 
-	for (int64_t v = 0; v < t->nvert; v++)
-		dist[v] = -1;
 	q[tail++] = t->pu_vert[nd->pus[nd->ptr[centre]]];
 	dist[q[0]] = 0;
+	seen[q[0]] = ep;
 	while (head < tail && !w->stop) {
 		int64_t v = q[head++];
 		if (t->vert_pu[v] >= 0)
 			visit(w, tm_nodes_find(nd, t->vert_pu[v]), dist[v]);
 		for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++) {
 			int64_t u = t->adj[e].nbr;
-			if (dist[u] < 0) {
+			if (seen[u] != ep) {
+				seen[u] = ep;
 				dist[u] = dist[v] + 1;
 				q[tail++] = u;
 			}

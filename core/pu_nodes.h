@@ -54,7 +54,9 @@ int64_t tm_nodes_find(const tm_nodes_t *nd, int64_t key);
 typedef struct tm_near {
 	const tm_nodes_t *nd;
 	topomatch_router_t *r; /* graphs without a table */
-	int64_t *dist;         /* graphs: BFS layers of a walk, per vertex */
+	int64_t *dist;         /* graphs: BFS layers of a walk, per vertex... */
+	uint64_t *seen;        /* ...valid where seen[v] == epoch */
+	uint64_t epoch;
 	int64_t *queue;
 } tm_near_t;
 

@@ -339,6 +339,28 @@ START_TEST(work_budget_bounds_the_configurations)
 }
 END_TEST
 
+/* A general graph: a ring of 4 switches, 4 PUs on each. */
+static topomatch_topology_t *ring_graph(void)
+{
+	int64_t a[20], b[20];
+	unsigned char compute[20] = { 0 };
+	int k = 0;
+	for (int s = 0; s < 4; s++) {
+		a[k] = s;
+		b[k++] = (s + 1) % 4;
+		for (int p = 0; p < 4; p++) {
+			a[k] = s;
+			b[k++] = 4 + 4 * s + p;
+			compute[4 + 4 * s + p] = 1;
+		}
+	}
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_topology_graph(20, k, a, b, NULL, compute, &t, err) == 0, "%s",
+		      err);
+	return t;
+}
+
 static topomatch_topology_t *random_topology(topomatch_rng_t *rng)
 {
 	static const char *const shapes[] = {
@@ -346,7 +368,8 @@ static topomatch_topology_t *random_topology(topomatch_rng_t *rng)
 		"torus2D 4 5", "mesh3D 3 3 2", "hcub 4", "torus3D 2 3 4",
 		"torus2D 3 3 local 2 2 10 2 1", "mesh2D 2 3 local 1 4 1",
 	};
-	return topo(shapes[topomatch_rng_below(rng, 9)]);
+	uint64_t k = topomatch_rng_below(rng, 10);
+	return k == 9 ? ring_graph() : topo(shapes[k]);
 }
 
 static int64_t pick_allowed(topomatch_rng_t *rng, int64_t npu, int64_t *allowed)
