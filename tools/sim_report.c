@@ -112,10 +112,13 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 	text_head(out, c);
 	for (int k = 0; k < nres; k++) {
 		const sim_summary_t *u = &sum[k];
-		fprintf(out, "%-13s %13.6g %8.4f %11.1f %11.1f %9.3f %9.3f %6.4f %12.0f %8.2f %6lld\n",
+		char sw[32] = "-"; /* no switches off trees */
+		if (u->mean_switches >= 0)
+			snprintf(sw, sizeof(sw), "%.2f", u->mean_switches);
+		fprintf(out, "%-13s %13.6g %8.4f %11.1f %11.1f %9.3f %9.3f %6.4f %12.0f %8s %6lld\n",
 			sim_policy_name(r[k].policy), u->mean_hop_bytes, u->mean_hop_bytes_ratio,
 			u->mean_wait, u->p95_wait, u->mean_bsld, u->p95_bsld, u->utilization,
-			u->makespan, u->mean_switches, (long long)u->killed);
+			u->makespan, sw, (long long)u->killed);
 	}
 	for (int k = 0; k < nres; k++)
 		if (r[k].policy == SIM_TOPOMATCH)
