@@ -354,6 +354,8 @@ static int plan_level(hier_t *h, int k)
 	return rc;
 }
 
+/* What Alg. 1 takes as execElInLevel, per object: used PUs, task counts
+ * (Alg. 2's elPerGroup and leftover at the PU level), types and needs. */
 static int plan(hier_t *h, int64_t n, int64_t m, bool load)
 {
 	int64_t u, q, r;
@@ -413,8 +415,9 @@ static int bottom_up(const tm_map_ctx_t *c, tm_pool_t *pool, const tm_wgraph_t *
 
 /* ---------------------------------------------------------------- Alg. 5 */
 
-/* Members of object o's group (elements of depth k + 1's groups) to its
- * used children, type by type, both sides in increasing order. */
+/* Alg. 5 lines 6-9 for object o: the members of its group (groups of
+ * depth k + 1) go to its used children, type by type, both sides in
+ * increasing order (line 8's linked[i] <- elements[i]). */
 static void hand_down(const hier_t *h, const em_groups_t *gr, int k, int64_t o,
 		      int64_t *const *asg, pair_t *mem, pair_t *ch)
 {
@@ -469,6 +472,8 @@ static int top_down(const hier_t *h, const em_groups_t *gr, const int64_t *pus,
 	return rc;
 }
 
+/* MapAlgorithm (Alg. 1): the plan (execElInLevel, here per object), the
+ * groups bottom-up, MapGroupsToTopology (Alg. 5). */
 int em_tree(const tm_map_ctx_t *c, tm_pool_t *pool, const tm_wgraph_t *g, const double *loads,
 	    const int64_t *pus, int64_t m, int nlevels, const int64_t *below, int f,
 	    int64_t *pu_out, char *err)
@@ -533,6 +538,7 @@ static int map_tree(const tm_map_ctx_t *c, tm_pool_t *pool, int64_t *pu, char *e
 	return rc;
 }
 
+/* EagerMap: Alg. 1-7 on trees, §3.6 elsewhere; Alg. 8 on c->threads. */
 int tm_map_eagermap(const tm_map_ctx_t *c, int64_t *pu, char *err)
 {
 	tm_pool_t *pool = NULL;

@@ -16,8 +16,10 @@
  *  3. Placement of the groups on the machines.  The paper assumes every
  *     machine is as far from the others, which a torus is not; so the
  *     groups are placed in EagerMap's greedy order (next: the group that
- *     communicates most with the groups placed so far, Alg. 3's rule),
- *     each on the free machine of its size that costs least (sum of
+ *     communicates most with the groups placed so far, Alg. 3's rule, ties
+ *     to the group met first: a breadth-first front, which on a lattice
+ *     places a task's neighbours before their own neighbours), each on
+ *     the free machine of its size that costs least (sum of
  *     communication x machine distance to the placed groups).  Machines
  *     are examined in rings around the heaviest placed partner; a ring r
  *     cannot hold anything cheaper than sum_h W_h max(0, r - d(c, h)) (by
@@ -112,7 +114,9 @@ static int cmp_cap(const void *x, const void *y)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
-/* Machines by size, largest first, until U PUs are taken. */
+/* §3.6: "it counts the total number of available PUs in all machines,
+ * and spreads the tasks" - machines by size, largest first, until U PUs
+ * are taken. */
 static int plan_machines(clu_t *s, int64_t u)
 {
 	int64_t nm = s->nd.n, left = u;
@@ -139,7 +143,8 @@ static int plan_machines(clu_t *s, int64_t u)
 
 /* ---------------------------------------------------------------- 2. groups */
 
-/* Counts: q tasks per used PU, one more on the first r. */
+/* §3.6 with Alg. 2-3: one group per planned machine, q tasks per used
+ * PU and one more on the first r. */
 static int groups_by_count(clu_t *s, const em_level_t *lv, int64_t q, int64_t r, char *err)
 {
 	int64_t *nptr = tm_alloc(s->np + 1, sizeof(*nptr)), *cnt = tm_alloc(s->np, sizeof(*cnt));
@@ -164,6 +169,8 @@ static int groups_by_count(clu_t *s, const em_level_t *lv, int64_t q, int64_t r,
 	return rc;
 }
 
+/* §3.6 steps 1-2: groups by count, or by load (Alg. 6-7), and their
+ * communication (Alg. 4). */
 static int make_groups(clu_t *s, char *err)
 {
 	const tm_map_ctx_t *c = s->c;
@@ -289,21 +296,23 @@ static int64_t least_connected(const clu_t *s)
 }
 
 /* The next group in EagerMap's order: most communication with the
- * placed groups (ties: lower index), else the first unplaced one.
- * Placed groups leave `front` as they are met. */
+ * placed groups (ties: the one discovered first), else the first
+ * unplaced one.  The chosen group leaves `front`, which stays in order of
+ * discovery. */
 static int64_t next_group(clu_t *s, const double *pw, int64_t *front, int64_t *nf,
 			  int64_t *first)
 {
-	int64_t best = -1;
-	for (int64_t i = 0; i < *nf;) {
+	int64_t best = -1, bi = -1;
+	for (int64_t i = 0; i < *nf; i++) {
 		int64_t k = front[i];
-		if (s->mach[k] >= 0) {
-			front[i] = front[--*nf];
+		if (s->mach[k] >= 0)
 			continue;
-		}
-		if (best < 0 || pw[k] > pw[best] || (pw[k] == pw[best] && k < best))
-			best = k;
-		i++;
+		if (best < 0 || pw[k] > pw[best])
+			best = k, bi = i;
+	}
+	if (bi >= 0) { /* keep the order of discovery: ties go to the oldest */
+		memmove(front + bi, front + bi + 1, (size_t)(*nf - bi - 1) * sizeof(*front));
+		(*nf)--;
 	}
 	if (best >= 0)
 		return best;
@@ -348,6 +357,8 @@ static int place_loop(clu_t *s, double *pw, unsigned char *in, int64_t *front, p
 	return TOPOMATCH_OK;
 }
 
+/* Step 3 (an extension of §3.6, which takes machines as equidistant):
+ * every group on a machine, in EagerMap's greedy order. */
 static int place_groups(clu_t *s, char *err)
 {
 	int64_t np = s->np;
@@ -427,7 +438,8 @@ static int sub_build(const clu_t *s, const int64_t *tasks, int64_t nt, int64_t *
 	return TOPOMATCH_OK;
 }
 
-/* EagerMap (Alg. 1-5) on machine x's local tree for group k. */
+/* §3.6: "call EagerMap separately for each group": Alg. 1-5 on machine
+ * x's local tree for group k. */
 static int map_machine(const clu_t *s, int64_t k, int64_t *loc, int64_t *pu, char *err)
 {
 	const topomatch_topology_t *t = s->nd.t;

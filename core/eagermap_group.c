@@ -177,8 +177,9 @@ static best_t search(const gen_t *s)
 	return b;
 }
 
-/* No candidate above 0: the first element not chosen yet, of a type the
- * group still needs (types: the group's need list). */
+/* Alg. 3 lines 5-12 when no candidate is above 0: the first element not
+ * chosen yet (every w = 0 > wMax = -1), of a type the group still needs
+ * (types: the group's need list). */
 static int64_t first_free(gen_t *s, const int32_t *types, int64_t ntypes)
 {
 	int64_t j = -1;
@@ -216,8 +217,9 @@ static void join(gen_t *s, int64_t j, int64_t *memb, int64_t *nm)
 	s->steps++;
 }
 
-/* The next winner into *j: EBUDGET when the deadline has passed, EINVAL
- * when no element of a needed type is left (a bug). */
+/* Alg. 3 lines 3-15 (Alg. 8 lines 3-29): the next winner into *j;
+ * EBUDGET when the deadline has passed, EINVAL when no element of a
+ * needed type is left (a bug). */
 static int pick(gen_t *s, const int32_t *types, int64_t ntypes, int64_t *j, char *err)
 {
 	if (s->steps % EM_CHECK_STEPS == 0 && s->steps > 0 && tm_ctx_expired(s->lv->c))
@@ -342,8 +344,9 @@ int em_generate(const em_level_t *lv, const em_need_t *nd, em_groups_t *out, cha
 
 /* ---------------------------------------------------------------- loads */
 
-/* Bounds of LbGenerateGroup's loop for a group of p PUs: at least one
- * task per PU, at most f, and room left for the tasks left. */
+/* Alg. 6 line 9 and Alg. 7 line 4 for a group of p PUs: the load
+ * threshold, and bounds the paper leaves implicit: at least one task per
+ * PU, at most f, and room left for the tasks left. */
 typedef struct lb_bounds {
 	int64_t lo, hi;
 	double thr;

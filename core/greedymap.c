@@ -4,7 +4,7 @@
  * processor of least cost, that is the hop-bytes (or maximum task
  * hop-bytes) of the partial solution, among the Delta nodes closest to
  * the node used last, or on that node while it has room when
- * packNodeFirst is set; ties are broken at random (line 10).
+ * packNodeFirst is set; line 10 breaks ties at random.
  *
  * Nodes are pu_nodes.h's (parents of the PUs on trees, routers on grids,
  * PUs elsewhere); a "free processor" is an allowed PU holding fewer than
@@ -13,6 +13,17 @@
  * at the same distance from every PU of the node, so each candidate node
  * costs O(degree) plus O(neighbours inside) per free PU.
  *
+ * Two additions, both configurable:
+ *  - Delta = every node (delta=0) is evaluated without weighing every
+ *    node: rings around the heaviest placed neighbour's node, until a
+ *    ring r cannot hold anything cheaper than sum_w A(t, w) max(0, r -
+ *    d(c, w)) (the triangle inequality), which is exact, or until
+ *    GM_WALK_MAX nodes were visited (scattered neighbours);
+ *  - ties=first (the default) takes the first tie met walking from that
+ *    neighbour's node instead of a random one: on a grid, where costs are
+ *    sums of Manhattan distances, random ties turn rows into staircases.
+ *    ties=random is the paper's line 10.
+ *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,7 +31,6 @@
 #include "greedymap_internal.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +38,7 @@
 typedef struct nbr {
 	int64_t task, j, node;
 	double w;
+	int64_t dc; /* distance of its node from the centre of a bounded walk */
 } nbr_t;
 
 struct gm_run {
@@ -46,6 +57,11 @@ struct gm_run {
 	int64_t nnb;
 	double *hb;      /* GM_COST_MAXHB: each task's hop-bytes so far */
 	double maxhb;
+	uint64_t *tmark; /* node -> epoch when it holds a tie */
+	uint64_t tepoch;
+	int64_t tnode;   /* the first node holding a tie, met from the partner */
+	int64_t ring;    /* bounded walks: the ring being visited... */
+	int64_t visits;  /* ...and the nodes visited */
 	topomatch_rng_t rng;
 };
 
@@ -85,6 +101,7 @@ void gm_run_destroy(gm_run_t *r)
 	free(r->tie);
 	free(r->nb);
 	free(r->hb);
+	free(r->tmark);
 	free(r);
 }
 
@@ -105,7 +122,8 @@ int gm_run_create(const gm_shared_t *sh, gm_run_t **out, char *err)
 	r->tie = tm_alloc(sh->nd.m, sizeof(*r->tie));
 	r->nb = tm_alloc(maxdeg, sizeof(*r->nb));
 	r->hb = tm_alloc(n, sizeof(*r->hb));
-	if (!r->load || !r->nfree || !r->cand || !r->tie || !r->nb || !r->hb) {
+	r->tmark = tm_zalloc(sh->nd.n, sizeof(*r->tmark));
+	if (!r->load || !r->nfree || !r->cand || !r->tie || !r->nb || !r->hb || !r->tmark) {
 		gm_run_destroy(r);
 		return oom(err);
 	}
@@ -145,7 +163,7 @@ static void placed_neighbours(gm_run_t *r, int64_t t)
 	for (int64_t e = a->rowptr[t]; e < a->rowptr[t + 1]; e++) {
 		int64_t w = a->col[e], j = r->slot[w];
 		if (j >= 0)
-			r->nb[r->nnb++] = (nbr_t){ w, j, r->sh->nd.node[j], a->w[e] };
+			r->nb[r->nnb++] = (nbr_t){ w, j, r->sh->nd.node[j], a->w[e], 0 };
 	}
 }
 
@@ -155,19 +173,7 @@ static bool collect(void *arg, int64_t node, int64_t dist)
 	(void)dist;
 	if (r->nfree[node] > 0)
 		r->cand[r->ncand++] = node;
-	return r->cfg->delta <= 0 || r->ncand < r->cfg->delta;
-}
-
-/* Lines 5-9: the node used last while it has room (packNodeFirst), else
- * the Delta closest nodes with room. */
-static void candidates(gm_run_t *r, int64_t last)
-{
-	r->ncand = 0;
-	if (r->cfg->pack && r->nfree[last] > 0) {
-		r->cand[r->ncand++] = last;
-		return;
-	}
-	tm_near_walk(&r->near, last, r->cfg->wrap, collect, r);
+	return r->ncand < r->cfg->delta;
 }
 
 /* Keep processor j if its cost (c1, then c2) is the least so far. */
@@ -183,7 +189,8 @@ static void offer(gm_run_t *r, int64_t j, double c1, double c2)
 	r->tie[r->ntie++] = j;
 }
 
-/* Costs of the free processors of node x. */
+/* Alg. 1 line 8: the cost of the partial solution (§4.4: hop-bytes, or
+ * maximum task hop-bytes) for each free processor of node x. */
 static void weigh_node(gm_run_t *r, int64_t x)
 {
 	const tm_nodes_t *nd = &r->sh->nd;
@@ -218,6 +225,73 @@ static void weigh_node(gm_run_t *r, int64_t x)
 	}
 }
 
+/* The node of the task's heaviest placed neighbour (first in row order),
+ * or `last` when it has none. */
+static int64_t heaviest(const gm_run_t *r, int64_t last)
+{
+	int64_t from = last;
+	double w = 0.0;
+	for (int64_t i = 0; i < r->nnb; i++)
+		if (r->nb[i].w > w) {
+			w = r->nb[i].w;
+			from = r->nb[i].node;
+		}
+	return from;
+}
+
+/* No node in ring `dist` of the bounded walk costs less than this. */
+static double ring_bound(const gm_run_t *r, int64_t dist)
+{
+	double lb = 0.0;
+	for (int64_t i = 0; i < r->nnb; i++)
+		if (dist > r->nb[i].dc)
+			lb += r->nb[i].w * (double)(dist - r->nb[i].dc);
+	return lb;
+}
+
+static bool visit_bounded(void *arg, int64_t node, int64_t dist)
+{
+	gm_run_t *r = arg;
+	if (++r->visits > GM_WALK_MAX && r->ntie > 0)
+		return false;
+	if (dist != r->ring) {
+		r->ring = dist;
+		if (r->ntie > 0 && ring_bound(r, dist) > r->best1)
+			return false;
+	}
+	if (r->nfree[node] > 0)
+		weigh_node(r, node);
+	/* no placed neighbour: every free PU costs 0, the first will do
+	 * unless ties are drawn at random */
+	return r->nnb > 0 || r->ntie == 0 || r->cfg->random_ties;
+}
+
+/* Lines 5-9 and 8's costs: the node used last while it has room
+ * (packNodeFirst), else the Delta closest nodes with room, else (Delta
+ * = every node) a bounded walk. */
+static void evaluate(gm_run_t *r, int64_t last)
+{
+	const tm_nodes_t *nd = &r->sh->nd;
+	r->ntie = 0;
+	if (r->cfg->pack && r->nfree[last] > 0) {
+		weigh_node(r, last);
+		return;
+	}
+	if (r->cfg->delta > 0 && r->cfg->delta < nd->n) {
+		r->ncand = 0;
+		tm_near_walk(&r->near, last, r->cfg->wrap, collect, r);
+		for (int64_t k = 0; k < r->ncand; k++)
+			weigh_node(r, r->cand[k]);
+		return;
+	}
+	int64_t from = heaviest(r, last);
+	for (int64_t i = 0; i < r->nnb; i++)
+		r->nb[i].dc = tm_near_dist(&r->near, from, r->nb[i].node);
+	r->ring = 0;
+	r->visits = 0;
+	tm_near_walk(&r->near, from, true, visit_bounded, r);
+}
+
 /* Lines 11-13: task t on processor j. */
 static void assign(gm_run_t *r, int64_t t, int64_t j)
 {
@@ -237,19 +311,50 @@ static void assign(gm_run_t *r, int64_t t, int64_t j)
 		r->maxhb = r->hb[t];
 }
 
+static bool find_tie(void *arg, int64_t node, int64_t dist)
+{
+	gm_run_t *r = arg;
+	(void)dist;
+	if (r->tmark[node] != r->tepoch)
+		return true;
+	r->tnode = node;
+	return false;
+}
+
+/* Line 10.  The paper draws a tie at random; the deterministic choice
+ * (ties=first) takes the first tie met walking from the node of the
+ * task's heaviest placed neighbour (of the node used last when it has
+ * none), so that equal costs are settled the same way everywhere: the
+ * rows of a grid stay straight. */
+static int64_t pick_tie(gm_run_t *r, int64_t last)
+{
+	if (r->cfg->random_ties)
+		return r->tie[topomatch_rng_below(&r->rng, (uint64_t)r->ntie)];
+	if (r->ntie == 1)
+		return r->tie[0];
+	int64_t from = heaviest(r, last);
+	r->tepoch++;
+	for (int64_t i = 0; i < r->ntie; i++)
+		r->tmark[r->sh->nd.node[r->tie[i]]] = r->tepoch;
+	r->tnode = -1;
+	tm_near_walk(&r->near, from, r->cfg->wrap, find_tie, r);
+	for (int64_t i = 0; i < r->ntie; i++)
+		if (r->sh->nd.node[r->tie[i]] == r->tnode)
+			return r->tie[i];
+	return r->tie[0];
+}
+
 /* One iteration of Alg. 1's loop; returns the node now used last. */
 static int64_t place(gm_run_t *r, int64_t t, int64_t last)
 {
 	placed_neighbours(r, t);
-	candidates(r, last);
-	r->ntie = 0;
-	for (int64_t k = 0; k < r->ncand; k++)
-		weigh_node(r, r->cand[k]);
-	int64_t j = r->tie[r->cfg->random_ties ? topomatch_rng_below(&r->rng, (uint64_t)r->ntie) : 0];
+	evaluate(r, last);
+	int64_t j = pick_tie(r, last);
 	assign(r, t, j);
 	return r->sh->nd.node[j];
 }
 
+/* GreedyMap (Alg. 1) under one configuration (§4.5). */
 int gm_map(gm_run_t *r, const gm_config_t *cfg, int64_t *slot, char *err)
 {
 	const int64_t *order = r->sh->order[cfg->order];
@@ -266,6 +371,7 @@ int gm_map(gm_run_t *r, const gm_config_t *cfg, int64_t *slot, char *err)
 	return TOPOMATCH_OK;
 }
 
+/* Eq. 1-3: hopbytes(S, t), its average and its maximum. */
 void gm_task_hop_bytes(gm_run_t *r, const int64_t *slot, double *avg, double *max)
 {
 	const topomatch_csr_t *a = &r->sh->a;
@@ -290,20 +396,14 @@ const char *gm_order_name(int order)
 	return order >= 0 && order < GM_NORDERS ? names[order] : "?";
 }
 
-/* Delta = ceil(sqrt(N)), one of the paper's reduced values (§4.4.1). */
-static int64_t sqrt_nodes(int64_t n)
-{
-	int64_t d = (int64_t)ceil(sqrt((double)n));
-	return d < 1 ? 1 : d;
-}
-
 /* GPART, as on fat trees (§5.4), when the nodes hold several tasks;
- * BFS-DFS otherwise.  packNodeFirst off (§5.4: best on fat trees). */
+ * BFS (Cuthill-McKee's order) otherwise.  packNodeFirst off (§5.4: best
+ * on fat trees); every node explored (the bounded walk makes it cheap). */
 gm_config_t gm_default_config(const gm_shared_t *sh)
 {
-	gm_config_t cfg = { .order = gm_gpart_parts(sh) > 0 ? GM_GPART : GM_BFSDFS,
+	gm_config_t cfg = { .order = gm_gpart_parts(sh) > 0 ? GM_GPART : GM_BFS,
 			    .pack = false,
-			    .delta = sqrt_nodes(sh->nd.n),
+			    .delta = 0,
 			    .wrap = true,
 			    .cost = GM_COST_HB,
 			    .seed = sh->c->seed };

@@ -35,6 +35,10 @@ typedef struct gm_config {
 
 /* Tasks between two looks at the clock. */
 #define GM_CHECK_TASKS 1024
+/* Delta = every node: a bounded walk visits at most this many nodes once
+ * it has a candidate (it only binds when the placed neighbours of a task
+ * are scattered, as with a task list that ignores the pattern). */
+#define GM_WALK_MAX 512
 
 /* What every configuration of one request reads: built once, then shared
  * by the threads without locks. */

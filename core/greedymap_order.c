@@ -3,9 +3,10 @@
  * ICS 2017, §4.5): "the order in which GreedyMap processes the tasks".
  *
  *  OO       tasks in application order;
- *  BFS      breadth-first from task 0 (a bandwidth reduction of the task
- *           graph); neighbours heaviest first, ties to the lower task;
- *           the next component from its lowest task;
+ *  BFS      breadth-first (a bandwidth reduction of the task graph, as
+ *           Cuthill-McKee [22]: from a peripheral task, the one of least
+ *           weighted degree); neighbours heaviest first, ties to the lower
+ *           task; the next component from its least connected task;
  *  BFS-DFS  depth-first along the heaviest edge to an unlisted task;
  *           when none is left, breadth-first: the earliest discovered
  *           task not listed yet;
@@ -54,6 +55,42 @@ static int64_t fresh_neighbours(const topomatch_csr_t *a, int64_t v, const unsig
 	return k;
 }
 
+/* Tasks by weighted degree, least first (ties: lower task), and a
+ * cursor: Cuthill-McKee's starts. */
+typedef struct starts {
+	wnb_t *by; /* w = degree, v = task */
+	int64_t next;
+} starts_t;
+
+static int cmp_wnb_asc(const void *x, const void *y)
+{
+	const wnb_t *a = x, *b = y;
+	if (a->w != b->w)
+		return a->w < b->w ? -1 : 1;
+	return (a->v > b->v) - (a->v < b->v);
+}
+
+static wnb_t *by_degree(const topomatch_csr_t *a)
+{
+	wnb_t *by = tm_alloc(a->n, sizeof(*by));
+	for (int64_t v = 0; by && v < a->n; v++) {
+		by[v] = (wnb_t){ 0.0, v };
+		for (int64_t e = a->rowptr[v]; e < a->rowptr[v + 1]; e++)
+			by[v].w += a->w[e];
+	}
+	if (by)
+		qsort(by, (size_t)a->n, sizeof(*by), cmp_wnb_asc);
+	return by;
+}
+
+/* The least connected task whose flag is 0. */
+static int64_t peripheral(starts_t *st, const unsigned char *flag)
+{
+	while (flag[st->by[st->next].v])
+		st->next++;
+	return st->by[st->next].v;
+}
+
 static int64_t max_degree(const topomatch_csr_t *a)
 {
 	int64_t d = 0;
@@ -63,22 +100,25 @@ static int64_t max_degree(const topomatch_csr_t *a)
 	return d;
 }
 
+/* §4.5 (1) OO: "tasks in original (application) order". */
 static void order_oo(int64_t n, int64_t *out)
 {
 	for (int64_t t = 0; t < n; t++)
 		out[t] = t;
 }
 
-/* BFS: the queue is the list. */
-static void order_bfs(const topomatch_csr_t *a, unsigned char *seen, wnb_t *buf, int64_t *q)
+/* §4.5 (2) BFS: "starting from one of the tasks, tasks are inserted in
+ * the list by performing a breadth-first traversal"; the queue is the
+ * list. */
+static void order_bfs(const topomatch_csr_t *a, starts_t *st, unsigned char *seen, wnb_t *buf,
+		      int64_t *q)
 {
-	int64_t head = 0, tail = 0, first = 0;
+	int64_t head = 0, tail = 0;
 	while (tail < a->n) {
-		if (head == tail) {
-			while (seen[first])
-				first++;
-			seen[first] = 1;
-			q[tail++] = first;
+		if (head == tail) { /* a new component */
+			int64_t s = peripheral(st, seen);
+			seen[s] = 1;
+			q[tail++] = s;
 		}
 		int64_t v = q[head++], k = fresh_neighbours(a, v, seen, buf);
 		for (int64_t i = 0; i < k; i++) {
@@ -88,12 +128,15 @@ static void order_bfs(const topomatch_csr_t *a, unsigned char *seen, wnb_t *buf,
 	}
 }
 
-/* BFS-DFS: follow the heaviest edge; at a dead end, the oldest task
- * discovered and not listed. */
-static void order_bfsdfs(const topomatch_csr_t *a, unsigned char *listed, unsigned char *queued,
-			 wnb_t *buf, int64_t *fifo, int64_t *out)
+/* §4.5 (3) BFS-DFS: "paths in the task graph are explored in a
+ * depth-first manner.  When the depth-first search cannot progress,
+ * breadth-first search is used to pick the next task": follow the
+ * heaviest edge; at a dead end, the oldest task discovered and not
+ * listed. */
+static void order_bfsdfs(const topomatch_csr_t *a, starts_t *st, unsigned char *listed,
+			 unsigned char *queued, wnb_t *buf, int64_t *fifo, int64_t *out)
 {
-	int64_t head = 0, tail = 0, first = 0, cur = 0;
+	int64_t head = 0, tail = 0, cur = peripheral(st, listed);
 	for (int64_t i = 0; i < a->n; i++) {
 		out[i] = cur;
 		listed[cur] = 1;
@@ -115,9 +158,7 @@ static void order_bfsdfs(const topomatch_csr_t *a, unsigned char *listed, unsign
 			cur = fifo[head++];
 			continue;
 		}
-		while (listed[first])
-			first++;
-		cur = first;
+		cur = peripheral(st, listed);
 	}
 }
 
@@ -128,13 +169,15 @@ static int build_simple(gm_shared_t *sh, int order, int64_t *out, char *err)
 	unsigned char *f1 = tm_zalloc(n, 1), *f2 = tm_zalloc(n, 1);
 	wnb_t *buf = tm_alloc(max_degree(a), sizeof(*buf));
 	int64_t *fifo = tm_alloc(n, sizeof(*fifo));
+	starts_t st = { by_degree(a), 0 };
 	int rc = TOPOMATCH_OK;
-	if (!f1 || !f2 || !buf || !fifo)
+	if (!f1 || !f2 || !buf || !fifo || !st.by)
 		rc = oom(err);
 	else if (order == GM_BFS)
-		order_bfs(a, f1, buf, out);
+		order_bfs(a, &st, f1, buf, out);
 	else
-		order_bfsdfs(a, f1, f2, buf, fifo, out);
+		order_bfsdfs(a, &st, f1, f2, buf, fifo, out);
+	free(st.by);
 	free(f1);
 	free(f2);
 	free(buf);
@@ -246,6 +289,9 @@ static int rank_parts(const gm_shared_t *sh, const int64_t *part, int64_t k, int
 	return rc;
 }
 
+/* §4.5 (4) GPART: "partitioned into a set of N (the number of allocated
+ * nodes) partitions that minimize edge-cut ... tasks that are in the same
+ * partition into consecutive positions". */
 static int build_gpart(gm_shared_t *sh, int64_t *out, char *err)
 {
 	const tm_map_ctx_t *c = sh->c;

@@ -32,9 +32,8 @@
 
 /* At most this many configurations (the paper: fewer than 100). */
 #define PM_MAX_CONFIGS 96
-/* Default work budget, in units of estimate() (measured: 15 to 45 ns
- * each): for 4096 tasks on one thread, 0.1 s on a fat tree, 0.7 s on a
- * 3D torus of single-PU nodes. */
+/* Default work budget, in units of estimate(): for 4096 tasks on one
+ * thread, measured 0.15 s on a fat tree and about 1 s on a 3D torus. */
 #define PM_DEFAULT_WORK (INT64_C(1) << 24)
 /* Default alpha of the selection rule (§4.2: alpha >= 1). */
 #define PM_DEFAULT_ALPHA 1.05
@@ -131,9 +130,18 @@ static double estimate(const pm_t *p, const gm_config_t *cfg)
 	const tm_nodes_t *nd = &p->sh.nd;
 	double n = (double)p->c->ntasks, nnz = (double)p->sh.a.rowptr[p->c->ntasks];
 	double deg = nnz / (n > 0 ? n : 1), ppn = (double)nd->m / (double)nd->n;
-	double delta = cfg->delta > 0 && cfg->delta < nd->n ? (double)cfg->delta : (double)nd->n;
+	/* every node: the bounded walk weighs a few nodes per neighbour when
+	 * the list follows the pattern, up to GM_WALK_MAX when it does not */
+	double delta = cfg->delta > 0 && cfg->delta < nd->n ? (double)cfg->delta
+		       : cfg->order == GM_OO ? GM_WALK_MAX : 4.0 * (deg + 1.0);
+	if (delta > (double)nd->n)
+		delta = (double)nd->n;
 	double steps = cfg->pack ? n / (ppn * p->c->f) + 1 : n;
-	return 2.0 * (n + nnz) + steps * delta * (ppn + deg + 1.0) + (cfg->pack ? n * (ppn + deg) : 0);
+	/* a ring walk off trees enumerates shells and looks routers up:
+	 * measured about 4 times the cost of a tree's walk per node */
+	double walk = p->c->t->kind == TOPOMATCH_TOPO_TREE ? 1.0 : 4.0;
+	return 2.0 * (n + nnz) + steps * delta * (ppn + deg + 1.0) * walk +
+	       (cfg->pack ? n * (ppn + deg) : 0);
 }
 
 static bool is_torus(const topomatch_topology_t *t)
@@ -167,9 +175,9 @@ static space_t config_space(const pm_t *p)
 	s.orders[s.norders++] = GM_BFSDFS;
 	s.orders[s.norders++] = GM_BFS;
 	s.orders[s.norders++] = GM_OO;
-	s.deltas[s.ndeltas++] = root < 1 ? 1 : root;
+	s.deltas[s.ndeltas++] = 0; /* every node */
 	if (root < nd->n)
-		s.deltas[s.ndeltas++] = 0; /* every node */
+		s.deltas[s.ndeltas++] = root < 1 ? 1 : root; /* §4.4.1's sqrt(N) */
 	s.packs[s.npacks++] = false;
 	if (nd->maxcap * p->c->f > 1)
 		s.packs[s.npacks++] = true;
@@ -236,7 +244,8 @@ static void run_one(pm_t *p, gm_run_t *r, int64_t *slot, int k)
 		atomic_store(&p->abort, 1);
 }
 
-/* A thread: configurations from the counter until none is left. */
+/* §4.2: instances of GreedyMap run simultaneously; a thread takes
+ * configurations from the counter until none is left. */
 static void worker(void *arg, int tid, int nthreads)
 {
 	pm_t *p = arg;
@@ -357,6 +366,7 @@ static int rerun(pm_t *p, int k, int64_t *pu, char *err)
 	return rc;
 }
 
+/* ParMapper (§4.2): configurations, their runs, the choice, the winner. */
 int tm_map_parmapper(const tm_map_ctx_t *c, int64_t *pu, char *err)
 {
 	pm_opts_t o;

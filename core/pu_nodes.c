@@ -264,6 +264,7 @@ typedef struct gshell {
 	int64_t reach[TOPOMATCH_MAX_DIMS + 1]; /* farthest offset of dims k.. */
 	int64_t rstride[TOPOMATCH_MAX_DIMS];   /* router id strides */
 	int64_t dist;
+	bool positive; /* this pass: offsets >= 0 only, else some offset < 0 */
 } gshell_t;
 
 /* Coordinate of offset d in dimension k, or -1 when outside / counted
@@ -296,27 +297,32 @@ static void shell_visit(gshell_t *g, int k, int64_t d, int64_t router)
 }
 
 /* Routers at offsets summing to rem in dimensions k.. (the last one
- * takes exactly what is left, either way). */
-static void shell_rec(gshell_t *g, int k, int64_t rem, int64_t router)
+ * takes exactly what is left); neg: an earlier offset was negative.  The
+ * positive pass takes offsets >= 0 only, the other pass the offsets with
+ * at least one negative component. */
+static void shell_rec(gshell_t *g, int k, int64_t rem, int64_t router, bool neg)
 {
 	int64_t lim = g->reach[k] - g->reach[k + 1];
 	if (k == g->t->ndims - 1) {
-		if (rem <= lim) {
+		if (rem > lim)
+			return;
+		if (g->positive || neg)
 			shell_visit(g, k, rem, router);
-			if (rem > 0)
-				shell_visit(g, k, -rem, router);
-		}
+		if (!g->positive && rem > 0)
+			shell_visit(g, k, -rem, router);
 		return;
 	}
 	if (rem < lim)
 		lim = rem;
-	/* offsets 0, +1, -1, +2, -2, ...: a shell starts with the routers
-	 * that spread over the most dimensions (compact shapes first) */
+	/* offsets 0, 1, 2, ... (then -1, -2, ... in the other pass): a shell
+	 * starts with the routers that spread over the most dimensions */
 	for (int64_t i = 0; i <= 2 * lim && !g->w->stop; i++) {
-		int64_t d = i % 2 ? (i + 1) / 2 : -(i / 2);
+		int64_t d = i <= lim ? i : lim - i;
+		if (g->positive && d < 0)
+			break;
 		int64_t left = rem - (d < 0 ? -d : d), y = shell_coord(g, k, d);
 		if (left <= g->reach[k + 1] && y >= 0)
-			shell_rec(g, k + 1, left, router + y * g->rstride[k]);
+			shell_rec(g, k + 1, left, router + y * g->rstride[k], neg || d < 0);
 	}
 }
 
@@ -335,8 +341,13 @@ static void walk_grid(walk_t *w, int64_t centre, bool wrap)
 	g.reach[t->ndims] = 0;
 	for (int k = t->ndims - 1; k >= 0; k--)
 		g.reach[k] = g.reach[k + 1] + dim_reach(&g, k);
-	for (g.dist = 0; g.dist <= g.reach[0] && !w->stop; g.dist++)
-		shell_rec(&g, 0, g.dist, 0);
+	for (g.dist = 0; g.dist <= g.reach[0] && !w->stop; g.dist++) {
+		g.positive = true; /* the positive orthant first, then the rest */
+		shell_rec(&g, 0, g.dist, 0, false);
+		g.positive = false;
+		if (g.dist > 0)
+			shell_rec(&g, 0, g.dist, 0, false);
+	}
 }
 
 /* Hypercubes: vertices at Hamming distance r, masks in increasing order

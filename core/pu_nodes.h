@@ -15,8 +15,11 @@
  *
  * Nodes are explored in rings of growing distance from a centre node
  * (tm_near_walk): subtrees of growing height on trees, Manhattan shells on
- * grids (wrapping or not), Hamming shells on hypercubes, BFS layers on
- * graphs.  Every order is fixed, so walks are deterministic.
+ * grids (wrapping or not; each shell the non-negative offsets first, those
+ * spread over the most dimensions first), Hamming shells on hypercubes,
+ * BFS layers on graphs.  Every order is fixed, so walks are
+ * deterministic, and the mappers settle equal costs by it: the first
+ * node met wins.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
