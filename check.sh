@@ -36,6 +36,11 @@ for t in placement binding reorder; do
 	fi
 	grep -E '^(FAIL|slurm:)' "$top/build/slurm-$t.log" || true
 done
+# topomatch sim's topomatch policy against the real select/topomatch
+if ! "$top/tests/sim/plugin_match.sh" "$top/build" >"$top/build/slurm-sim.log" 2>&1; then
+	fail=1
+fi
+grep -E '^(FAIL|slurm:)' "$top/build/slurm-sim.log" || true
 # the MPI helper of layout=reorder (contrib/mpi) under Open MPI's mpirun
 echo "== MPI helper"
 rc=0

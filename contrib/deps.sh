@@ -12,6 +12,8 @@ PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge"
 # the MPI helper of layout=reorder and its test (contrib/mpi, tests/mpi:
 # mpicc, mpif90, mpirun)
 PACKAGES="$PACKAGES libopenmpi-dev openmpi-bin gfortran"
+# topomatch sim: .swf.gz traces (zlib) and its plots (gnuplot)
+PACKAGES="$PACKAGES zlib1g-dev gnuplot-nox"
 
 missing=""
 for p in $PACKAGES; do
