@@ -354,6 +354,8 @@ int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 	if (rc == TOPOMATCH_OK) {
 		if (mp) {
 			rc = run_checked(mp, &c, pu, err);
+			if (rc == TOPOMATCH_OK && o->refine)
+				rc = refine(&c, pu, err);
 			strcpy(r.mapper, mp->name);
 		} else {
 			rc = map_auto(&c, pu, r.mapper, err);

@@ -398,14 +398,17 @@ typedef struct topomatch_map_opts {
 	int threads;            /* threads a mapper may use to split independent
 				 * work (eagermap, parmapper); 0 = 1, at most
 				 * 256.  The result never depends on it. */
+	int refine;             /* 1: the local search auto runs after its
+				 * mapper (swaps and moves that lower hop-bytes,
+				 * work counted) also after a named mapper */
 } topomatch_map_opts_t;
 
 #define TOPOMATCH_DEFAULT_TAU 30000.0
 #define TOPOMATCH_DEFAULT_SPARSE_FACTOR 0.5
 
 /* Fill opts with the defaults: auto, seed 1, 1 task per PU, no constraints,
- * no guard, tau 30000, sparse factor 0.5, 1 thread.  (NULL opts mean the
- * same.) */
+ * no guard, tau 30000, sparse factor 0.5, 1 thread, named mappers not
+ * refined.  (NULL opts mean the same.) */
 TOPOMATCH_API void topomatch_map_opts_init(topomatch_map_opts_t *opts);
 
 typedef struct topomatch_map_result {

@@ -51,6 +51,8 @@ static const char help[] =
 	"      --sparse-factor F   scotch: keep only weights above F x the largest\n"
 	"                          (0 to 1, default 0.5; auto also tries 0 on\n"
 	"                          sparse patterns)\n"
+	"      --refine            after a named mapper, the local search auto\n"
+	"                          runs after its own (never raises hop-bytes)\n"
 	"      --seed N            seed of the randomised mappers (default 1)\n"
 	"      --threads N         threads for eagermap and parmapper (default 1;\n"
 	"                          0: one per online CPU); the mapping does not\n"
@@ -92,6 +94,7 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		{ "nodes", required_argument, NULL, OPT_FIRST_PRIVATE },
 		{ "cpus-per-task", required_argument, NULL, OPT_FIRST_PRIVATE + 1 },
 		{ "threads", required_argument, NULL, OPT_FIRST_PRIVATE + 2 },
+		{ "refine", no_argument, NULL, OPT_FIRST_PRIVATE + 3 },
 		{ "oversub", required_argument, NULL, 'o' },
 		{ "mapper", required_argument, NULL, OPT_MAPPER },
 		{ "seed", required_argument, NULL, OPT_SEED },
@@ -125,6 +128,7 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 				return CLI_USAGE;
 			m->opts.threads = v > 0 ? (int)v : online_cpus();
 			break;
+		case OPT_FIRST_PRIVATE + 3: m->opts.refine = 1; break;
 		case 'o':
 			if (!cli_int64("map", "--oversub", optarg, 1, 1024, &v))
 				return CLI_USAGE;

@@ -390,6 +390,63 @@ static double hop_bytes_with(const topomatch_affinity_t *a, const topomatch_topo
 }
 
 /*
+ * --refine after a named mapper: never worse than the mapper alone; a
+ * random placement of a shuffled hierarchical pattern gets strictly
+ * better; constraints still hold; the same result twice.
+ */
+START_TEST(refine_after_named_mappers)
+{
+	topomatch_topology_t *t = topo("tleaf 3 4 100 4 10 4 1");
+	topomatch_affinity_t *h, *a;
+	char err[TOPOMATCH_ERRLEN];
+	const int arity[3] = { 4, 4, 4 };
+	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 1000, 10, 0.1, 1, &h, err), 0);
+	ck_assert_int_eq(topomatch_affinity_shuffle(h, 7, &a, err), 0);
+	static const char *const names[] = { "random", "eagermap", "greedymap", "scotch",
+					      "treematch" };
+	topomatch_map_result_t r;
+	for (size_t k = 0; k < sizeof(names) / sizeof(*names); k++) {
+		topomatch_map_opts_t o;
+		topomatch_map_opts_init(&o);
+		o.mapper = names[k];
+		double plain = hop_bytes_with(a, t, &o, &r);
+		o.refine = 1;
+		double refined = hop_bytes_with(a, t, &o, &r);
+		ck_assert_msg(refined <= plain, "%s: refined %g > %g", names[k], refined, plain);
+		ck_assert_double_eq(refined, hop_bytes_with(a, t, &o, &r));
+		if (!strcmp(names[k], "random"))
+			ck_assert_msg(refined < 0.75 * plain, "random: refined %g, plain %g",
+				      refined, plain);
+	}
+	/* constraints: the PUs of the second and fourth 16-PU subtrees only */
+	int64_t allowed[32], pu[64];
+	for (int i = 0; i < 16; i++) {
+		allowed[i] = 16 + i;
+		allowed[16 + i] = 48 + i;
+	}
+	topomatch_affinity_t *h32, *a32;
+	const int arity2[2] = { 4, 8 };
+	ck_assert_int_eq(topomatch_gen_hierarchical(2, arity2, 1000, 10, 0.1, 1, &h32, err), 0);
+	ck_assert_int_eq(topomatch_affinity_shuffle(h32, 3, &a32, err), 0);
+	topomatch_map_opts_t o;
+	topomatch_map_opts_init(&o);
+	o.mapper = "random";
+	o.refine = 1;
+	o.allowed = allowed;
+	o.nallowed = 32;
+	ck_assert_msg(topomatch_map(a32, t, &o, pu, &r, err) == TOPOMATCH_OK, "%s", err);
+	for (int i = 0; i < 32; i++)
+		ck_assert_msg((pu[i] >= 16 && pu[i] < 32) || (pu[i] >= 48 && pu[i] < 64),
+			      "task %d on PU %lld", i, (long long)pu[i]);
+	topomatch_affinity_destroy(h32);
+	topomatch_affinity_destroy(a32);
+	topomatch_affinity_destroy(h);
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/*
  * A stencil whose faces weigh 1000/500/100 on a torus: the default sparse
  * factor keeps only the x faces, and Scotch then scatters y and z
  * neighbours.  auto must do as well as Scotch on the whole graph, and
@@ -443,6 +500,7 @@ int main(void)
 	tcase_add_test(tp, property_valid_and_deterministic);
 	tcase_add_test(tp, hierarchical_shuffled_is_optimal);
 	tcase_add_test(tp, auto_on_torus_keeps_every_direction);
+	tcase_add_test(tp, refine_after_named_mappers);
 	suite_add_tcase(s, tp);
 	return tm_run_suite(s);
 }
