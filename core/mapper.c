@@ -75,9 +75,10 @@ static const struct mapper {
 	{ "parmapper", tm_map_parmapper, false, false, true },
 };
 
-static const char *const mapper_names[] = { "auto", "round-robin", "random", "treematch",
-					    "topomatch-const", "scotch", "eagermap",
-					    "greedymap", "parmapper", NULL };
+static const char *const mapper_names[] = { "auto",	     "portfolio", "round-robin",
+					    "random",	     "treematch", "topomatch-const",
+					    "scotch",	     "eagermap",  "greedymap",
+					    "parmapper",    NULL };
 
 const char *const *topomatch_mapper_names(void)
 {
@@ -327,6 +328,50 @@ static int map_auto(const tm_map_ctx_t *c, int64_t *pu, char *name, char *err)
 	return rc;
 }
 
+/* The portfolio's candidates: each mapper followed by the refinement. */
+static int refined(const char *name, const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	int rc = run_checked(find_mapper(name), c, pu, err);
+	return rc == TOPOMATCH_OK ? refine(c, pu, err) : rc;
+}
+
+static int cand_fig3(const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	int rc = run_fig3(fig3_choice(c), c, pu, err);
+	return rc == TOPOMATCH_OK ? refine(c, pu, err) : rc;
+}
+
+static int cand_eagermap(const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	return refined("eagermap", c, pu, err);
+}
+
+static int cand_greedymap(const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	return refined("greedymap", c, pu, err);
+}
+
+/*
+ * portfolio: the natural placement, TopoMatch's Fig. 3 choice (as auto
+ * runs it), EagerMap and GreedyMap, each refined, on threads; the best
+ * wins (portfolio.c).  name gets "portfolio:" and the winner's name.
+ */
+static int map_portfolio(const tm_map_ctx_t *c, int64_t *pu, char *name, char *err)
+{
+	const tm_candidate_t cand[] = {
+		{ "round-robin", map_round_robin },
+		{ fig3_choice(c)->name, cand_fig3 },
+		{ "eagermap", cand_eagermap },
+		{ "greedymap", cand_greedymap },
+	};
+	int k = 0;
+	int rc = tm_portfolio(c, cand, (int)(sizeof(cand) / sizeof(cand[0])), pu, &k, err);
+	if (rc == TOPOMATCH_OK)
+		snprintf(name, sizeof(((topomatch_map_result_t *)0)->mapper), "portfolio:%s",
+			 cand[k].name);
+	return rc;
+}
+
 int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 		  const topomatch_map_opts_t *opts, int64_t *pu, topomatch_map_result_t *res,
 		  char *err)
@@ -337,11 +382,13 @@ int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 	topomatch_map_result_t r = { .mapper = "" };
 	double t0 = tm_now();
 	const char *name = o->mapper ? o->mapper : "auto";
-	const struct mapper *mp = strcmp(name, "auto") ? find_mapper(name) : NULL;
-	if (strcmp(name, "auto") && !mp)
+	bool combined = !strcmp(name, "auto") || !strcmp(name, "portfolio");
+	const struct mapper *mp = combined ? NULL : find_mapper(name);
+	if (!combined && !mp)
 		return tm_err(err, TOPOMATCH_EINVAL,
-			      "unknown mapper '%s' (known: auto, round-robin, random, treematch, "
-			      "topomatch-const, scotch, eagermap, greedymap, parmapper)", name);
+			      "unknown mapper '%s' (known: auto, portfolio, round-robin, random, "
+			      "treematch, topomatch-const, scotch, eagermap, greedymap, parmapper)",
+			      name);
 	tm_map_ctx_t c = { .a = a, .t = t, .ntasks = topomatch_affinity_ntasks(a) };
 	if (mp && strchr(name, ':'))
 		c.args = strchr(name, ':') + 1;
@@ -357,8 +404,10 @@ int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 			if (rc == TOPOMATCH_OK && o->refine)
 				rc = refine(&c, pu, err);
 			strcpy(r.mapper, mp->name);
-		} else {
+		} else if (!strcmp(name, "auto")) {
 			rc = map_auto(&c, pu, r.mapper, err);
+		} else {
+			rc = map_portfolio(&c, pu, r.mapper, err);
 		}
 		if (rc == TOPOMATCH_EBUDGET) {
 			/* the guard only ever cuts a run short to the natural placement */

@@ -65,6 +65,21 @@ int tm_map_parmapper(const tm_map_ctx_t *c, int64_t *pu, char *err);
  */
 int tm_refine(const tm_map_ctx_t *c, int64_t *pu, int64_t work, char *err);
 
+/* A mapper of the portfolio (portfolio.c), by name for the result. */
+typedef struct tm_candidate {
+	const char *name;
+	int (*run)(const tm_map_ctx_t *c, int64_t *pu, char *err);
+} tm_candidate_t;
+
+/*
+ * Run the n candidates (on c->threads threads, each candidate on one) and
+ * keep the best mapping in pu: the lowest hop-bytes, ties to the lower
+ * maximum task hop-bytes, then to the earlier candidate; *winner its
+ * index.  Fails only when every candidate failed (the first failure).
+ */
+int tm_portfolio(const tm_map_ctx_t *c, const tm_candidate_t *cand, int n, int64_t *pu,
+		 int *winner, char *err);
+
 /*
  * An undirected weighted graph in CSR: symmetric, no self loops, weights
  * finite and > 0; vw (vertex weights) may be NULL (all 1).  The symmetric

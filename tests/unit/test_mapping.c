@@ -447,6 +447,71 @@ START_TEST(refine_after_named_mappers)
 END_TEST
 
 /*
+ * portfolio: never worse than any of its candidates alone (the natural
+ * placement, auto, eagermap and greedymap refined), the winner named, the
+ * same mapping on 1 and 3 threads, constraints kept.
+ */
+START_TEST(portfolio_best_of_its_candidates)
+{
+	static const char *const topos[] = { "tleaf 3 4 100 4 10 4 1", "torus3D 4 4 4",
+					     "mesh2D 8 8" };
+	char err[TOPOMATCH_ERRLEN];
+	for (size_t t = 0; t < sizeof(topos) / sizeof(*topos); t++) {
+		topomatch_topology_t *tp = topo(topos[t]);
+		topomatch_affinity_t *s3, *a;
+		const int dims[3] = { 4, 4, 4 };
+		const double w[3] = { 1000, 500, 100 };
+		ck_assert_int_eq(topomatch_gen_stencil(3, dims, 7, 1, w, &s3, err), 0);
+		ck_assert_int_eq(topomatch_affinity_shuffle(s3, 11, &a, err), 0);
+		topomatch_map_result_t r;
+		topomatch_map_opts_t o;
+		topomatch_map_opts_init(&o);
+		o.mapper = "portfolio";
+		double best = hop_bytes_with(a, tp, &o, &r);
+		ck_assert_msg(!strncmp(r.mapper, "portfolio:", 10), "%s", r.mapper);
+		int64_t n = topomatch_affinity_ntasks(a), pu1[64], pu3[64];
+		ck_assert_int_eq(topomatch_map(a, tp, &o, pu1, &r, err), TOPOMATCH_OK);
+		o.threads = 3;
+		ck_assert_int_eq(topomatch_map(a, tp, &o, pu3, &r, err), TOPOMATCH_OK);
+		ck_assert_mem_eq(pu1, pu3, (size_t)n * sizeof(*pu1));
+		static const char *const alone[] = { "round-robin", "auto", "eagermap",
+						     "greedymap" };
+		for (size_t k = 0; k < sizeof(alone) / sizeof(*alone); k++) {
+			topomatch_map_opts_init(&o);
+			o.mapper = alone[k];
+			o.refine = strcmp(alone[k], "auto") && strcmp(alone[k], "round-robin");
+			double hb = hop_bytes_with(a, tp, &o, &r);
+			ck_assert_msg(best <= hb, "%s: portfolio %g > %s %g", topos[t], best,
+				      alone[k], hb);
+		}
+		topomatch_affinity_destroy(s3);
+		topomatch_affinity_destroy(a);
+		topomatch_topology_destroy(tp);
+	}
+	/* constraints: half the PUs of a tree */
+	topomatch_topology_t *tp = topo("tleaf 2 8 10 8 1");
+	topomatch_affinity_t *h;
+	const int arity[2] = { 4, 8 };
+	ck_assert_int_eq(topomatch_gen_hierarchical(2, arity, 1000, 10, 0.1, 1, &h, err), 0);
+	int64_t allowed[32], pu[32];
+	for (int i = 0; i < 32; i++)
+		allowed[i] = 2 * i;
+	topomatch_map_opts_t o;
+	topomatch_map_opts_init(&o);
+	o.mapper = "portfolio";
+	o.allowed = allowed;
+	o.nallowed = 32;
+	o.threads = 2;
+	topomatch_map_result_t r;
+	ck_assert_msg(topomatch_map(h, tp, &o, pu, &r, err) == TOPOMATCH_OK, "%s", err);
+	for (int i = 0; i < 32; i++)
+		ck_assert_msg(pu[i] % 2 == 0, "task %d on PU %lld", i, (long long)pu[i]);
+	topomatch_affinity_destroy(h);
+	topomatch_topology_destroy(tp);
+}
+END_TEST
+
+/*
  * A stencil whose faces weigh 1000/500/100 on a torus: the default sparse
  * factor keeps only the x faces, and Scotch then scatters y and z
  * neighbours.  auto must do as well as Scotch on the whole graph, and
@@ -501,6 +566,7 @@ int main(void)
 	tcase_add_test(tp, hierarchical_shuffled_is_optimal);
 	tcase_add_test(tp, auto_on_torus_keeps_every_direction);
 	tcase_add_test(tp, refine_after_named_mappers);
+	tcase_add_test(tp, portfolio_best_of_its_candidates);
 	suite_add_tcase(s, tp);
 	return tm_run_suite(s);
 }
