@@ -422,6 +422,9 @@ typedef struct topomatch_map_result {
  *  auto            TopoMatch Fig. 3: treematch on trees (topomatch-const
  *                  with constraints), scotch otherwise; the natural
  *                  placement is kept when it is not beaten
+ *  portfolio       the natural placement, auto's choice, eagermap and
+ *                  greedymap, each refined, on threads; the lowest
+ *                  hop-bytes wins (result mapper "portfolio:NAME")
  *  round-robin     task i on the i-th allowed PU (the natural placement)
  *  random          a uniformly random assignment from the seed
  *  treematch       TreeMatch / TopoMatch Alg. 1 (trees, no constraints)
