@@ -373,17 +373,18 @@ static uint64_t tm_pattern_key(job_record_t *job_ptr)
 }
 
 /*
- * The time left for this decision in the current scheduling cycle:
+ * The current scheduling cycle's window, with the time left in it:
  * backfill's cycle for its WILL_RUN tests (and --test-only), the main
  * scheduler's for the rest (its passes, submissions, backfill's starts).
  */
-static double tm_cycle_budget_left(void)
+static tm_cycle_t *tm_cycle_now(double *left)
 {
 	bool bf = tm_job_test_mode == SELECT_MODE_WILL_RUN;
 
-	return tm_cycle_left(&tm_cycles[bf], bf ? slurmctld_diag_stats.bf_cycle_counter
-					       : slurmctld_diag_stats.schedule_cycle_counter,
-			     tm_now_ms(), tm_conf.cycle_budget_ms);
+	*left = tm_cycle_left(&tm_cycles[bf], bf ? slurmctld_diag_stats.bf_cycle_counter
+						: slurmctld_diag_stats.schedule_cycle_counter,
+			      tm_now_ms(), tm_conf.cycle_budget_ms);
+	return &tm_cycles[bf];
 }
 
 /* Decode and map: a decision not in the cache, within the budgets. */
@@ -391,8 +392,8 @@ static topomatch_narrow_t tm_compute(job_record_t *job_ptr, uint64_t pkey, uint6
 				     const int64_t *pus, int64_t npus,
 				     const int64_t *slurm_of, bitstr_t **narrowed)
 {
-	bool bf = tm_job_test_mode == SELECT_MODE_WILL_RUN;
-	double left = tm_cycle_budget_left(), t0 = tm_now_ms();
+	double left, t0 = tm_now_ms();
+	tm_cycle_t *cycle = tm_cycle_now(&left);
 	topomatch_affinity_t *a;
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
 
@@ -409,7 +410,7 @@ static topomatch_narrow_t tm_compute(job_record_t *job_ptr, uint64_t pkey, uint6
 			     left < tm_conf.job_budget_ms ? left : tm_conf.job_budget_ms,
 			     key, narrowed);
 	topomatch_affinity_destroy(a);
-	tm_cycle_charge(&tm_cycles[bf], tm_now_ms() - t0);
+	tm_cycle_charge(cycle, tm_now_ms() - t0);
 	return how;
 }
 
