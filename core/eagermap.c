@@ -517,12 +517,6 @@ static int check_ctx(const tm_map_ctx_t *c, char *err)
 	return TOPOMATCH_OK;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static int map_tree(const tm_map_ctx_t *c, tm_pool_t *pool, int64_t *pu, char *err)
 {
 	topomatch_csr_t a = topomatch_affinity_symmetric(c->a);
@@ -531,7 +525,7 @@ static int map_tree(const tm_map_ctx_t *c, tm_pool_t *pool, int64_t *pu, char *e
 	if (!pus)
 		return oom(err);
 	memcpy(pus, c->allowed, (size_t)c->m * sizeof(*pus));
-	qsort(pus, (size_t)c->m, sizeof(*pus), cmp_i64);
+	qsort(pus, (size_t)c->m, sizeof(*pus), tm_cmp_i64);
 	int rc = em_tree(c, pool, &g, topomatch_affinity_loads(c->a), pus, c->m, c->t->nlevels,
 			 c->t->below, c->f, pu, err);
 	free(pus);

@@ -21,12 +21,6 @@ static int oom(char *err)
 	return tm_err(err, TOPOMATCH_ENOMEM, "out of memory for the nodes of the allowed PUs");
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Depth of the nodes of a tree: the parents of the PUs. */
 static int tree_node_depth(const topomatch_topology_t *t)
 {
@@ -115,7 +109,7 @@ int tm_nodes_build(tm_nodes_t *nd, const topomatch_topology_t *t, const int64_t 
 	if (!nd->pus)
 		return oom(err);
 	memcpy(nd->pus, allowed, (size_t)m * sizeof(*nd->pus));
-	qsort(nd->pus, (size_t)m, sizeof(*nd->pus), cmp_i64);
+	qsort(nd->pus, (size_t)m, sizeof(*nd->pus), tm_cmp_i64);
 	if (group_nodes(nd) != TOPOMATCH_OK || graph_table(nd) != TOPOMATCH_OK) {
 		tm_nodes_free(nd);
 		return oom(err);

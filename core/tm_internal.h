@@ -30,6 +30,9 @@ bool tm_add_ok(int64_t a, int64_t b, int64_t *out);
 void *tm_alloc(int64_t n, size_t sz);
 void *tm_zalloc(int64_t n, size_t sz);
 
+/* qsort/bsearch comparator of int64_t values, ascending. */
+int tm_cmp_i64(const void *a, const void *b);
+
 /* Resolve user limits (NULL or zero fields -> defaults). */
 topomatch_limits_t tm_limits(const topomatch_limits_t *l);
 

@@ -440,12 +440,6 @@ static int map_node(cmap_t *s, int depth, int64_t first_pu, int64_t alo, int64_t
 
 /* ------------------------------------------------------------- entry */
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static int check_ctx(const tm_map_ctx_t *c, char *err)
 {
 	const topomatch_topology_t *t = c->t;
@@ -474,7 +468,7 @@ static int sort_allowed(cmap_t *s)
 	if (!s->allowed)
 		return oom(s);
 	memcpy(s->allowed, c->allowed, (size_t)c->m * sizeof(*s->allowed));
-	qsort(s->allowed, (size_t)c->m, sizeof(*s->allowed), cmp_i64);
+	qsort(s->allowed, (size_t)c->m, sizeof(*s->allowed), tm_cmp_i64);
 	for (int64_t j = 0; j < c->m; j++) {
 		int64_t p = s->allowed[j];
 		if (p < 0 || p >= s->t->npu)

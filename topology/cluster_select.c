@@ -39,12 +39,6 @@ int topomatch_cluster_select(const topomatch_cluster_t *c, const topomatch_affin
 	return TOPOMATCH_OK;
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return (a > b) - (a < b);
-}
-
 /*
  * Tasks of several CPUs (--cpus-per-task): each needs per_slot PUs of one
  * node.  Cluster PUs are numbered node by node along each node's hardware
@@ -63,7 +57,7 @@ int topomatch_cluster_slots(const topomatch_cluster_t *c, const int64_t *pus, in
 	if (!sorted)
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	memcpy(sorted, pus, (size_t)npus * sizeof(*sorted));
-	qsort(sorted, (size_t)npus, sizeof(*sorted), cmp_i64);
+	qsort(sorted, (size_t)npus, sizeof(*sorted), tm_cmp_i64);
 	int64_t run = 0, node = -1, out = 0;
 	*nslots = 0;
 	for (int64_t i = 0; i < npus; i++) {
