@@ -160,6 +160,17 @@ static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64
 	return out;
 }
 
+/* The plugin's mapping options over the PUs pus[0..npus-1]. */
+static void plugin_opts(const sim_pick_t *p, const int64_t *pus, int64_t npus,
+			topomatch_map_opts_t *o)
+{
+	topomatch_map_opts_init(o);
+	o->mapper = p->tm->mapper;
+	o->seed = p->tm->seed;
+	o->allowed = pus;
+	o->nallowed = npus;
+}
+
 /* The job's tasks mapped onto PUs of the given nodes (srun's mapping
  * inside the allocation cons_tres gave); block order if that fails. */
 static int remap(const sim_pick_t *p, const int64_t *nodes, int64_t *pu, char *err)
@@ -170,11 +181,7 @@ static int remap(const sim_pick_t *p, const int64_t *nodes, int64_t *pu, char *e
 		return rc;
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
-	topomatch_map_opts_init(&o);
-	o.mapper = p->tm->mapper;
-	o.seed = p->tm->seed;
-	o.allowed = pus;
-	o.nallowed = npus;
+	plugin_opts(p, pus, npus, &o);
 	rc = topomatch_cluster_map(p->m->cl, p->a, &o, pu, &res, err);
 	free(pus);
 	return rc ? sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err) : TOPOMATCH_OK;
@@ -196,12 +203,8 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 		return rc;
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
-	topomatch_map_opts_init(&o);
-	o.mapper = p->tm->mapper;
-	o.seed = p->tm->seed;
+	plugin_opts(p, pus, npus, &o);
 	o.time_budget_s = p->tm->time_budget_s;
-	o.allowed = pus;
-	o.nallowed = npus;
 	rc = topomatch_cluster_select(p->m->cl, seen, &o, pu, used, nused, &res, err);
 	if (rc == TOPOMATCH_OK && res.fell_back)
 		rc = TOPOMATCH_EBUDGET; /* the plugin keeps cons_tres' choice then */
