@@ -14,6 +14,15 @@ not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
 expect_contains() { case $3 in *"$2"*) ok "$1" ;; *) not_ok "$1: '$2' not in: $3" ;; esac; }
 
+# need_select_plugin NAME: exit with one failure when the build has no
+# select_topomatch.so (configure found no Slurm source).
+need_select_plugin() {
+	[ -f "$select_dir/select_topomatch.so" ] && return 0
+	echo "$1: $select_dir/select_topomatch.so was not built (no Slurm source?)" >&2
+	echo "slurm: 0 passed, 1 failed"
+	exit 1
+}
+
 # Stop the test clusters, print "slurm: N passed, M failed", exit.
 finish() {
 	local d

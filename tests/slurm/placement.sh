@@ -26,11 +26,7 @@ dir=/tmp/tm-placement-test
 # shellcheck source=lib.sh
 . "$top/tests/slurm/lib.sh"
 
-if [ ! -f "$select_dir/select_topomatch.so" ]; then
-	echo "placement.sh: $select_dir/select_topomatch.so was not built (no Slurm source?)" >&2
-	echo "slurm: 0 passed, 1 failed"
-	exit 1
-fi
+need_select_plugin placement.sh
 work=$(mktemp -d)
 "$top/contrib/testcluster/start.sh" --dir "$dir" --port-base 26001 --restart \
 	--sched-params bf_interval=1 --select-dir "$select_dir" --spank "$spank" --topomatch-conf --topomatch "$tm" \
