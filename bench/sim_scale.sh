@@ -7,7 +7,7 @@
 # otherwise); the outputs stay in the work directory.
 #
 #   --max-tasks N   topomatch.conf's MaxTasks for the topomatch policy
-#                   (default 4096, see below; 65536 = the plugin's default)
+#                   (default 4096, the plugin's default)
 #   --jobs N        jobs to replay (default 10000)
 #   --threads N     (default 2)
 #   --limit SEC     the goal (default 300)
@@ -19,15 +19,10 @@
 # levels cut to 4,096 nodes as a regular fat tree, 8 groups x 32 leaf
 # switches x 16 nodes.  Jobs of more than 4,096 nodes are skipped.
 #
-# Why MaxTasks 4096 by default: select/topomatch maps a job inside
-# slurmctld within JobBudgetMs (default 50 ms) and keeps cons_tres' choice
-# past it; a 4,096-task mapping takes about 0.1 s on a 2-core machine of
-# 2026, so on a Curie-sized cluster the plugin maps jobs up to a few
-# thousand tasks and no more.  MaxTasks is that limit made deterministic,
-# and the setting an admin of such a cluster would use.  With the plugin's
-# default (--max-tasks 65536) the 216 jobs of 16,384 to 65,536 tasks are
-# mapped too (several seconds each) and the replay takes far longer than
-# the goal; see the report of issue 6.
+# MaxTasks: select/topomatch ignores patterns of more tasks (its default,
+# 4096, see topomatch.conf(5)); with --max-tasks 65536 the larger jobs
+# are mapped too, at 0.2 to 1 s each, and the replay takes well over the
+# goal (about 490 s; see the report of issue 6).
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +44,7 @@ while [ $# -gt 0 ]; do
 	--limit) limit=$2; shift ;;
 	--dir) dir=$2; shift ;;
 	--trace) trace=$2; shift ;;
-	-h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^# SPDX/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "sim_scale.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift

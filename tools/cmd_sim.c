@@ -47,7 +47,7 @@ static const char help[] =
 	"                          fewest cores of a node of the cluster)\n"
 	"      --mapper NAME       topomatch policy's mapper (default auto)\n"
 	"      --max-tasks N       topomatch: patterns of more tasks keep cons_tres'\n"
-	"                          choice, as topomatch.conf's MaxTasks (default 65536)\n"
+	"                          choice, as topomatch.conf's MaxTasks (default 4096)\n"
 	"      --time-budget SEC   topomatch: wall-clock guard per mapping, as the\n"
 	"                          plugin's (default none: results then depend only\n"
 	"                          on the inputs)\n"

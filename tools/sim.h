@@ -232,7 +232,7 @@ typedef struct sim_tm_opts {
 } sim_tm_opts_t;
 
 /* topomatch.conf's default MaxTasks (plugin/common/tm_plugin_conf.c). */
-#define SIM_PLUGIN_MAX_TASKS 65536
+#define SIM_PLUGIN_MAX_TASKS 4096
 
 /* Counters of the topomatch policy (what select/topomatch would log). */
 typedef struct sim_tm_stats {

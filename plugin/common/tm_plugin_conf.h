@@ -16,7 +16,7 @@ typedef struct tm_plugin_conf {
 	char cluster_yaml[4096]; /* ClusterYAML: the cluster description */
 	double job_budget_ms;    /* JobBudgetMs: per decision (50) */
 	double cycle_budget_ms;  /* CycleBudgetMs: per scheduling cycle (500) */
-	int64_t max_tasks;       /* MaxTasks: larger patterns are ignored (65536) */
+	int64_t max_tasks;       /* MaxTasks: larger patterns are ignored (4096) */
 	char mapper[32];         /* Mapper: default mapper (auto) */
 	int enabled;             /* Enabled: yes/no (yes): off switch for admins */
 } tm_plugin_conf_t;
