@@ -2,7 +2,8 @@
 # bench/run.sh [tm_bench options...] - build the project and run the
 # benchmark, writing the table to bench/results-YYYY-MM-DD.txt (not
 # committed).  All cases, each measurement three times with the fastest
-# counted, unless the options say otherwise.  Progress goes to the terminal.
+# counted, unless the options say otherwise; without options, tm_study's
+# noise and sparse-factor studies follow.  Progress goes to the terminal.
 # Run by hand, not by CI: the full run takes minutes (Scotch alone needs
 # ~16-20 s per map at 65536 ranks on 2 cores) and its timings mean something
 # only on a quiet machine.
@@ -32,6 +33,11 @@ cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*: *//' || 
 rc=0
 # a later --repeat in "$@" overrides this one
 "$bin" --repeat 3 "$@" >>"$out" || rc=$?
+# the noise and sparse-factor studies only with the whole benchmark
+if [ $# -eq 0 ]; then
+	echo >>"$out"
+	"$build/bench/tm_study" >>"$out" || rc=$?
+fi
 cat "$out"
 echo "run.sh: results in $out" >&2
 exit "$rc"

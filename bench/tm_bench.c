@@ -20,6 +20,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,31 +56,43 @@ struct bench_case {
 	int quick;		/* part of --quick */
 	double balance;		/* Scotch direct's imbalance tolerance */
 	const char *mappers[9];	/* topomatch_map() names, NULL-terminated */
+	int natural_order;	/* ranks as the application numbers them (not shuffled) */
 };
 
 static const struct bench_case cases[] = {
 	{ "tree-1k", "tleaf 3 32 100 2 10 16 1", { 16, 8, 8 }, CASE_TREE, 1, 0.05,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
-	    "parmapper", NULL } },
+	    "parmapper", NULL }, 0 },
 	{ "frag-1k", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 1, 0.0,
 	  { "topomatch-const", "scotch", "auto", "eagermap", "greedymap", "parmapper",
-	    NULL } }, /* treematch: no constraints */
+	    NULL }, 0 }, /* treematch: no constraints */
 	{ "tree-4k", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0, 0.05,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
-	    "parmapper", NULL } },
+	    "parmapper", NULL }, 0 },
 	{ "torus-4k", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0, 0.05,
-	  { "auto", "scotch", "eagermap", "greedymap", "parmapper", NULL } },
+	  { "auto", "scotch", "eagermap", "greedymap", "parmapper", NULL }, 0 },
+	/* natural order: what an application that numbers its ranks along its
+	 * grid hands over; placing rank i on PU i is already good there */
+	{ "tree-4k-nat", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0, 0.05,
+	  { "treematch", "scotch", "auto", NULL }, 1 },
+	{ "frag-1k-nat", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 0, 0.0,
+	  { "topomatch-const", "scotch", "auto", NULL }, 1 },
+	{ "torus-4k-nat", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0, 0.05,
+	  { "auto", "scotch", NULL }, 1 },
 	{ "scale-16k", "tleaf 3 512 100 2 10 16 1", { 32, 32, 16 }, CASE_SCALE, 0, 0.05,
-	  { "treematch", NULL } },
+	  { "treematch", NULL }, 0 },
 	{ "scale-64k", "tleaf 3 2048 100 2 10 16 1", { 64, 32, 32 }, CASE_SCALE, 0, 0.05,
-	  { "treematch", NULL } },
+	  { "treematch", NULL }, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
 /* Face weights of the x, y, z halos (the 1000/500/100). */
 static const double face_weight[3] = { 1000.0, 500.0, 100.0 };
 
-enum target_what { T_HB_RATIO, T_TIME_RATIO, T_TIME_S, T_RSS_MIB };
+enum target_what { T_HB_RATIO, T_TIME_RATIO, T_TIME_S, T_RSS_MIB, T_HB_BEST, T_HB_BEST_GEOMEAN };
+
+/* The case name of the targets over every fat-tree case (T_HB_BEST_GEOMEAN). */
+#define FAT_TREES "fat-trees"
 
 struct target {
 	const char *case_name;
@@ -100,6 +113,17 @@ static const struct target targets[] = {
 	{ "scale-64k", "treematch", T_TIME_S, 5.0, "time < 5 s" },
 	{ "tree-4k", "eagermap", T_TIME_S, 0.1, "time < 0.1 s (4096 ranks)" },
 	{ "scale-64k", "treematch", T_RSS_MIB, 1e9 / 1048576.0, "peak RSS < 1 GB" },
+	/* Mapping engine II: auto against the better of Scotch and the natural
+	 * placement, on each fat-tree case and on their geometric mean */
+	{ "tree-1k", "auto", T_HB_BEST, 1.0, "hop-bytes <= 1.0 x min(scotch-direct, natural)" },
+	{ "frag-1k", "auto", T_HB_BEST, 1.0, "hop-bytes <= 1.0 x min(scotch-direct, natural)" },
+	{ "tree-4k", "auto", T_HB_BEST, 1.0, "hop-bytes <= 1.0 x min(scotch-direct, natural)" },
+	{ "tree-4k-nat", "auto", T_HB_BEST, 1.0,
+	  "hop-bytes <= 1.0 x min(scotch-direct, natural)" },
+	{ "frag-1k-nat", "auto", T_HB_BEST, 1.0,
+	  "hop-bytes <= 1.0 x min(scotch-direct, natural)" },
+	{ FAT_TREES, "auto", T_HB_BEST_GEOMEAN, 0.97,
+	  "geomean of hop-bytes / min(scotch-direct, natural)" },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
@@ -821,7 +845,8 @@ static int measure_mappers(struct case_result *cr, struct inputs *in, const stru
 	char direct_what[48];
 
 	j.mapper = "round-robin";
-	if (add_row(cr, "round-robin", "shuffled ranks in order", &j, in->pu) != 0)
+	if (!c->natural_order &&
+	    add_row(cr, "round-robin", "shuffled ranks in order", &j, in->pu) != 0)
 		return -1;
 	for (int k = 0; c->mappers[k]; k++) {
 		struct job jm = j;
@@ -864,6 +889,11 @@ static int run_case(const struct bench_case *c, const struct config *cfg,
 	j.mapper = "round-robin";
 	if (add_row(cr, "natural", "unshuffled ranks in order", &j, in.pu) != 0)
 		goto out;
+	if (c->natural_order) { /* the mappers get the ranks in order too */
+		cr->input_rss_mib = current_rss_mib();
+		rc = measure_mappers(cr, &in, cfg);
+		goto out;
+	}
 	if (topomatch_affinity_shuffle(in.natural, SEED, &in.a, err) != TOPOMATCH_OK) {
 		in.a = NULL;
 		goto out;
@@ -988,21 +1018,72 @@ static const struct case_result *find_case(const struct case_result *res, int nr
 	return NULL;
 }
 
-/* The value a target looks at, NAN when its row did not run or failed. */
-static double target_value(const struct target *tg, const struct case_result *cr)
+static const struct row *find_row(const struct case_result *cr, const char *label)
 {
-	for (int k = 0; k < cr->nrows; k++) {
-		const struct row *r = &cr->rows[k];
-		if (strcmp(r->label, tg->mapper) != 0 || !r->ok)
+	for (int k = 0; k < cr->nrows; k++)
+		if (strcmp(cr->rows[k].label, label) == 0 && cr->rows[k].ok)
+			return &cr->rows[k];
+	return NULL;
+}
+
+/* A row's hop-bytes over the better of Scotch direct and the natural
+ * placement; NAN when one of them is missing. */
+static double hb_best(const struct case_result *cr, const char *label)
+{
+	const struct row *r = find_row(cr, label), *d = direct_row(cr), *nat = find_row(cr, "natural");
+	if (!r || !d || !nat)
+		return NAN;
+	double ref = d->hop_bytes < nat->hop_bytes ? d->hop_bytes : nat->hop_bytes;
+	return ref > 0 ? r->hop_bytes / ref : NAN;
+}
+
+static bool fat_tree(const struct bench_case *c)
+{
+	return c->kind == CASE_TREE || c->kind == CASE_FRAG;
+}
+
+/* Geometric mean of hb_best over every fat-tree case; NAN unless all ran. */
+static double hb_best_geomean(const struct target *tg, const struct case_result *res, int nres)
+{
+	double logsum = 0.0;
+	int n = 0;
+	for (size_t i = 0; i < NCASES; i++) {
+		if (!fat_tree(&cases[i]))
 			continue;
-		switch (tg->what) {
-		case T_HB_RATIO: return hb_ratio(cr, r);
-		case T_TIME_RATIO: return time_ratio(cr, r);
-		case T_TIME_S: return r->time_s;
-		case T_RSS_MIB: return r->rss_mib;
-		}
+		const struct case_result *cr = find_case(res, nres, cases[i].name);
+		double v = cr ? hb_best(cr, tg->mapper) : NAN;
+		if (!isfinite(v) || v <= 0)
+			return NAN;
+		logsum += log(v);
+		n++;
 	}
-	return NAN;
+	return n ? exp(logsum / n) : NAN;
+}
+
+/* The value a target looks at, NAN when its row did not run or failed;
+ * *present is false when the target's case was not run at all. */
+static double target_value(const struct target *tg, const struct case_result *res, int nres,
+			   bool *present)
+{
+	*present = false;
+	if (tg->what == T_HB_BEST_GEOMEAN) {
+		for (int i = 0; i < nres; i++)
+			*present = *present || fat_tree(res[i].c);
+		return hb_best_geomean(tg, res, nres);
+	}
+	const struct case_result *cr = find_case(res, nres, tg->case_name);
+	*present = cr != NULL;
+	const struct row *r = cr ? find_row(cr, tg->mapper) : NULL;
+	if (!r)
+		return NAN;
+	switch (tg->what) {
+	case T_HB_RATIO: return hb_ratio(cr, r);
+	case T_TIME_RATIO: return time_ratio(cr, r);
+	case T_TIME_S: return r->time_s;
+	case T_RSS_MIB: return r->rss_mib;
+	case T_HB_BEST: return hb_best(cr, tg->mapper);
+	default: return NAN;
+	}
 }
 
 static const char *target_status(double v, double limit)
@@ -1017,11 +1098,11 @@ static void print_targets(const struct case_result *res, int nres)
 	printf("# targets (informative; the run's exit status does not depend on them)\n");
 	for (size_t i = 0; i < NTARGETS; i++) {
 		const struct target *tg = &targets[i];
-		const struct case_result *cr = find_case(res, nres, tg->case_name);
 		char v[32], lim[32];
-		if (!cr)
+		bool present;
+		double val = target_value(tg, res, nres, &present);
+		if (!present)
 			continue;
-		double val = target_value(tg, cr);
 		fmt_num(v, sizeof(v), 3, val);
 		fmt_num(lim, sizeof(lim), 3, tg->limit);
 		printf("target %-9s %-15s %-50s %9s (limit %s)  %s\n", tg->case_name, tg->mapper,
@@ -1115,10 +1196,10 @@ static void json_targets(const struct case_result *res, int nres)
 	printf("  \"targets\": [");
 	for (size_t i = 0; i < NTARGETS; i++) {
 		const struct target *tg = &targets[i];
-		const struct case_result *cr = find_case(res, nres, tg->case_name);
-		if (!cr)
+		bool present;
+		double v = target_value(tg, res, nres, &present);
+		if (!present)
 			continue;
-		double v = target_value(tg, cr);
 		printf("%s\n    {\"case\": ", first ? "" : ",");
 		first = 0;
 		json_str(tg->case_name);

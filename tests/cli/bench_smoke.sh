@@ -86,6 +86,16 @@ elif what == "rss":
 elif what == "not-reproducible":
     print(" ".join("%s/%s" % (n, r["mapper"]) for n, r in rows
                    if r["ok"] and not r["reproducible"]) or "none")
+elif what == "natural-order":
+    # ranks in natural order: no round-robin row (it would be natural again),
+    # and auto never worse than the natural placement (Mapping engine II)
+    bad = []
+    for c in cases:
+        nat, auto = row(c, "natural"), row(c, "auto")
+        if row(c, "round-robin") or not (nat and auto and nat["ok"] and auto["ok"]
+                                         and auto["hop_bytes"] <= nat["hop_bytes"]):
+            bad.append(c["name"])
+    print(" ".join(bad) or "yes")
 elif what.startswith("hop-bytes:"):
     print(" ".join("%s/%s=%r" % (n, r["mapper"], r["hop_bytes"]) for n, r in rows
                    if n == what[len("hop-bytes:"):]))
@@ -111,6 +121,12 @@ expect_eq "--case frag-1k --repeat 2 exits 0" 0 "$rc"
 printf '%s' "$out" >"$work/quick.json"
 expect_eq "a second run gives the same hop-bytes" "$first" "$(check hop-bytes:frag-1k)"
 expect_eq "repeated runs give the same mappings" none "$(check not-reproducible)"
+
+run "$TM_BENCH" --case frag-1k-nat --json
+expect_eq "--case frag-1k-nat exits 0" 0 "$rc"
+printf '%s' "$out" >"$work/quick.json"
+expect_eq "natural order: auto no worse than the natural placement" yes \
+	"$(check natural-order)"
 
 run "$TM_BENCH" --case no-such-case
 expect_eq "unknown case: usage error" 2 "$rc"
