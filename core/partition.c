@@ -4,11 +4,11 @@
  * minimized using either a greedy algorithm enriched with a balancing phase
  * or the Scotch k-way partitioner".  Both run here and the lower cut wins:
  *
- *  - Scotch's k-way partition (scotch_part.c) may miss the target sizes by
- *    a few vertices; tm_partition_rebalance() moves vertices from over-full
- *    to under-full parts, always the move that costs the least cut (not
- *    run on large graphs that are mostly isolated vertices, see
- *    SCOTCH_PADDED_MAX);
+ *  - Scotch's k-way partition (scotch_part.c; not on large graphs that are
+ *    mostly isolated vertices, see SCOTCH_PADDED_MAX) may miss the target
+ *    sizes by a few vertices; tm_partition_rebalance() moves vertices from
+ *    over-full to under-full parts, always the move that costs the least
+ *    cut;
  *  - the greedy partitioner grows the parts one after the other from a
  *    seed, each to its exact size;
  *  - both end with a short size-preserving refinement: swaps of two

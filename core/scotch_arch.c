@@ -1052,10 +1052,11 @@ static int scotch_bind(SCOTCH_Context *ctx, SCOTCH_Graph *bound, const SCOTCH_Gr
 
 /*
  * Concurrent Scotch sessions, each with its own context and graph, still
- * gave different maps from run to run (Scotch 7.0.3: a 16384-task
- * TOPOMATCHCONST mapping on 2 threads): Scotch keeps state outside its
- * contexts.  So only one thread at a time runs Scotch, from the context's
- * creation to its end.
+ * gave different maps from run to run (Scotch 7.0.3: portfolio on 2
+ * threads, whose auto and greedymap candidates both partition with
+ * Scotch, picked different winners; test_mapping.c): Scotch keeps state
+ * outside its contexts.  So only one thread at a time runs Scotch, from
+ * the context's creation to its end.
  */
 static pthread_mutex_t scotch_lock = PTHREAD_MUTEX_INITIALIZER;
 
