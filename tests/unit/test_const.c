@@ -15,14 +15,6 @@
 
 #include <math.h>
 
-static topomatch_topology_t *topo(const char *text)
-{
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_topology_parse(text, NULL, &t, err) == TOPOMATCH_OK, "%s", err);
-	return t;
-}
-
 /* Cliques of `size` tasks (weight `heavy` each way) over n tasks, and a
  * ring of weight `light` from the last task of each clique to the next
  * clique (no ring when light == 0). */
@@ -108,7 +100,7 @@ static int on_node(const int64_t *pu, int lo, int hi, int w, int node)
 START_TEST(groups_whole_when_possible)
 {
 	/* nodes 0 and 2 fully allowed: each clique of 4 takes one whole node */
-	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 4 1");
 	topomatch_affinity_t *a = cliques(8, 4, 100, 1);
 	const int64_t allowed[] = { 0, 1, 2, 3, 8, 9, 10, 11 };
 	tm_map_ctx_t c = ctx(a, t, allowed, 8, 1);
@@ -130,7 +122,7 @@ START_TEST(groups_split_minimally)
 	 * (3 heavy edges) rather than 2 + 2 (4): one clique fills node 0, the
 	 * other node 2, and their fourth tasks share node 1.
 	 */
-	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 4 1");
 	topomatch_affinity_t *a = cliques(8, 4, 100, 1);
 	const int64_t allowed[] = { 1, 2, 3, 5, 6, 8, 9, 10 };
 	tm_map_ctx_t c = ctx(a, t, allowed, 8, 1);
@@ -156,7 +148,7 @@ START_TEST(oversubscribed_pairs_share_pu)
 	 * a light ring.  Each pair must share a PU (the extra leaf level of
 	 * §4.5), and the ring must not spread pairs over more nodes than needed.
 	 */
-	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 4 1");
 	topomatch_affinity_t *a = cliques(16, 2, 100, 1);
 	const int64_t allowed[] = { 0, 2, 5, 7, 8, 9, 13, 15 };
 	tm_map_ctx_t c = ctx(a, t, allowed, 8, 2);
@@ -172,7 +164,7 @@ END_TEST
 START_TEST(undersubscribed_one_node)
 {
 	/* 4 communicating tasks on 16 allowed PUs: 4 PUs of one node */
-	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 4 1");
 	topomatch_affinity_t *a = cliques(4, 4, 10, 0);
 	int64_t allowed[16], pu[4];
 	for (int p = 0; p < 16; p++)
@@ -197,7 +189,7 @@ START_TEST(undersubscribed_padding)
 	 * Packing the biggest nodes first would give 6 + 2 and cut a clique;
 	 * the dummy padding lets the partition keep both whole (cut 0).
 	 */
-	topomatch_topology_t *t = topo("tleaf 2 3 10 6 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 3 10 6 1");
 	topomatch_affinity_t *a = cliques(8, 4, 10, 0);
 	const int64_t allowed[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15 };
 	tm_map_ctx_t c = ctx(a, t, allowed, 14, 1);
@@ -214,7 +206,7 @@ END_TEST
  * hop-bytes must equal round-robin's on the unshuffled pattern. */
 static void check_hierarchical(const char *tree, const int *arity, uint64_t seed)
 {
-	topomatch_topology_t *t = topo(tree);
+	topomatch_topology_t *t = tm_topo(tree);
 	topomatch_affinity_t *h, *a;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 1000, 10, 0.2, seed, &h, err),
@@ -251,7 +243,7 @@ END_TEST
 
 START_TEST(errors)
 {
-	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1"), *g = topo("torus2D 4 4");
+	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 4 1"), *g = tm_topo("torus2D 4 4");
 	topomatch_affinity_t *a = cliques(4, 4, 10, 0);
 	int64_t allowed[] = { 0, 1, 2, 3 }, pu[4];
 	char err[TOPOMATCH_ERRLEN] = "";
@@ -297,21 +289,6 @@ static topomatch_topology_t *random_tree(topomatch_rng_t *r)
 	return t;
 }
 
-/* A random subset of m of the npu PUs, in random order. */
-static int64_t random_allowed(topomatch_rng_t *r, int64_t npu, int64_t *allowed)
-{
-	int64_t m = 1 + (int64_t)topomatch_rng_below(r, (uint64_t)npu);
-	for (int64_t p = 0; p < npu; p++)
-		allowed[p] = p;
-	for (int64_t i = 0; i < m; i++) {
-		int64_t j = i + (int64_t)topomatch_rng_below(r, (uint64_t)(npu - i));
-		int64_t x = allowed[i];
-		allowed[i] = allowed[j];
-		allowed[j] = x;
-	}
-	return m;
-}
-
 static topomatch_affinity_t *random_pattern(topomatch_rng_t *r, int64_t n, uint64_t seed)
 {
 	topomatch_affinity_t *a = NULL;
@@ -347,7 +324,7 @@ START_TEST(property_random)
 	for (int trial = 0; trial < 200; trial++) {
 		topomatch_topology_t *t = random_tree(&r);
 		int64_t npu = topomatch_topology_npu(t);
-		int64_t m = random_allowed(&r, npu, allowed);
+		int64_t m = tm_allowed_count(&r, npu, allowed);
 		int f = 1 + (int)topomatch_rng_below(&r, 3);
 		int64_t n = 1 + (int64_t)topomatch_rng_below(&r, (uint64_t)(m * f));
 		topomatch_affinity_t *a = random_pattern(&r, n, (uint64_t)trial);

@@ -17,16 +17,6 @@
 
 #include <math.h>
 
-static topomatch_topology_t *topo(const char *text)
-{
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_topology_parse(text, NULL, &t, err) == TOPOMATCH_OK, "%s: %s",
-		      text, err);
-	return t;
-}
-
 /* A pattern from an n x n row-major matrix, with optional loads. */
 static topomatch_affinity_t *dense(int n, const double *m, const double *loads)
 {
@@ -141,7 +131,7 @@ START_TEST(paper_example_section_3_2)
 				m[i * 16 + j] = (double)(1 << (4 - d));
 		}
 	topomatch_affinity_t *a = dense(16, m, NULL);
-	topomatch_topology_t *t = topo("tleaf 3 2 1 2 1 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 2 1 2 1 2 1");
 	int64_t *pu = eagermap(a, t, 2);
 
 	for (int x = 0; x < 16; x++)
@@ -208,7 +198,7 @@ START_TEST(pairs_share_a_leaf)
 		m[(i + 1) * 8 + i] = 1;
 	}
 	topomatch_affinity_t *p = dense(8, m, NULL), *s = shuffled(p, 5);
-	topomatch_topology_t *t = topo("tleaf 2 4 10 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 2 1");
 	int64_t *pu = eagermap(s, t, 1);
 	topomatch_csr_t c = topomatch_affinity_symmetric(s);
 
@@ -244,7 +234,7 @@ START_TEST(hierarchical_is_optimal)
 		ck_assert_int_eq(topomatch_gen_hierarchical(cases[k].nl, cases[k].arity, 1000, 10, 0.1,
 							    3, &h, err), TOPOMATCH_OK);
 		s = shuffled(h, 11);
-		topomatch_topology_t *t = topo(cases[k].tree);
+		topomatch_topology_t *t = tm_topo(cases[k].tree);
 		int64_t *pu = eagermap(s, t, 1);
 		double got = hop_bytes(s, t, pu), best = natural_hop_bytes(h, t, 1);
 		ck_assert_msg(fabs(got - best) <= 1e-9 * best, "%s: %.17g, optimum %.17g",
@@ -271,7 +261,7 @@ START_TEST(over_and_under_subscription)
 		}
 	}
 	topomatch_affinity_t *p = dense(16, m, NULL), *s = shuffled(p, 2);
-	topomatch_topology_t *t = topo("tleaf 3 2 10 2 5 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 2 10 2 5 2 1");
 	int64_t *pu = eagermap(s, t, 2);
 	topomatch_csr_t c = topomatch_affinity_symmetric(s);
 	for (int64_t i = 0; i < 16; i++)
@@ -288,7 +278,7 @@ START_TEST(over_and_under_subscription)
 		m10[(i + 1) * 10 + i] = i % 2 ? 10 : 1000;
 	}
 	topomatch_affinity_t *q = dense(10, m10, NULL);
-	t = topo("tleaf 3 4 100 4 10 4 1");
+	t = tm_topo("tleaf 3 4 100 4 10 4 1");
 	pu = eagermap(q, t, 1);
 	for (int i = 1; i < 10; i++)
 		ck_assert_int_eq(pu[i] / 16, pu[0] / 16);
@@ -312,7 +302,7 @@ START_TEST(constraints_on_a_tree)
 		m[(i + 1) * 12 + i] = 100;
 	}
 	topomatch_affinity_t *a = dense(12, m, NULL), *s = shuffled(a, 3);
-	topomatch_topology_t *t = topo("tleaf 3 4 100 4 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 4 100 4 10 4 1");
 	/* node 0: 3 free PUs on socket 0, 2 on socket 1; node 2: 8 free */
 	const int64_t allowed[] = { 1, 2, 3, 4, 6, 32, 33, 34, 35, 40, 41, 42, 43 };
 	int64_t *pu = map_with(s, t, "eagermap", 1, allowed, 13, 1);
@@ -341,7 +331,7 @@ START_TEST(load_aware_groups)
 	for (int i = 0; i < 12; i++)
 		loads[i] = i < 4 ? 30 : 5;
 	topomatch_affinity_t *a = dense(12, m, loads), *nl = dense(12, m, NULL);
-	topomatch_topology_t *t = topo("tleaf 1 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 4 1");
 	int64_t *pu = eagermap(a, t, 4), *pc = eagermap(nl, t, 4);
 	double with[4] = { 0 }, without[4] = { 0 }, mw = 0, mo = 0;
 	for (int i = 0; i < 12; i++) {
@@ -377,7 +367,7 @@ START_TEST(torus_stencil_close_to_natural)
 	const double aniso[3] = { 1000, 500, 100 };
 	static const char *const shapes[] = { "torus3D 8 8 8", "mesh3D 8 8 8" };
 	for (int k = 0; k < 4; k++) {
-		topomatch_topology_t *t = topo(shapes[k / 2]);
+		topomatch_topology_t *t = tm_topo(shapes[k / 2]);
 		topomatch_affinity_t *st = stencil(8, 8, 8, k % 2 ? NULL : aniso);
 		topomatch_affinity_t *s = shuffled(st, 1);
 		int64_t *pu = eagermap(s, t, 1);
@@ -402,7 +392,7 @@ START_TEST(grid_with_local_trees)
 					     "mesh3D 8 8 8", "hcub 9" };
 	topomatch_affinity_t *st = stencil(8, 8, 8, aniso), *s = shuffled(st, 4);
 	for (int k = 0; k < 3; k++) {
-		topomatch_topology_t *t = topo(grids[k]);
+		topomatch_topology_t *t = tm_topo(grids[k]);
 		int64_t *pu = eagermap(s, t, 1);
 		double hb = hop_bytes(s, t, pu), nat = natural_hop_bytes(st, t, 1);
 		ck_assert_msg(hb <= 1.25 * nat, "%s: %g, natural %g", grids[k], hb, nat);
@@ -414,55 +404,6 @@ START_TEST(grid_with_local_trees)
 }
 END_TEST
 
-/* A general graph: a ring of 4 switches, 4 PUs on each. */
-static topomatch_topology_t *ring_graph(void)
-{
-	int64_t a[20], b[20];
-	unsigned char compute[20] = { 0 };
-	int k = 0;
-	for (int s = 0; s < 4; s++) {
-		a[k] = s;
-		b[k++] = (s + 1) % 4;
-		for (int p = 0; p < 4; p++) {
-			a[k] = s;
-			b[k++] = 4 + 4 * s + p;
-			compute[4 + 4 * s + p] = 1;
-		}
-	}
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_topology_graph(20, k, a, b, NULL, compute, &t, err) == 0, "%s",
-		      err);
-	return t;
-}
-
-static topomatch_topology_t *random_topology(topomatch_rng_t *rng)
-{
-	static const char *const shapes[] = {
-		"tleaf 2 4 10 4 1", "tleaf 3 2 100 3 10 4 1", "tleaf 1 12 1",
-		"torus2D 4 5", "mesh3D 3 3 2", "hcub 4", "torus3D 2 3 4",
-		"torus2D 3 3 local 2 2 10 2 1", "mesh2D 2 3 local 1 4 1",
-	};
-	uint64_t k = topomatch_rng_below(rng, 10);
-	return k == 9 ? ring_graph() : topo(shapes[k]);
-}
-
-static int64_t pick_allowed(topomatch_rng_t *rng, int64_t npu, int64_t *allowed)
-{
-	int64_t m = 0;
-	for (int64_t p = 0; p < npu; p++)
-		if (topomatch_rng_below(rng, 3))
-			allowed[m++] = p;
-	if (m == 0)
-		allowed[m++] = (int64_t)topomatch_rng_below(rng, (uint64_t)npu);
-	for (int64_t i = m - 1; i > 0; i--) {
-		int64_t j = (int64_t)topomatch_rng_below(rng, (uint64_t)i + 1), x = allowed[i];
-		allowed[i] = allowed[j];
-		allowed[j] = x;
-	}
-	return m;
-}
-
 /* Random patterns (some with loads), random constraints and f: always a
  * valid assignment, the same for the same seed and for 1 or 3 threads. */
 START_TEST(random_requests_valid)
@@ -470,10 +411,10 @@ START_TEST(random_requests_valid)
 	topomatch_rng_t rng;
 	topomatch_rng_seed(&rng, 7);
 	for (int iter = 0; iter < 150; iter++) {
-		topomatch_topology_t *t = random_topology(&rng);
+		topomatch_topology_t *t = tm_random_topology(&rng);
 		int64_t npu = topomatch_topology_npu(t), *allowed = malloc((size_t)npu * 8);
 		bool constrained = topomatch_rng_below(&rng, 2);
-		int64_t m = constrained ? pick_allowed(&rng, npu, allowed) : npu;
+		int64_t m = constrained ? tm_allowed_each(&rng, npu, allowed) : npu;
 		int f = 1 + (int)topomatch_rng_below(&rng, 3);
 		int64_t n = 1 + (int64_t)topomatch_rng_below(&rng, (uint64_t)(m * f));
 		topomatch_affinity_t *a, *b;
@@ -520,7 +461,7 @@ START_TEST(threads_give_the_same_mapping)
 	ck_assert_int_eq(topomatch_gen_random(4096, 200, 20, 3, &a, err), TOPOMATCH_OK);
 	static const char *const shapes[] = { "tleaf 3 16 100 4 10 64 1", "torus3D 16 16 16" };
 	for (int k = 0; k < 2; k++) {
-		topomatch_topology_t *t = topo(shapes[k]);
+		topomatch_topology_t *t = tm_topo(shapes[k]);
 		int64_t *p1 = map_with(a, t, "eagermap", 1, NULL, 0, 1);
 		int64_t *p4 = map_with(a, t, "eagermap", 1, NULL, 0, 4);
 		ck_assert_msg(!memcmp(p1, p4, 4096 * sizeof(*p1)), "%s: threads differ", shapes[k]);
@@ -554,7 +495,7 @@ START_TEST(fat_tree_4096)
 {
 	const double aniso[3] = { 1000, 500, 100 };
 	topomatch_affinity_t *st = stencil(16, 16, 16, aniso), *s = shuffled(st, 1);
-	topomatch_topology_t *t = topo("tleaf 3 128 100 2 10 16 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 128 100 2 10 16 1");
 	int64_t *pu = eagermap(s, t, 1);
 	double hb = hop_bytes(s, t, pu), nat = natural_hop_bytes(st, t, 1);
 	ck_assert_msg(hb <= 1.1 * nat, "hop-bytes %g, natural %g", hb, nat);
@@ -569,7 +510,7 @@ START_TEST(errors_are_clear)
 {
 	double m[16] = { 0, 1, 0, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1, 0 };
 	topomatch_affinity_t *a = dense(4, m, NULL);
-	topomatch_topology_t *t = topo("tleaf 1 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 4 1");
 	topomatch_map_opts_t o;
 	topomatch_map_result_t r;
 	int64_t pu[4];
@@ -602,7 +543,7 @@ START_TEST(errors_are_clear)
 			   .threads = 1, .deadline = 1e-300 };
 	topomatch_affinity_t *big;
 	ck_assert_int_eq(topomatch_gen_random(20000, 4, 9, 1, &big, err), TOPOMATCH_OK);
-	topomatch_topology_t *bt = topo("tleaf 2 20 10 1000 1");
+	topomatch_topology_t *bt = tm_topo("tleaf 2 20 10 1000 1");
 	int64_t *bpu = malloc(20000 * sizeof(*bpu)), *ball = malloc(20000 * sizeof(*ball));
 	for (int64_t p = 0; p < 20000; p++)
 		ball[p] = p;

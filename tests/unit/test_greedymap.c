@@ -16,16 +16,6 @@
 
 #include <math.h>
 
-static topomatch_topology_t *topo(const char *text)
-{
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_topology_parse(text, NULL, &t, err) == TOPOMATCH_OK, "%s: %s",
-		      text, err);
-	return t;
-}
-
 /* Undirected weighted edges (a, b, w) of n tasks. */
 static topomatch_affinity_t *edges(int n, int ne, const double (*e)[3])
 {
@@ -142,7 +132,7 @@ START_TEST(task_lists)
 	static const double e[5][3] = { { 5, 0, 1 }, { 0, 1, 5 }, { 0, 2, 9 }, { 1, 3, 2 },
 					{ 2, 4, 2 } };
 	topomatch_affinity_t *a = edges(6, 5, e);
-	topomatch_topology_t *t = topo("tleaf 1 6 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 6 1");
 	req_t r = request(a, t, 1);
 	gm_shared_t sh;
 	char err[TOPOMATCH_ERRLEN] = "";
@@ -177,7 +167,7 @@ START_TEST(gpart_lists_parts_together)
 				e[k][0] = 2 * i + c, e[k][1] = 2 * j + c, e[k++][2] = 10;
 	e[k][0] = 0, e[k][1] = 1, e[k++][2] = 1;
 	topomatch_affinity_t *a = edges(8, k, (const double(*)[3])e);
-	topomatch_topology_t *t = topo("tleaf 2 2 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 10 4 1");
 	req_t r = request(a, t, 1);
 	gm_shared_t sh;
 	char err[TOPOMATCH_ERRLEN] = "";
@@ -204,7 +194,7 @@ START_TEST(pack_node_first_and_delta)
 {
 	static const double e[1][3] = { { 0, 15, 1 } };
 	topomatch_affinity_t *a = edges(16, 1, e);
-	topomatch_topology_t *t = topo("tleaf 3 2 100 2 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 2 100 2 10 4 1");
 	int64_t *pu = map1(a, t, "greedymap:order=oo,pack=1");
 	for (int i = 0; i < 15; i++)
 		ck_assert_int_eq(pu[i] / 4, i / 4);
@@ -228,7 +218,7 @@ START_TEST(pairs_share_a_leaf)
 	for (int i = 0; i < 7; i++)
 		e[i][0] = i, e[i][1] = i + 1, e[i][2] = i % 2 ? 1 : 100;
 	topomatch_affinity_t *p = edges(8, 7, (const double(*)[3])e), *s = shuffled(p, 5);
-	topomatch_topology_t *t = topo("tleaf 2 4 10 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 2 1");
 	static const char *const mappers[] = { "greedymap", "parmapper" };
 	for (int k = 0; k < 2; k++) {
 		int64_t *pu = map1(s, t, mappers[k]);
@@ -249,7 +239,7 @@ START_TEST(oversubscribed_pairs_share_a_pu)
 	for (int i = 0; i < 15; i++)
 		e[i][0] = i, e[i][1] = i + 1, e[i][2] = i % 2 ? 1 : 1000;
 	topomatch_affinity_t *p = edges(16, 15, (const double(*)[3])e), *s = shuffled(p, 9);
-	topomatch_topology_t *t = topo("tleaf 3 2 10 2 5 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 2 10 2 5 2 1");
 	int64_t *pu = map_with(s, t, "parmapper", 2, NULL, 0, 2, 1);
 	topomatch_csr_t c = topomatch_affinity_symmetric(s);
 	for (int64_t i = 0; i < 16; i++)
@@ -276,7 +266,7 @@ START_TEST(torus_stencil_close_to_natural)
 	static const char *const shapes[] = { "torus3D 8 8 8", "mesh3D 8 8 8" };
 	static const char *const mappers[] = { "greedymap", "parmapper" };
 	for (int k = 0; k < 8; k++) {
-		topomatch_topology_t *t = topo(shapes[k / 4]);
+		topomatch_topology_t *t = tm_topo(shapes[k / 4]);
 		topomatch_affinity_t *st = stencil(8, 8, 8, k % 2 ? NULL : aniso);
 		topomatch_affinity_t *s = shuffled(st, 1);
 		ck_assert_double_eq(natural_hop_bytes(st, t), topomatch_affinity_total(st));
@@ -318,7 +308,7 @@ START_TEST(work_budget_bounds_the_configurations)
 {
 	const double aniso[3] = { 1000, 500, 100 };
 	topomatch_affinity_t *st = stencil(8, 8, 4, aniso), *s = shuffled(st, 3);
-	topomatch_topology_t *t = topo("tleaf 3 4 100 4 10 16 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 4 100 4 10 16 1");
 	int64_t *g = map1(s, t, "greedymap"), *p = map1(s, t, "parmapper:work=1");
 	int64_t *full = map1(s, t, "parmapper");
 	ck_assert(!memcmp(g, p, 256 * sizeof(*g)));
@@ -331,55 +321,6 @@ START_TEST(work_budget_bounds_the_configurations)
 	topomatch_affinity_destroy(st);
 }
 END_TEST
-
-/* A general graph: a ring of 4 switches, 4 PUs on each. */
-static topomatch_topology_t *ring_graph(void)
-{
-	int64_t a[20], b[20];
-	unsigned char compute[20] = { 0 };
-	int k = 0;
-	for (int s = 0; s < 4; s++) {
-		a[k] = s;
-		b[k++] = (s + 1) % 4;
-		for (int p = 0; p < 4; p++) {
-			a[k] = s;
-			b[k++] = 4 + 4 * s + p;
-			compute[4 + 4 * s + p] = 1;
-		}
-	}
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_topology_graph(20, k, a, b, NULL, compute, &t, err) == 0, "%s",
-		      err);
-	return t;
-}
-
-static topomatch_topology_t *random_topology(topomatch_rng_t *rng)
-{
-	static const char *const shapes[] = {
-		"tleaf 2 4 10 4 1", "tleaf 3 2 100 3 10 4 1", "tleaf 1 12 1",
-		"torus2D 4 5", "mesh3D 3 3 2", "hcub 4", "torus3D 2 3 4",
-		"torus2D 3 3 local 2 2 10 2 1", "mesh2D 2 3 local 1 4 1",
-	};
-	uint64_t k = topomatch_rng_below(rng, 10);
-	return k == 9 ? ring_graph() : topo(shapes[k]);
-}
-
-static int64_t pick_allowed(topomatch_rng_t *rng, int64_t npu, int64_t *allowed)
-{
-	int64_t m = 0;
-	for (int64_t p = 0; p < npu; p++)
-		if (topomatch_rng_below(rng, 3))
-			allowed[m++] = p;
-	if (m == 0)
-		allowed[m++] = (int64_t)topomatch_rng_below(rng, (uint64_t)npu);
-	for (int64_t i = m - 1; i > 0; i--) {
-		int64_t j = (int64_t)topomatch_rng_below(rng, (uint64_t)i + 1), x = allowed[i];
-		allowed[i] = allowed[j];
-		allowed[j] = x;
-	}
-	return m;
-}
 
 /* A random configuration string. */
 static void random_config(topomatch_rng_t *rng, char *buf, size_t len)
@@ -399,10 +340,10 @@ START_TEST(random_requests_valid)
 	topomatch_rng_t rng;
 	topomatch_rng_seed(&rng, 11);
 	for (int iter = 0; iter < 120; iter++) {
-		topomatch_topology_t *t = random_topology(&rng);
+		topomatch_topology_t *t = tm_random_topology(&rng);
 		int64_t npu = topomatch_topology_npu(t), *allowed = malloc((size_t)npu * 8);
 		bool constrained = topomatch_rng_below(&rng, 2);
-		int64_t m = constrained ? pick_allowed(&rng, npu, allowed) : npu;
+		int64_t m = constrained ? tm_allowed_each(&rng, npu, allowed) : npu;
 		int f = 1 + (int)topomatch_rng_below(&rng, 3);
 		int64_t n = 1 + (int64_t)topomatch_rng_below(&rng, (uint64_t)(m * f));
 		topomatch_affinity_t *a;
@@ -435,7 +376,7 @@ START_TEST(fat_tree_4096_threads)
 {
 	const double aniso[3] = { 1000, 500, 100 };
 	topomatch_affinity_t *st = stencil(16, 16, 16, aniso), *s = shuffled(st, 1);
-	topomatch_topology_t *t = topo("tleaf 3 128 100 2 10 16 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 128 100 2 10 16 1");
 	int64_t *p1 = map_with(s, t, "parmapper", 1, NULL, 0, 1, 1);
 	int64_t *p4 = map_with(s, t, "parmapper", 1, NULL, 0, 4, 1);
 	ck_assert(!memcmp(p1, p4, 4096 * sizeof(*p1)));
@@ -465,7 +406,7 @@ START_TEST(bad_options_are_explained)
 {
 	static const double e[1][3] = { { 0, 1, 1 } };
 	topomatch_affinity_t *a = edges(4, 1, e);
-	topomatch_topology_t *t = topo("tleaf 1 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 4 1");
 	expect_error(a, t, "greedymap:order=dfs", "order must be oo, bfs, bfs-dfs or gpart (got 'dfs')");
 	expect_error(a, t, "greedymap:speed=2", "unknown option 'speed' (known: order, pack, delta");
 	expect_error(a, t, "greedymap:delta=-3", "delta must be an integer >= 0");
@@ -485,7 +426,7 @@ START_TEST(bad_options_are_explained)
 	topomatch_affinity_t *big;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_int_eq(topomatch_gen_random(8192, 4, 9, 1, &big, err), TOPOMATCH_OK);
-	topomatch_topology_t *bt = topo("tleaf 2 64 10 128 1");
+	topomatch_topology_t *bt = tm_topo("tleaf 2 64 10 128 1");
 	req_t r = request(big, bt, 1);
 	int64_t *bpu = malloc(8192 * sizeof(*bpu));
 	r.c.deadline = 1e-300;

@@ -11,14 +11,6 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-static topomatch_topology_t *topo(const char *s)
-{
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN];
-	ck_assert_msg(topomatch_topology_parse(s, NULL, &t, err) == TOPOMATCH_OK, "%s", err);
-	return t;
-}
-
 /* 8 tasks: pairs (2i, 2i+1) exchange 100, pairs of pairs 10 (TreeMatch Fig. 1 style) */
 static topomatch_affinity_t *pairs8(void)
 {
@@ -53,7 +45,7 @@ static char *tmpfile_with(const char *text)
 
 START_TEST(round_robin_is_identity)
 {
-	topomatch_topology_t *t = topo("tleaf 2 2 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 10 4 1");
 	topomatch_affinity_t *a = pairs8();
 	topomatch_map_opts_t o = { .mapper = "round-robin" };
 	topomatch_map_result_t r;
@@ -71,7 +63,7 @@ END_TEST
 
 START_TEST(round_robin_follows_constraints_and_wraps)
 {
-	topomatch_topology_t *t = topo("tleaf 2 2 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 10 4 1");
 	topomatch_affinity_t *a = pairs8();
 	int64_t allowed[] = { 7, 2, 5, 0 };
 	topomatch_map_opts_t o = { .mapper = "round-robin", .allowed = allowed, .nallowed = 4,
@@ -89,7 +81,7 @@ END_TEST
 
 START_TEST(random_is_valid_and_seeded)
 {
-	topomatch_topology_t *t = topo("tleaf 3 4 100 2 10 4 1"); /* 32 PUs */
+	topomatch_topology_t *t = tm_topo("tleaf 3 4 100 2 10 4 1"); /* 32 PUs */
 	topomatch_affinity_t *a = pairs8();
 	int64_t allowed[] = { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21 };
 	int64_t p1[8], p2[8], p3[8];
@@ -111,7 +103,7 @@ END_TEST
 
 START_TEST(random_oversubscribed_fills_every_slot)
 {
-	topomatch_topology_t *t = topo("tleaf 1 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 4 1");
 	topomatch_affinity_t *a = pairs8();
 	topomatch_map_opts_t o = { .mapper = "random", .seed = 3, .oversub = 2 };
 	int64_t pu[8];
@@ -130,7 +122,7 @@ START_TEST(auto_never_worse_than_natural)
 {
 	/* round-robin is optimal here (each group of 4 on one node), so auto
 	 * must match it and, on the tie, report the natural placement */
-	topomatch_topology_t *t = topo("tleaf 2 2 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 10 4 1");
 	topomatch_affinity_t *a = pairs8();
 	int64_t pu[8], rr[8];
 	topomatch_map_opts_t o = { .seed = 1 }, orr = { .mapper = "round-robin" };
@@ -153,7 +145,7 @@ END_TEST
 
 START_TEST(option_errors)
 {
-	topomatch_topology_t *t = topo("tleaf 1 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 4 1");
 	topomatch_affinity_t *a = pairs8();
 	int64_t pu[8];
 	char err[TOPOMATCH_ERRLEN];
@@ -237,7 +229,7 @@ static topomatch_topology_t *random_topology(topomatch_rng_t *rng)
 					     "torus3D 2 3 4" };
 	if (topomatch_rng_below(rng, 3))
 		return random_tree(rng);
-	return topo(grids[topomatch_rng_below(rng, 4)]);
+	return tm_topo(grids[topomatch_rng_below(rng, 4)]);
 }
 
 /* Up to m x f tasks communicating at random. */
@@ -249,23 +241,6 @@ static topomatch_affinity_t *random_pattern(topomatch_rng_t *rng, int64_t cap)
 	ck_assert_int_eq(topomatch_gen_random(n, degree, 50, topomatch_rng_next(rng), &a, NULL),
 			 TOPOMATCH_OK);
 	return a;
-}
-
-/* A random subset of the PUs (at least one), in random order. */
-static int64_t random_allowed(topomatch_rng_t *rng, int64_t npu, int64_t *allowed)
-{
-	int64_t m = 0;
-	for (int64_t p = 0; p < npu; p++)
-		if (topomatch_rng_below(rng, 3))
-			allowed[m++] = p;
-	if (m == 0)
-		allowed[m++] = (int64_t)topomatch_rng_below(rng, (uint64_t)npu);
-	for (int64_t i = m - 1; i > 0; i--) {
-		int64_t j = (int64_t)topomatch_rng_below(rng, (uint64_t)i + 1), x = allowed[i];
-		allowed[i] = allowed[j];
-		allowed[j] = x;
-	}
-	return m;
 }
 
 static bool applicable(const char *mapper, const topomatch_topology_t *t, bool constrained)
@@ -294,7 +269,7 @@ START_TEST(property_valid_and_deterministic)
 		int64_t npu = topomatch_topology_npu(t);
 		int64_t *allowed = malloc((size_t)npu * sizeof(*allowed));
 		bool constrained = topomatch_rng_below(&rng, 2);
-		int64_t m = constrained ? random_allowed(&rng, npu, allowed) : npu;
+		int64_t m = constrained ? tm_allowed_each(&rng, npu, allowed) : npu;
 		int f = 1 + (int)topomatch_rng_below(&rng, 3);
 		topomatch_affinity_t *a = random_pattern(&rng, m * f);
 		int64_t n = topomatch_affinity_ntasks(a);
@@ -346,7 +321,7 @@ START_TEST(hierarchical_shuffled_is_optimal)
 	};
 	char err[TOPOMATCH_ERRLEN];
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		topomatch_topology_t *t = topo(cases[k].tree);
+		topomatch_topology_t *t = tm_topo(cases[k].tree);
 		topomatch_affinity_t *h, *s;
 		ck_assert_int_eq(topomatch_gen_hierarchical(cases[k].nl, cases[k].arity, 1000, 10,
 							    0.1, 3, &h, err), TOPOMATCH_OK);
@@ -396,7 +371,7 @@ static double hop_bytes_with(const topomatch_affinity_t *a, const topomatch_topo
  */
 START_TEST(refine_after_named_mappers)
 {
-	topomatch_topology_t *t = topo("tleaf 3 4 100 4 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 4 100 4 10 4 1");
 	topomatch_affinity_t *h, *a;
 	char err[TOPOMATCH_ERRLEN];
 	const int arity[3] = { 4, 4, 4 };
@@ -457,7 +432,7 @@ START_TEST(portfolio_best_of_its_candidates)
 					     "mesh2D 8 8" };
 	char err[TOPOMATCH_ERRLEN];
 	for (size_t t = 0; t < sizeof(topos) / sizeof(*topos); t++) {
-		topomatch_topology_t *tp = topo(topos[t]);
+		topomatch_topology_t *tp = tm_topo(topos[t]);
 		topomatch_affinity_t *s3, *a;
 		const int dims[3] = { 4, 4, 4 };
 		const double w[3] = { 1000, 500, 100 };
@@ -489,7 +464,7 @@ START_TEST(portfolio_best_of_its_candidates)
 		topomatch_topology_destroy(tp);
 	}
 	/* constraints: half the PUs of a tree */
-	topomatch_topology_t *tp = topo("tleaf 2 8 10 8 1");
+	topomatch_topology_t *tp = tm_topo("tleaf 2 8 10 8 1");
 	topomatch_affinity_t *h;
 	const int arity[2] = { 4, 8 };
 	ck_assert_int_eq(topomatch_gen_hierarchical(2, arity, 1000, 10, 0.1, 1, &h, err), 0);
@@ -520,7 +495,7 @@ END_TEST
 START_TEST(portfolio_same_map_whatever_the_threads)
 {
 	char err[TOPOMATCH_ERRLEN];
-	topomatch_topology_t *tp = topo("tleaf 3 128 100 2 10 16 1");
+	topomatch_topology_t *tp = tm_topo("tleaf 3 128 100 2 10 16 1");
 	topomatch_affinity_t *s3, *a;
 	const int dims[3] = { 16, 16, 16 };
 	const double w[3] = { 1000, 500, 100 };
@@ -558,7 +533,7 @@ END_TEST
 START_TEST(auto_on_torus_keeps_every_direction)
 {
 	char err[TOPOMATCH_ERRLEN];
-	topomatch_topology_t *t = topo("torus3D 8 8 8");
+	topomatch_topology_t *t = tm_topo("torus3D 8 8 8");
 	topomatch_affinity_t *st, *sh;
 	const int dims[3] = { 8, 8, 8 };
 	const double w[3] = { 1000, 500, 100 };

@@ -15,14 +15,6 @@
 
 #define TOL 1e-9
 
-static topomatch_topology_t *topo(const char *text)
-{
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_topology_parse(text, NULL, &t, err) == TOPOMATCH_OK, "%s", err);
-	return t;
-}
-
 /* A pattern from n directed entries {src, dst, w}. */
 static topomatch_affinity_t *pattern(int64_t ntasks, int n, const double (*e)[3])
 {
@@ -76,7 +68,7 @@ START_TEST(golden_two_tasks)
 	 */
 	static const double e[][3] = { { 0, 1, 5 }, { 1, 0, 5 } };
 	topomatch_affinity_t *a = pattern(2, 2, e);
-	topomatch_topology_t *t = topo("tleaf 1 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 2 1");
 	const int64_t pu[] = { 0, 1 };
 	check_metrics(a, t, pu, (want_t){ 20, 20, 10, 20, 20, 5 }, (const double[]){ 20, 20 });
 	topomatch_topology_destroy(t);
@@ -107,7 +99,7 @@ START_TEST(tree_costs_asymmetric)
 		{ 0, 1, 4 }, { 1, 0, 1 }, { 0, 2, 2 }, { 2, 3, 3 }, { 3, 0, 6 },
 	};
 	topomatch_affinity_t *a = pattern(4, 5, e);
-	topomatch_topology_t *t = topo("tleaf 2 2 10 3 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 10 3 1");
 	const int64_t pu[] = { 0, 1, 3, 0 };
 	check_metrics(a, t, pu, (want_t){ 30, 120, 66, 15, 20, 6 },
 		      (const double[]){ 18, 10, 20, 12 });
@@ -132,7 +124,7 @@ START_TEST(torus_wrap)
 	 */
 	static const double e[][3] = { { 0, 1, 2 }, { 1, 2, 1 }, { 2, 0, 4 } };
 	topomatch_affinity_t *a = pattern(3, 3, e);
-	topomatch_topology_t *t = topo("torus2D 4 3");
+	topomatch_topology_t *t = tm_topo("torus2D 4 3");
 	const int64_t pu[] = { 0, 3, 10 };
 	check_metrics(a, t, pu, (want_t){ 16, 16, 12, 32.0 / 3.0, 14, 4 },
 		      (const double[]){ 14, 4, 14 });
@@ -156,7 +148,7 @@ START_TEST(mesh_shared_links)
 	 */
 	static const double e[][3] = { { 0, 1, 2 }, { 1, 2, 1 }, { 2, 0, 4 }, { 0, 2, 5 } };
 	topomatch_affinity_t *a = pattern(3, 4, e);
-	topomatch_topology_t *t = topo("mesh2D 4 3");
+	topomatch_topology_t *t = tm_topo("mesh2D 4 3");
 	const int64_t pu[] = { 0, 3, 10 };
 	check_metrics(a, t, pu, (want_t){ 45, 45, 20, 30, 42, 7 }, (const double[]){ 42, 9, 39 });
 	topomatch_topology_destroy(t);
@@ -177,7 +169,7 @@ START_TEST(hypercube)
 	 */
 	static const double e[][3] = { { 0, 1, 3 }, { 1, 0, 1 }, { 0, 2, 2 } };
 	topomatch_affinity_t *a = pattern(3, 3, e);
-	topomatch_topology_t *t = topo("hcub 3");
+	topomatch_topology_t *t = tm_topo("hcub 3");
 	const int64_t pu[] = { 5, 2, 4 };
 	check_metrics(a, t, pu, (want_t){ 14, 14, 9, 28.0 / 3.0, 14, 5 },
 		      (const double[]){ 14, 12, 2 });
@@ -228,7 +220,7 @@ START_TEST(oversubscribed)
 	 */
 	static const double e[][3] = { { 0, 1, 4 }, { 1, 2, 1 }, { 2, 0, 2 } };
 	topomatch_affinity_t *a = pattern(3, 3, e);
-	topomatch_topology_t *t = topo("tleaf 1 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 2 1");
 	const int64_t pu[] = { 0, 0, 1 };
 	check_metrics(a, t, pu, (want_t){ 6, 6, 4, 4, 6, 2 }, (const double[]){ 4, 2, 6 });
 	/* everything on one PU: all zero */
@@ -246,7 +238,7 @@ START_TEST(no_entries)
 	char err[TOPOMATCH_ERRLEN];
 	ck_assert_int_eq(topomatch_affinity_create(3, 0, NULL, NULL, NULL, NULL, &a, err),
 			 TOPOMATCH_OK);
-	topomatch_topology_t *t = topo("torus2D 2 2");
+	topomatch_topology_t *t = tm_topo("torus2D 2 2");
 	const int64_t pu[] = { 0, 1, 3 };
 	check_metrics(a, t, pu, (want_t){ 0, 0, 0, 0, 0, 0 }, (const double[]){ 0, 0, 0 });
 	topomatch_topology_destroy(t);
@@ -258,7 +250,7 @@ START_TEST(invalid_pu)
 {
 	static const double e[][3] = { { 0, 1, 1 } };
 	topomatch_affinity_t *a = pattern(2, 1, e);
-	topomatch_topology_t *t = topo("tleaf 1 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 4 1");
 	topomatch_metrics_t m;
 	double out[2];
 	char err[TOPOMATCH_ERRLEN];
@@ -297,7 +289,7 @@ START_TEST(matches_pairwise_sum)
 	static const char *const targets[] = { "torus3D 3 2 4", "tleaf 3 2 7 3 5 4 1",
 					       "mesh3D 3 2 4" };
 	for (int k = 0; k < 3; k++) {
-		topomatch_topology_t *t = topo(targets[k]);
+		topomatch_topology_t *t = tm_topo(targets[k]);
 		topomatch_metrics_t m;
 		double hb = 0.0, sc = 0.0;
 		for (int e = 0; e < 24; e++) {
@@ -318,7 +310,7 @@ END_TEST
 
 START_TEST(mapping_check)
 {
-	topomatch_topology_t *t = topo("tleaf 1 4 1"); /* PUs 0-3 */
+	topomatch_topology_t *t = tm_topo("tleaf 1 4 1"); /* PUs 0-3 */
 	char err[TOPOMATCH_ERRLEN];
 	const int64_t one_each[] = { 0, 1, 2, 3 };
 	ck_assert_int_eq(topomatch_mapping_check(t, 4, one_each, NULL, 0, 1, err), TOPOMATCH_OK);
@@ -378,7 +370,7 @@ START_TEST(hop_bytes_only_is_exact)
 	for (int k = 0; k < 5; k++) {
 		topomatch_topology_t *t;
 		if (texts[k])
-			t = topo(texts[k]);
+			t = tm_topo(texts[k]);
 		else
 			ck_assert_int_eq(topomatch_topology_graph(6, 6, la, lb, NULL, NULL, &t,
 								  err), TOPOMATCH_OK);

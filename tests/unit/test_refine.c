@@ -21,14 +21,6 @@
 /* Plenty: every case here converges well before that. */
 #define WORK (INT64_C(1) << 40)
 
-static topomatch_topology_t *topo(const char *text)
-{
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_topology_parse(text, NULL, &t, err) == TOPOMATCH_OK, "%s", err);
-	return t;
-}
-
 /* Undirected pattern: each (src[k], dst[k]) pair sends w[k] both ways. */
 static topomatch_affinity_t *pairs(int64_t n, int64_t np, const int64_t *src,
 				   const int64_t *dst, const double *w)
@@ -157,7 +149,7 @@ END_TEST
 
 START_TEST(no_work_no_change)
 {
-	topomatch_topology_t *t = topo("torus2D 4 4");
+	topomatch_topology_t *t = tm_topo("torus2D 4 4");
 	topomatch_affinity_t *a;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_int_eq(topomatch_gen_random(16, 3, 100, 7, &a, err), TOPOMATCH_OK);
@@ -179,7 +171,7 @@ END_TEST
 
 START_TEST(invalid_and_expired)
 {
-	topomatch_topology_t *t = topo("mesh2D 4 4");
+	topomatch_topology_t *t = tm_topo("mesh2D 4 4");
 	topomatch_affinity_t *a;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_int_eq(topomatch_gen_random(8, 2, 10, 3, &a, err), TOPOMATCH_OK);
@@ -235,7 +227,7 @@ START_TEST(shuffled_stencil_2d)
 	 * from random stops at patches of the grid laid out in different
 	 * orientations (1.94 x here, from 8.0 x); 1.3 x is out of its reach.
 	 */
-	topomatch_topology_t *t = topo("torus2D 16 16");
+	topomatch_topology_t *t = tm_topo("torus2D 16 16");
 	topomatch_affinity_t *s, *a;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_int_eq(topomatch_gen_stencil(2, (const int[]){ 16, 16 }, 5, 1,
@@ -360,21 +352,6 @@ static topomatch_topology_t *random_topology(topomatch_rng_t *r)
 	return t;
 }
 
-/* A random subset of m of the npu PUs, in random order. */
-static int64_t random_allowed(topomatch_rng_t *r, int64_t npu, int64_t *allowed)
-{
-	int64_t m = 1 + (int64_t)topomatch_rng_below(r, (uint64_t)npu);
-	for (int64_t p = 0; p < npu; p++)
-		allowed[p] = p;
-	for (int64_t i = 0; i < m; i++) {
-		int64_t j = i + (int64_t)topomatch_rng_below(r, (uint64_t)(npu - i));
-		int64_t x = allowed[i];
-		allowed[i] = allowed[j];
-		allowed[j] = x;
-	}
-	return m;
-}
-
 /* Whole weights, so that every sum is exact and "never worse" is exact. */
 static topomatch_affinity_t *random_pattern(topomatch_rng_t *r, int64_t n, uint64_t seed)
 {
@@ -428,7 +405,7 @@ START_TEST(property_random)
 	for (int trial = 0; trial < 300; trial++) {
 		topomatch_topology_t *t = random_topology(&r);
 		int64_t npu = topomatch_topology_npu(t);
-		int64_t m = random_allowed(&r, npu, allowed);
+		int64_t m = tm_allowed_count(&r, npu, allowed);
 		int f = 1 + (int)topomatch_rng_below(&r, 3);
 		int64_t n = 1 + (int64_t)topomatch_rng_below(&r, (uint64_t)(m * f));
 		topomatch_affinity_t *a = random_pattern(&r, n, (uint64_t)trial);
@@ -463,7 +440,7 @@ END_TEST
  */
 START_TEST(grid_tree_crossed_pair)
 {
-	topomatch_topology_t *t = topo("meshXD 1 2 local 1 2 1");
+	topomatch_topology_t *t = tm_topo("meshXD 1 2 local 1 2 1");
 	topomatch_affinity_t *a = pairs(4, 3, (const int64_t[]){ 0, 1, 2 },
 					(const int64_t[]){ 1, 2, 3 },
 					(const double[]){ 10, 1, 10 });
@@ -484,7 +461,7 @@ END_TEST
  */
 START_TEST(grid_tree_local_choices)
 {
-	topomatch_topology_t *t = topo("meshXD 1 2 local 2 2 1 2 1");
+	topomatch_topology_t *t = tm_topo("meshXD 1 2 local 2 2 1 2 1");
 	topomatch_affinity_t *a = pairs(2, 1, (const int64_t[]){ 0 }, (const int64_t[]){ 1 },
 					(const double[]){ 10 });
 	int64_t allowed[] = { 0, 3, 4 }, pu[] = { 0, 4 };
@@ -509,7 +486,7 @@ END_TEST
  */
 START_TEST(grid_tree_scattered_cliques)
 {
-	topomatch_topology_t *t = topo("torusXD 1 8 local 2 2 10 4 1 cost 100");
+	topomatch_topology_t *t = tm_topo("torusXD 1 8 local 2 2 10 4 1 cost 100");
 	int64_t n = 64, s[64 * 9], d[64 * 9], k = 0;
 	double w[64 * 9];
 	for (int64_t i = 0; i < n; i++) {
@@ -578,7 +555,7 @@ START_TEST(property_grid_tree)
 		topomatch_topology_t *t = random_grid_tree(&r);
 		int64_t npu = topomatch_topology_npu(t);
 		int64_t *allowed = malloc((size_t)npu * sizeof(*allowed));
-		int64_t m = topomatch_rng_below(&r, 2) ? npu : random_allowed(&r, npu, allowed);
+		int64_t m = topomatch_rng_below(&r, 2) ? npu : tm_allowed_count(&r, npu, allowed);
 		for (int64_t p = 0; m == npu && p < npu; p++)
 			allowed[p] = p;
 		int f = 1 + (int)topomatch_rng_below(&r, 2);

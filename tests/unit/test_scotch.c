@@ -15,41 +15,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static topomatch_topology_t *topo(const char *s)
-{
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_topology_parse(s, NULL, &t, err) == TOPOMATCH_OK, "%s", err);
-	return t;
-}
-
-/* ns switches in a ring, `per` compute vertices behind each; switch s is
- * vertex s (per + 1), its PUs follow it. */
-static topomatch_topology_t *ring_of_switches(int ns, int per)
-{
-	int nv = ns * (per + 1), k = 0;
-	int64_t *a = malloc(sizeof(*a) * (size_t)nv), *b = malloc(sizeof(*b) * (size_t)nv);
-	unsigned char *compute = calloc((size_t)nv, 1);
-	for (int s = 0; s < ns; s++) {
-		int sv = s * (per + 1);
-		a[k] = sv;
-		b[k++] = ((s + 1) % ns) * (per + 1);
-		for (int c = 1; c <= per; c++) {
-			a[k] = sv;
-			b[k++] = sv + c;
-			compute[sv + c] = 1;
-		}
-	}
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_topology_graph(nv, k, a, b, NULL, compute, &t, err) == 0, "%s",
-		      err);
-	free(a);
-	free(b);
-	free(compute);
-	return t;
-}
-
 /* 4 switches in a ring, 4 compute vertices each; switches interleaved with
  * their PUs in vertex order (switch s = 5s, PUs 5s+1..5s+4) so that PU
  * numbers and vertex numbers differ. */
@@ -281,7 +246,7 @@ static SCOTCH_Num sdist(SCOTCH_Arch *arch, SCOTCH_ArchDom *term, SCOTCH_Num p, S
  */
 static void assert_same_distances(const char *text)
 {
-	topomatch_topology_t *t = topo(text);
+	topomatch_topology_t *t = tm_topo(text);
 	tm_starget_t x;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s: %s", text, err);
@@ -322,7 +287,7 @@ END_TEST
  */
 START_TEST(tleaf_numbering_matches)
 {
-	topomatch_topology_t *t = topo("tleaf 3 2 100 3 10 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 2 100 3 10 2 1");
 	tm_starget_t x;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
@@ -344,7 +309,7 @@ END_TEST
  * order of the distances stays. */
 START_TEST(tleaf_costs_and_arity_one)
 {
-	topomatch_topology_t *t = topo("tleaf 2 2 1.5 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 1.5 2 1");
 	tm_starget_t x;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
@@ -355,7 +320,7 @@ START_TEST(tleaf_costs_and_arity_one)
 	tm_starget_free(&x);
 	topomatch_topology_destroy(t);
 
-	t = topo("tleaf 3 4 10 1 5 2 1");
+	t = tm_topo("tleaf 3 4 10 1 5 2 1");
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
 	ck_assert_int_eq(x.nterm, 8);
 	term = terminals(&x.full);
@@ -379,7 +344,7 @@ END_TEST
  * each triple on one node, which our numbering calls {0,1,2}, {3,4,5}. */
 START_TEST(tleaf_mapping_lands_on_our_pus)
 {
-	topomatch_topology_t *t = topo("tleaf 2 2 10 3 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 10 3 1");
 	int group[6];
 	topomatch_affinity_t *a = cliques(2, 3, 100, group);
 	int64_t *all = iota(6);
@@ -398,7 +363,7 @@ END_TEST
 START_TEST(sub_numbering_follows_list)
 {
 	static const int64_t cand[] = { 29, 3, 17, 0, 8, 22, 11, 5 };
-	topomatch_topology_t *t = topo("torus3D 2 3 5");
+	topomatch_topology_t *t = tm_topo("torus3D 2 3 5");
 	tm_starget_t x;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_msg(tm_starget_build(&x, t, cand, 8, err) == 0, "%s", err);
@@ -496,7 +461,7 @@ static SCOTCH_Num arcs_with(const topomatch_affinity_t *a, const topomatch_topol
  */
 START_TEST(sparse_factor_filters_edges)
 {
-	topomatch_topology_t *t = topo("torus3D 4 4 4");
+	topomatch_topology_t *t = tm_topo("torus3D 4 4 4");
 	topomatch_affinity_t *a = stencil(4, 4, 4, 0, 1);
 	ck_assert_int_eq(arcs_with(a, t, 0.0, 0), 2 * 144);
 	ck_assert_int_eq(arcs_with(a, t, 0.05, 0), 2 * 144);
@@ -547,7 +512,7 @@ END_TEST
  */
 START_TEST(stencil_on_torus)
 {
-	topomatch_topology_t *t = topo("torus3D 4 4 4");
+	topomatch_topology_t *t = tm_topo("torus3D 4 4 4");
 	topomatch_affinity_t *a = stencil(4, 4, 4, 1, 1), *a0 = stencil(4, 4, 4, 1, 0);
 	int64_t *all = iota(64);
 	tm_map_ctx_t c = request(a, t, NULL, 64, 1, 0.0);
@@ -567,7 +532,7 @@ END_TEST
 
 START_TEST(deterministic)
 {
-	topomatch_topology_t *t = topo("torus3D 8 8 4");
+	topomatch_topology_t *t = tm_topo("torus3D 8 8 4");
 	topomatch_affinity_t *a = stencil(8, 8, 4, 0, 1);
 	int64_t *all = iota(256);
 	tm_map_ctx_t c = request(a, t, NULL, 256, 1, 0.0);
@@ -596,7 +561,7 @@ static int64_t *fragmented(int64_t npu, int64_t m)
 
 static void constrained_case(const char *text, int64_t ntasks_side)
 {
-	topomatch_topology_t *t = topo(text);
+	topomatch_topology_t *t = tm_topo(text);
 	int64_t npu = topomatch_topology_npu(t);
 	int64_t m = npu / 5;
 	int64_t *allowed = fragmented(npu, m);
@@ -628,7 +593,7 @@ END_TEST
 /* Allowed PUs in two far-apart blocks: the clique pairs stay in a block. */
 START_TEST(constrained_blocks)
 {
-	topomatch_topology_t *t = topo("tleaf 2 8 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 8 10 4 1");
 	int64_t allowed[] = { 31, 30, 29, 28, 4, 5, 6, 7 };
 	int group[8];
 	topomatch_affinity_t *a = cliques(2, 4, 100, group);
@@ -643,7 +608,7 @@ END_TEST
 
 START_TEST(oversubscribed)
 {
-	topomatch_topology_t *t = topo("torus3D 4 4 4");
+	topomatch_topology_t *t = tm_topo("torus3D 4 4 4");
 	topomatch_affinity_t *a = stencil(8, 4, 4, 0, 1); /* 128 tasks, 64 PUs */
 	int64_t *all = iota(64);
 	tm_map_ctx_t c = request(a, t, all, 64, 2, 0.0);
@@ -691,7 +656,7 @@ START_TEST(undersubscribed)
 	const char *topos[] = { "torus3D 4 4 4", "tleaf 3 4 100 4 10 4 1", "torus3D 16 16 16",
 				"tleaf 3 16 100 16 10 16 1" };
 	for (int k = 0; k < 4; k++) {
-		topomatch_topology_t *t = topo(topos[k]);
+		topomatch_topology_t *t = tm_topo(topos[k]);
 		int64_t npu = topomatch_topology_npu(t);
 		int64_t *all = iota(npu);
 		tm_map_ctx_t c = request(a, t, all, npu, 1, 0.0);
@@ -746,7 +711,7 @@ END_TEST
  */
 START_TEST(graph_large_deco2)
 {
-	topomatch_topology_t *t = ring_of_switches(136, 16);
+	topomatch_topology_t *t = tm_ring_of_switches(136, 16);
 	int group[2176];
 	topomatch_affinity_t *a = cliques2(136, 16, 100, 0.0, group);
 	int64_t *all = iota(2176), natural[2176], rank[136] = { 0 };
@@ -782,7 +747,7 @@ END_TEST
  * together even when the PU count is no power of two. */
 START_TEST(graph_exact_deco_constrained)
 {
-	topomatch_topology_t *t = ring_of_switches(64, 16);
+	topomatch_topology_t *t = tm_ring_of_switches(64, 16);
 	int64_t *allowed = malloc(sizeof(*allowed) * 1024), m = 0;
 	for (int64_t p = 0; p < 1024; p++)
 		if (p / 16 != 5 && p / 16 != 30 && p / 16 != 31)
@@ -805,7 +770,7 @@ START_TEST(mesh4d_and_hcub_map)
 {
 	const char *topos[] = { "meshXD 4 2 2 3 2", "hcub 5", "torus2D 5 5" };
 	for (int k = 0; k < 3; k++) {
-		topomatch_topology_t *t = topo(topos[k]);
+		topomatch_topology_t *t = tm_topo(topos[k]);
 		int64_t npu = topomatch_topology_npu(t);
 		topomatch_affinity_t *a = stencil((int)npu / 4, 2, 2, 0, 1);
 		int64_t *all = iota(npu);
@@ -820,7 +785,7 @@ END_TEST
 
 START_TEST(trivial_requests)
 {
-	topomatch_topology_t *t = topo("torus2D 4 4");
+	topomatch_topology_t *t = tm_topo("torus2D 4 4");
 	topomatch_affinity_t *a = stencil(3, 1, 1, 0, 0);
 	int64_t one[] = { 9 }, pu[3] = { -1, -1, -1 };
 	char err[TOPOMATCH_ERRLEN] = "";
@@ -853,7 +818,7 @@ START_TEST(grid_tree_exact_deco)
 	assert_same_distances("mesh3D 2 3 5 wrap 1 0 1");
 	assert_same_distances("torus2D 3 3 local 1 4 1");
 	assert_same_distances("meshXD 1 4 local 2 2 1 2 1");
-	topomatch_topology_t *t = topo("mesh2D 3 4 wrap 1 0 local 2 2 10 2 1 cost 100");
+	topomatch_topology_t *t = tm_topo("mesh2D 3 4 wrap 1 0 local 2 2 10 2 1 cost 100");
 	tm_starget_t x;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
@@ -931,7 +896,7 @@ static void assert_grid_tleaf(const topomatch_topology_t *t, int64_t L, const in
 
 START_TEST(grid_tree_large_target)
 {
-	topomatch_topology_t *t = topo("mesh3D 4 4 4 wrap 1 0 1 local 2 4 1 10 1");
+	topomatch_topology_t *t = tm_topo("mesh3D 4 4 4 wrap 1 0 1 local 2 4 1 10 1");
 	ck_assert_int_eq(topomatch_topology_npu(t), 2560);
 	assert_grid_tleaf(t, 40, NULL, 2560);
 	/* every PU but one in 6, backwards */
@@ -942,10 +907,10 @@ START_TEST(grid_tree_large_target)
 	assert_grid_tleaf(t, 40, list, m);
 	topomatch_topology_destroy(t);
 	/* arity 1 levels, uneven costs, arities of 3, routers 5 x 3 x 8 */
-	t = topo("torus3D 4 4 4 local 3 4 10 1 3 12 1 cost 20");
+	t = tm_topo("torus3D 4 4 4 local 3 4 10 1 3 12 1 cost 20");
 	assert_grid_tleaf(t, 48, NULL, 3072);
 	topomatch_topology_destroy(t);
-	t = topo("mesh3D 5 3 8 wrap 0 1 0 local 3 3 2 1 7 6 1");
+	t = tm_topo("mesh3D 5 3 8 wrap 0 1 0 local 3 3 2 1 7 6 1");
 	assert_grid_tleaf(t, 18, NULL, 120 * 18);
 	topomatch_topology_destroy(t);
 }
@@ -982,7 +947,7 @@ static int64_t *gt_map(const topomatch_affinity_t *a, const topomatch_topology_t
  */
 START_TEST(grid_tree_maps)
 {
-	topomatch_topology_t *t = topo("torus2D 4 4 local 2 2 10 4 1 cost 100");
+	topomatch_topology_t *t = tm_topo("torus2D 4 4 local 2 2 10 4 1 cost 100");
 	static const char *const mappers[] = { "scotch", "auto" };
 	int group[128];
 	topomatch_affinity_t *a = cliques(16, 8, 100, group);
@@ -1005,7 +970,7 @@ START_TEST(grid_tree_maps)
 	topomatch_affinity_destroy(a);
 	/* a mixed wrap without a local tree; a scattered list */
 	topomatch_topology_destroy(t);
-	t = topo("mesh3D 4 3 5 wrap 0 1 1");
+	t = tm_topo("mesh3D 4 3 5 wrap 0 1 1");
 	a = stencil(3, 4, 5, 0, 1);
 	int64_t list[60];
 	for (int64_t j = 0; j < 60; j++) /* 7 is prime to 60: a permutation */
@@ -1027,7 +992,7 @@ END_TEST
  */
 START_TEST(grid_tree_large_maps)
 {
-	topomatch_topology_t *t = topo("mesh3D 4 4 4 wrap 1 0 1 local 2 4 1 10 1");
+	topomatch_topology_t *t = tm_topo("mesh3D 4 4 4 wrap 1 0 1 local 2 4 1 10 1");
 	static int group[2560];
 	topomatch_affinity_t *a = cliques(64, 40, 100, group);
 	int64_t *pu = gt_map(a, t, "scotch", NULL, 0);
@@ -1053,7 +1018,7 @@ START_TEST(grid_tree_large_maps)
 	}
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_msg(topomatch_affinity_create(10, 9, s, d, w, NULL, &a, err) == 0, "%s", err);
-	t = topo("torus3D 8 8 8 local 2 2 10 8 1");
+	t = tm_topo("torus3D 8 8 8 local 2 2 10 8 1");
 	pu = gt_map(a, t, "scotch", NULL, 0);
 	/* 10 tasks fit under 1 router (16 PUs): within 4 hops of each other */
 	ck_assert_msg(spread(t, pu, 10) <= 4, "spread %lld", (long long)spread(t, pu, 10));
@@ -1068,7 +1033,7 @@ END_TEST
 /* A doubled map: every slot of 0..3 twice, slots 4..7 free. */
 START_TEST(repair_undoubles)
 {
-	topomatch_topology_t *t = topo("tleaf 2 2 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 10 4 1");
 	topomatch_affinity_t *a = cliques(2, 4, 100, NULL);
 	int64_t *all = iota(8);
 	int64_t loc[8] = { 0, 0, 1, 1, 2, 2, 3, 3 }, moved = -1, pu[8];
@@ -1104,7 +1069,7 @@ END_TEST
  */
 START_TEST(repair_moves_to_nearest)
 {
-	topomatch_topology_t *t = topo("tleaf 2 2 10 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 10 2 1");
 	int64_t s[] = { 0, 1 }, d[] = { 1, 2 };
 	double w[] = { 100, 1 };
 	topomatch_affinity_t *a;
@@ -1205,7 +1170,7 @@ START_TEST(export_keeps_distances)
 					     "mesh2D 3 2 local 2 2 1 2 1", "torus3D 4 4 4 local 1 4 1",
 					     "torus3D 8 8 9 local 1 4 1" };
 	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
-		topomatch_topology_t *t = topo(texts[k]);
+		topomatch_topology_t *t = tm_topo(texts[k]);
 		char err[TOPOMATCH_ERRLEN] = "";
 		FILE *f = tmpfile();
 		ck_assert_msg(topomatch_topology_write_scotch(t, f, err) == 0, "%s", err);

@@ -15,15 +15,6 @@
 
 #include <math.h>
 
-static topomatch_topology_t *topo(const char *text)
-{
-	topomatch_topology_t *t;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_topology_parse(text, NULL, &t, err) == TOPOMATCH_OK, "%s", err);
-	return t;
-}
-
 /* A pattern from an n x n row-major matrix (C(i, j) = m[i * n + j]). */
 static topomatch_affinity_t *dense_pattern(int n, const double *m)
 {
@@ -205,7 +196,7 @@ START_TEST(fig1_grouping_matches_the_paper)
 	topomatch_affinity_t *a = dense_pattern(8, fig1);
 	topomatch_csr_t s = topomatch_affinity_symmetric(a);
 	tm_wgraph_t g = { s.n, s.rowptr, s.col, s.w, NULL };
-	topomatch_topology_t *t = topo("tleaf 3 2 1 3 1 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 2 1 3 1 2 1");
 	req_t r = request(a, t, 1, TOPOMATCH_DEFAULT_TAU, 1);
 	int64_t memb[8];
 	int strategy = -1;
@@ -265,7 +256,7 @@ END_TEST
 START_TEST(fig1_mapping_is_optimal)
 {
 	topomatch_affinity_t *a = dense_pattern(8, fig1);
-	topomatch_topology_t *t = topo("tleaf 3 2 1 3 1 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 2 1 3 1 2 1");
 	const double taus[] = { TOPOMATCH_DEFAULT_TAU, 1e30, 1 };
 
 	for (int k = 0; k < 3; k++) {
@@ -293,7 +284,7 @@ static void check_hierarchical(int nlevels, const int *arity, const char *tree, 
 {
 	topomatch_affinity_t *h = hierarchical(nlevels, arity);
 	topomatch_affinity_t *s = shuffled(h, 11);
-	topomatch_topology_t *t = topo(tree);
+	topomatch_topology_t *t = tm_topo(tree);
 	int64_t n = topomatch_affinity_ntasks(h);
 	char what[160];
 
@@ -369,7 +360,7 @@ START_TEST(artificial_groups_six_on_arity_four)
 	/* 6 tasks on sockets of 4: ExtendComMatrix adds 2 artificial
 	 * processes; the 6 tasks fill 2 sockets and no pair is split. */
 	topomatch_affinity_t *a = pairs(6, 100, 1);
-	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 4 1");
 	const double taus[] = { TOPOMATCH_DEFAULT_TAU, 1 };
 
 	for (int k = 0; k < 2; k++) {
@@ -395,7 +386,7 @@ START_TEST(oversubscription_heavy_pairs_share_a_pu)
 	/* §4.5: f = 2 adds two leaves per PU; 16 tasks on 8 PUs */
 	topomatch_affinity_t *p = pairs(16, 1000, 10);
 	topomatch_affinity_t *s = shuffled(p, 2);
-	topomatch_topology_t *t = topo("tleaf 3 2 10 2 5 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 2 10 2 5 2 1");
 	char err[TOPOMATCH_ERRLEN] = "";
 	int64_t *pu = map_tm(s, t, 2, TOPOMATCH_DEFAULT_TAU, 1);
 	topomatch_csr_t c = topomatch_affinity_symmetric(s);
@@ -420,7 +411,7 @@ START_TEST(oversubscription_four_per_pu)
 	const int ar[] = { 4, 4, 4 };
 	topomatch_affinity_t *h = hierarchical(3, ar);
 	topomatch_affinity_t *s = shuffled(h, 4);
-	topomatch_topology_t *t = topo("tleaf 2 4 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 4 1");
 	const double taus[] = { TOPOMATCH_DEFAULT_TAU, 1 };
 
 	for (int k = 0; k < 2; k++) {
@@ -455,7 +446,7 @@ START_TEST(undersubscription_gathers_heavy_groups)
 	}
 	topomatch_affinity_t *p = dense_pattern(10, m);
 	topomatch_affinity_t *s = shuffled(p, 9);
-	topomatch_topology_t *t = topo("tleaf 3 4 100 4 10 4 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 4 100 4 10 4 1");
 	const double taus[] = { TOPOMATCH_DEFAULT_TAU, 1 };
 
 	for (int k = 0; k < 2; k++) {
@@ -497,7 +488,7 @@ START_TEST(group_strategies_direct)
 	ck_assert_int_eq(topomatch_affinity_create(6, 3, src, dst, w, NULL, &a, err), 0);
 	topomatch_csr_t s = topomatch_affinity_symmetric(a);
 	tm_wgraph_t g = { s.n, s.rowptr, s.col, s.w, NULL };
-	topomatch_topology_t *t = topo("tleaf 1 6 1");
+	topomatch_topology_t *t = tm_topo("tleaf 1 6 1");
 	req_t r = request(a, t, 1, 1, 1);
 	int64_t memb[6];
 
@@ -538,7 +529,7 @@ START_TEST(deterministic_for_a_seed)
 	const char *trees[] = { "tleaf 3 128 100 2 10 16 1", "tleaf 6 4 32 4 16 4 8 4 4 4 2 4 1" };
 
 	for (int k = 0; k < 2; k++) {
-		topomatch_topology_t *t = topo(trees[k]);
+		topomatch_topology_t *t = tm_topo(trees[k]);
 		int64_t *p1 = map_tm(s, t, 1, TOPOMATCH_DEFAULT_TAU, 42);
 		int64_t *p2 = map_tm(s, t, 1, TOPOMATCH_DEFAULT_TAU, 42);
 		for (int64_t i = 0; i < 4096; i++)
@@ -551,7 +542,7 @@ START_TEST(deterministic_for_a_seed)
 	const int ar[] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
 	topomatch_affinity_t *h0 = hierarchical(9, ar);
 	topomatch_affinity_t *h = shuffled(h0, 3);
-	topomatch_topology_t *t = topo("tleaf 9 2 9 2 8 2 7 2 6 2 5 2 4 2 3 2 2 2 1");
+	topomatch_topology_t *t = tm_topo("tleaf 9 2 9 2 8 2 7 2 6 2 5 2 4 2 3 2 2 2 1");
 	int64_t *p1 = map_tm(h, t, 1, TOPOMATCH_DEFAULT_TAU, 1);
 	int64_t *p2 = map_tm(h, t, 1, TOPOMATCH_DEFAULT_TAU, 2);
 	ck_assert_double_eq(hop_bytes(h, t, p1), hop_bytes(h, t, p2));
@@ -568,8 +559,8 @@ END_TEST
 START_TEST(refuses_what_it_does_not_do)
 {
 	topomatch_affinity_t *a = pairs(4, 10, 1);
-	topomatch_topology_t *torus = topo("torus2D 2 2");
-	topomatch_topology_t *t = topo("tleaf 1 4 1");
+	topomatch_topology_t *torus = tm_topo("torus2D 2 2");
+	topomatch_topology_t *t = tm_topo("tleaf 1 4 1");
 	int64_t pu[4];
 	char err[TOPOMATCH_ERRLEN] = "";
 
@@ -596,7 +587,7 @@ START_TEST(stencil_4096_close_to_natural)
 	 * unshuffled stencil, which is what Scotch reaches */
 	topomatch_affinity_t *st = stencil(16, 16, 16);
 	topomatch_affinity_t *s = shuffled(st, 7);
-	topomatch_topology_t *t = topo("tleaf 3 128 100 2 10 16 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 128 100 2 10 16 1");
 	int64_t *pu = map_tm(s, t, 1, TOPOMATCH_DEFAULT_TAU, 1);
 	double hb = hop_bytes(s, t, pu), nat = natural_hop_bytes(st, t, 1);
 
@@ -612,7 +603,7 @@ START_TEST(big_smoke_16384)
 {
 	topomatch_affinity_t *st = stencil(32, 32, 16);
 	topomatch_affinity_t *s = shuffled(st, 7);
-	topomatch_topology_t *t = topo("tleaf 3 512 100 2 10 16 1");
+	topomatch_topology_t *t = tm_topo("tleaf 3 512 100 2 10 16 1");
 	int64_t *pu = map_tm(s, t, 1, TOPOMATCH_DEFAULT_TAU, 1);
 	/* on the shuffled labels the natural placement is a random one */
 	double hb = hop_bytes(s, t, pu), rnd = natural_hop_bytes(s, t, 1);

@@ -38,4 +38,93 @@ static inline int tm_run_suite(Suite *s)
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* A topology from its text, or a failed test. */
+static inline topomatch_topology_t *tm_topo(const char *text)
+{
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_topology_parse(text, NULL, &t, err) == TOPOMATCH_OK, "%s: %s",
+		      text, err);
+	return t;
+}
+
+/* ns switches in a ring, `per` compute vertices behind each; switch s is
+ * vertex s (per + 1), its PUs follow it. */
+static inline topomatch_topology_t *tm_ring_of_switches(int ns, int per)
+{
+	int nv = ns * (per + 1), k = 0;
+	int64_t *a = malloc(sizeof(*a) * (size_t)nv), *b = malloc(sizeof(*b) * (size_t)nv);
+	unsigned char *compute = calloc((size_t)nv, 1);
+	ck_assert(a && b && compute);
+	for (int s = 0; s < ns; s++) {
+		int sv = s * (per + 1);
+		a[k] = sv;
+		b[k++] = ((s + 1) % ns) * (per + 1);
+		for (int c = 1; c <= per; c++) {
+			a[k] = sv;
+			b[k++] = sv + c;
+			compute[sv + c] = 1;
+		}
+	}
+	topomatch_topology_t *t;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_topology_graph(nv, k, a, b, NULL, compute, &t, err) == 0, "%s",
+		      err);
+	free(a);
+	free(b);
+	free(compute);
+	return t;
+}
+
+/* A small topology of every kind: trees, tori, meshes, a hypercube, grids
+ * with local trees, a general graph (4 switches x 4 PUs in a ring). */
+static inline topomatch_topology_t *tm_random_topology(topomatch_rng_t *rng)
+{
+	static const char *const shapes[] = {
+		"tleaf 2 4 10 4 1", "tleaf 3 2 100 3 10 4 1", "tleaf 1 12 1",
+		"torus2D 4 5", "mesh3D 3 3 2", "hcub 4", "torus3D 2 3 4",
+		"torus2D 3 3 local 2 2 10 2 1", "mesh2D 2 3 local 1 4 1",
+	};
+	uint64_t k = topomatch_rng_below(rng, 10);
+	return k == 9 ? tm_ring_of_switches(4, 4) : tm_topo(shapes[k]);
+}
+
+static inline void tm_shuffle_i64(topomatch_rng_t *rng, int64_t *v, int64_t n)
+{
+	for (int64_t i = n - 1; i > 0; i--) {
+		int64_t j = (int64_t)topomatch_rng_below(rng, (uint64_t)i + 1), x = v[i];
+		v[i] = v[j];
+		v[j] = x;
+	}
+}
+
+/* Each PU allowed with probability 2/3 (at least one), in random order. */
+static inline int64_t tm_allowed_each(topomatch_rng_t *rng, int64_t npu, int64_t *allowed)
+{
+	int64_t m = 0;
+	for (int64_t p = 0; p < npu; p++)
+		if (topomatch_rng_below(rng, 3))
+			allowed[m++] = p;
+	if (m == 0)
+		allowed[m++] = (int64_t)topomatch_rng_below(rng, (uint64_t)npu);
+	tm_shuffle_i64(rng, allowed, m);
+	return m;
+}
+
+/* A random subset of m of the npu PUs (m uniform in 1..npu), in random
+ * order. */
+static inline int64_t tm_allowed_count(topomatch_rng_t *r, int64_t npu, int64_t *allowed)
+{
+	int64_t m = 1 + (int64_t)topomatch_rng_below(r, (uint64_t)npu);
+	for (int64_t p = 0; p < npu; p++)
+		allowed[p] = p;
+	for (int64_t i = 0; i < m; i++) {
+		int64_t j = i + (int64_t)topomatch_rng_below(r, (uint64_t)(npu - i));
+		int64_t x = allowed[i];
+		allowed[i] = allowed[j];
+		allowed[j] = x;
+	}
+	return m;
+}
+
 #endif /* TMTEST_H */
