@@ -79,15 +79,6 @@ static void map_ok(const tm_map_ctx_t *c, int64_t *pu)
 	free(again);
 }
 
-static double hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-			const int64_t *pu)
-{
-	topomatch_metrics_t m;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_metrics_compute(a, t, pu, &m, err) == TOPOMATCH_OK, "%s", err);
-	return m.hop_bytes;
-}
-
 /* How many tasks of [lo, hi) sit on node `node` (PUs node*w .. node*w+w-1). */
 static int on_node(const int64_t *pu, int lo, int hi, int w, int node)
 {
@@ -215,10 +206,10 @@ static void check_hierarchical(const char *tree, const int *arity, uint64_t seed
 	int64_t allowed[64], rr[64], pu[64];
 	for (int p = 0; p < 64; p++)
 		allowed[p] = rr[p] = p;
-	double best = hop_bytes(h, t, rr);
+	double best = tm_hop_bytes(h, t, rr);
 	tm_map_ctx_t c = ctx(a, t, allowed, 64, 1);
 	map_ok(&c, pu);
-	double got = hop_bytes(a, t, pu);
+	double got = tm_hop_bytes(a, t, pu);
 	ck_assert_msg(fabs(got - best) <= 1e-9 * best, "%s seed %llu: hop-bytes %.17g, best %.17g",
 		      tree, (unsigned long long)seed, got, best);
 	topomatch_affinity_destroy(a);

@@ -43,25 +43,6 @@ static topomatch_affinity_t *dense(int n, const double *m, const double *loads)
 	return a;
 }
 
-static topomatch_affinity_t *shuffled(const topomatch_affinity_t *a, uint64_t seed)
-{
-	topomatch_affinity_t *s;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_affinity_shuffle(a, seed, &s, err) == TOPOMATCH_OK, "%s", err);
-	return s;
-}
-
-static topomatch_affinity_t *stencil(int x, int y, int z, const double *w)
-{
-	const int dims[3] = { x, y, z };
-	topomatch_affinity_t *a;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_gen_stencil(3, dims, 7, 0, w, &a, err) == TOPOMATCH_OK, "%s", err);
-	return a;
-}
-
 /* topomatch_map with the given mapper; the result is checked. */
 static int64_t *map_with(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 			 const char *mapper, int f, const int64_t *allowed, int64_t nallowed,
@@ -88,29 +69,6 @@ static int64_t *map_with(const topomatch_affinity_t *a, const topomatch_topology
 static int64_t *eagermap(const topomatch_affinity_t *a, const topomatch_topology_t *t, int f)
 {
 	return map_with(a, t, "eagermap", f, NULL, 0, 1);
-}
-
-static double hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-			const int64_t *pu)
-{
-	topomatch_metrics_t m;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_metrics_compute(a, t, pu, &m, err) == TOPOMATCH_OK, "%s", err);
-	return m.hop_bytes;
-}
-
-/* Task i on PU i / f. */
-static double natural_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-				int f)
-{
-	int64_t n = topomatch_affinity_ntasks(a), *pu = malloc((size_t)n * sizeof(*pu));
-
-	for (int64_t i = 0; i < n; i++)
-		pu[i] = i / f;
-	double hb = hop_bytes(a, t, pu);
-	free(pu);
-	return hb;
 }
 
 /* ------------------------------------------------------------------ */
@@ -197,7 +155,7 @@ START_TEST(pairs_share_a_leaf)
 		m[i * 8 + i + 1] = 1;
 		m[(i + 1) * 8 + i] = 1;
 	}
-	topomatch_affinity_t *p = dense(8, m, NULL), *s = shuffled(p, 5);
+	topomatch_affinity_t *p = dense(8, m, NULL), *s = tm_shuffled(p, 5);
 	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 2 1");
 	int64_t *pu = eagermap(s, t, 1);
 	topomatch_csr_t c = topomatch_affinity_symmetric(s);
@@ -207,7 +165,7 @@ START_TEST(pairs_share_a_leaf)
 			if (c.w[e] >= 200)
 				ck_assert_int_eq(pu[i] / 2, pu[c.col[e]] / 2);
 	/* heavy pairs 2 hops apart, light links 4 hops */
-	ck_assert_double_eq_tol(hop_bytes(s, t, pu), 4 * 2 * 100 * 2 + 3 * 2 * 1 * 4, 1e-9);
+	ck_assert_double_eq_tol(tm_hop_bytes(s, t, pu), 4 * 2 * 100 * 2 + 3 * 2 * 1 * 4, 1e-9);
 	free(pu);
 	topomatch_topology_destroy(t);
 	topomatch_affinity_destroy(s);
@@ -233,10 +191,10 @@ START_TEST(hierarchical_is_optimal)
 		char err[TOPOMATCH_ERRLEN] = "";
 		ck_assert_int_eq(topomatch_gen_hierarchical(cases[k].nl, cases[k].arity, 1000, 10, 0.1,
 							    3, &h, err), TOPOMATCH_OK);
-		s = shuffled(h, 11);
+		s = tm_shuffled(h, 11);
 		topomatch_topology_t *t = tm_topo(cases[k].tree);
 		int64_t *pu = eagermap(s, t, 1);
-		double got = hop_bytes(s, t, pu), best = natural_hop_bytes(h, t, 1);
+		double got = tm_hop_bytes(s, t, pu), best = tm_natural_hop_bytes(h, t, 1);
 		ck_assert_msg(fabs(got - best) <= 1e-9 * best, "%s: %.17g, optimum %.17g",
 			      cases[k].tree, got, best);
 		free(pu);
@@ -260,7 +218,7 @@ START_TEST(over_and_under_subscription)
 			m[(i + 2) * 16 + i + 1] = 10;
 		}
 	}
-	topomatch_affinity_t *p = dense(16, m, NULL), *s = shuffled(p, 2);
+	topomatch_affinity_t *p = dense(16, m, NULL), *s = tm_shuffled(p, 2);
 	topomatch_topology_t *t = tm_topo("tleaf 3 2 10 2 5 2 1");
 	int64_t *pu = eagermap(s, t, 2);
 	topomatch_csr_t c = topomatch_affinity_symmetric(s);
@@ -301,7 +259,7 @@ START_TEST(constraints_on_a_tree)
 		m[i * 12 + i + 1] = 100;
 		m[(i + 1) * 12 + i] = 100;
 	}
-	topomatch_affinity_t *a = dense(12, m, NULL), *s = shuffled(a, 3);
+	topomatch_affinity_t *a = dense(12, m, NULL), *s = tm_shuffled(a, 3);
 	topomatch_topology_t *t = tm_topo("tleaf 3 4 100 4 10 4 1");
 	/* node 0: 3 free PUs on socket 0, 2 on socket 1; node 2: 8 free */
 	const int64_t allowed[] = { 1, 2, 3, 4, 6, 32, 33, 34, 35, 40, 41, 42, 43 };
@@ -368,13 +326,13 @@ START_TEST(torus_stencil_close_to_natural)
 	static const char *const shapes[] = { "torus3D 8 8 8", "mesh3D 8 8 8" };
 	for (int k = 0; k < 4; k++) {
 		topomatch_topology_t *t = tm_topo(shapes[k / 2]);
-		topomatch_affinity_t *st = stencil(8, 8, 8, k % 2 ? NULL : aniso);
-		topomatch_affinity_t *s = shuffled(st, 1);
+		topomatch_affinity_t *st = tm_stencil3(8, 8, 8, k % 2 ? NULL : aniso);
+		topomatch_affinity_t *s = tm_shuffled(st, 1);
 		int64_t *pu = eagermap(s, t, 1);
-		double total = topomatch_affinity_total(s), hb = hop_bytes(s, t, pu);
+		double total = topomatch_affinity_total(s), hb = tm_hop_bytes(s, t, pu);
 		ck_assert_msg(hb / total <= 1.1, "%s, %s faces: %g hops per byte", shapes[k / 2],
 			      k % 2 ? "equal" : "1000/500/100", hb / total);
-		ck_assert_double_eq(natural_hop_bytes(st, t, 1) / total, 1.0);
+		ck_assert_double_eq(tm_natural_hop_bytes(st, t, 1) / total, 1.0);
 		free(pu);
 		topomatch_affinity_destroy(s);
 		topomatch_affinity_destroy(st);
@@ -390,11 +348,11 @@ START_TEST(grid_with_local_trees)
 	const double aniso[3] = { 1000, 500, 100 };
 	static const char *const grids[] = { "torus3D 4 4 4 local 2 2 10 4 1",
 					     "mesh3D 8 8 8", "hcub 9" };
-	topomatch_affinity_t *st = stencil(8, 8, 8, aniso), *s = shuffled(st, 4);
+	topomatch_affinity_t *st = tm_stencil3(8, 8, 8, aniso), *s = tm_shuffled(st, 4);
 	for (int k = 0; k < 3; k++) {
 		topomatch_topology_t *t = tm_topo(grids[k]);
 		int64_t *pu = eagermap(s, t, 1);
-		double hb = hop_bytes(s, t, pu), nat = natural_hop_bytes(st, t, 1);
+		double hb = tm_hop_bytes(s, t, pu), nat = tm_natural_hop_bytes(st, t, 1);
 		ck_assert_msg(hb <= 1.25 * nat, "%s: %g, natural %g", grids[k], hb, nat);
 		free(pu);
 		topomatch_topology_destroy(t);
@@ -494,10 +452,10 @@ END_TEST
 START_TEST(fat_tree_4096)
 {
 	const double aniso[3] = { 1000, 500, 100 };
-	topomatch_affinity_t *st = stencil(16, 16, 16, aniso), *s = shuffled(st, 1);
+	topomatch_affinity_t *st = tm_stencil3(16, 16, 16, aniso), *s = tm_shuffled(st, 1);
 	topomatch_topology_t *t = tm_topo("tleaf 3 128 100 2 10 16 1");
 	int64_t *pu = eagermap(s, t, 1);
-	double hb = hop_bytes(s, t, pu), nat = natural_hop_bytes(st, t, 1);
+	double hb = tm_hop_bytes(s, t, pu), nat = tm_natural_hop_bytes(st, t, 1);
 	ck_assert_msg(hb <= 1.1 * nat, "hop-bytes %g, natural %g", hb, nat);
 	free(pu);
 	topomatch_topology_destroy(t);

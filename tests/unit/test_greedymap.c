@@ -35,25 +35,6 @@ static topomatch_affinity_t *edges(int n, int ne, const double (*e)[3])
 	return a;
 }
 
-static topomatch_affinity_t *shuffled(const topomatch_affinity_t *a, uint64_t seed)
-{
-	topomatch_affinity_t *s;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_affinity_shuffle(a, seed, &s, err) == TOPOMATCH_OK, "%s", err);
-	return s;
-}
-
-static topomatch_affinity_t *stencil(int x, int y, int z, const double *w)
-{
-	const int dims[3] = { x, y, z };
-	topomatch_affinity_t *a;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_gen_stencil(3, dims, 7, 0, w, &a, err) == TOPOMATCH_OK, "%s", err);
-	return a;
-}
-
 /* topomatch_map, checked: allowed PUs only, at most f per PU. */
 static int64_t *map_with(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 			 const char *mapper, int f, const int64_t *allowed, int64_t nallowed,
@@ -82,27 +63,6 @@ static int64_t *map1(const topomatch_affinity_t *a, const topomatch_topology_t *
 		     const char *mapper)
 {
 	return map_with(a, t, mapper, 1, NULL, 0, 1, 1);
-}
-
-static double hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-			const int64_t *pu)
-{
-	topomatch_metrics_t m;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_metrics_compute(a, t, pu, &m, err) == TOPOMATCH_OK, "%s", err);
-	return m.hop_bytes;
-}
-
-static double natural_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t)
-{
-	int64_t n = topomatch_affinity_ntasks(a), *pu = malloc((size_t)n * sizeof(*pu));
-
-	for (int64_t i = 0; i < n; i++)
-		pu[i] = i;
-	double hb = hop_bytes(a, t, pu);
-	free(pu);
-	return hb;
 }
 
 /* A request as mapper.c builds it, every PU allowed. */
@@ -217,13 +177,13 @@ START_TEST(pairs_share_a_leaf)
 	double e[7][3];
 	for (int i = 0; i < 7; i++)
 		e[i][0] = i, e[i][1] = i + 1, e[i][2] = i % 2 ? 1 : 100;
-	topomatch_affinity_t *p = edges(8, 7, (const double(*)[3])e), *s = shuffled(p, 5);
+	topomatch_affinity_t *p = edges(8, 7, (const double(*)[3])e), *s = tm_shuffled(p, 5);
 	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 2 1");
 	static const char *const mappers[] = { "greedymap", "parmapper" };
 	for (int k = 0; k < 2; k++) {
 		int64_t *pu = map1(s, t, mappers[k]);
-		ck_assert_msg(fabs(hop_bytes(s, t, pu) - (4 * 100 * 2 + 3 * 1 * 4)) < 1e-9,
-			      "%s: %g", mappers[k], hop_bytes(s, t, pu));
+		ck_assert_msg(fabs(tm_hop_bytes(s, t, pu) - (4 * 100 * 2 + 3 * 1 * 4)) < 1e-9,
+			      "%s: %g", mappers[k], tm_hop_bytes(s, t, pu));
 		free(pu);
 	}
 	topomatch_topology_destroy(t);
@@ -238,7 +198,7 @@ START_TEST(oversubscribed_pairs_share_a_pu)
 	double e[15][3];
 	for (int i = 0; i < 15; i++)
 		e[i][0] = i, e[i][1] = i + 1, e[i][2] = i % 2 ? 1 : 1000;
-	topomatch_affinity_t *p = edges(16, 15, (const double(*)[3])e), *s = shuffled(p, 9);
+	topomatch_affinity_t *p = edges(16, 15, (const double(*)[3])e), *s = tm_shuffled(p, 9);
 	topomatch_topology_t *t = tm_topo("tleaf 3 2 10 2 5 2 1");
 	int64_t *pu = map_with(s, t, "parmapper", 2, NULL, 0, 2, 1);
 	topomatch_csr_t c = topomatch_affinity_symmetric(s);
@@ -267,11 +227,11 @@ START_TEST(torus_stencil_close_to_natural)
 	static const char *const mappers[] = { "greedymap", "parmapper" };
 	for (int k = 0; k < 8; k++) {
 		topomatch_topology_t *t = tm_topo(shapes[k / 4]);
-		topomatch_affinity_t *st = stencil(8, 8, 8, k % 2 ? NULL : aniso);
-		topomatch_affinity_t *s = shuffled(st, 1);
-		ck_assert_double_eq(natural_hop_bytes(st, t), topomatch_affinity_total(st));
+		topomatch_affinity_t *st = tm_stencil3(8, 8, 8, k % 2 ? NULL : aniso);
+		topomatch_affinity_t *s = tm_shuffled(st, 1);
+		ck_assert_double_eq(tm_natural_hop_bytes(st, t, 1), topomatch_affinity_total(st));
 		int64_t *pu = map1(s, t, mappers[k / 2 % 2]);
-		double hpb = hop_bytes(s, t, pu) / topomatch_affinity_total(s);
+		double hpb = tm_hop_bytes(s, t, pu) / topomatch_affinity_total(s);
 		ck_assert_msg(hpb <= 1.1, "%s on %s, %s faces: %g hops per byte", mappers[k / 2 % 2],
 			      shapes[k / 4], k % 2 ? "equal" : "1000/500/100", hpb);
 		free(pu);
@@ -307,12 +267,12 @@ END_TEST
 START_TEST(work_budget_bounds_the_configurations)
 {
 	const double aniso[3] = { 1000, 500, 100 };
-	topomatch_affinity_t *st = stencil(8, 8, 4, aniso), *s = shuffled(st, 3);
+	topomatch_affinity_t *st = tm_stencil3(8, 8, 4, aniso), *s = tm_shuffled(st, 3);
 	topomatch_topology_t *t = tm_topo("tleaf 3 4 100 4 10 16 1");
 	int64_t *g = map1(s, t, "greedymap"), *p = map1(s, t, "parmapper:work=1");
 	int64_t *full = map1(s, t, "parmapper");
 	ck_assert(!memcmp(g, p, 256 * sizeof(*g)));
-	ck_assert_double_le(hop_bytes(s, t, full), 1.05 * hop_bytes(s, t, g));
+	ck_assert_double_le(tm_hop_bytes(s, t, full), 1.05 * tm_hop_bytes(s, t, g));
 	free(g);
 	free(p);
 	free(full);
@@ -375,12 +335,12 @@ END_TEST
 START_TEST(fat_tree_4096_threads)
 {
 	const double aniso[3] = { 1000, 500, 100 };
-	topomatch_affinity_t *st = stencil(16, 16, 16, aniso), *s = shuffled(st, 1);
+	topomatch_affinity_t *st = tm_stencil3(16, 16, 16, aniso), *s = tm_shuffled(st, 1);
 	topomatch_topology_t *t = tm_topo("tleaf 3 128 100 2 10 16 1");
 	int64_t *p1 = map_with(s, t, "parmapper", 1, NULL, 0, 1, 1);
 	int64_t *p4 = map_with(s, t, "parmapper", 1, NULL, 0, 4, 1);
 	ck_assert(!memcmp(p1, p4, 4096 * sizeof(*p1)));
-	double hb = hop_bytes(s, t, p1), nat = natural_hop_bytes(st, t);
+	double hb = tm_hop_bytes(s, t, p1), nat = tm_natural_hop_bytes(st, t, 1);
 	ck_assert_msg(hb <= 1.1 * nat, "hop-bytes %g, natural %g", hb, nat);
 	free(p1);
 	free(p4);

@@ -56,25 +56,16 @@ static tm_map_ctx_t ctx(const topomatch_affinity_t *a, const topomatch_topology_
 			       .sparse_factor = TOPOMATCH_DEFAULT_SPARSE_FACTOR };
 }
 
-static double hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-			const int64_t *pu)
-{
-	topomatch_metrics_t m;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_metrics_compute(a, t, pu, &m, err) == TOPOMATCH_OK, "%s", err);
-	return m.hop_bytes;
-}
-
 /* Refine, then insist on a valid mapping that is no worse; returns hop-bytes. */
 static double refine_ok(const tm_map_ctx_t *c, int64_t *pu, int64_t work)
 {
 	char err[TOPOMATCH_ERRLEN] = "";
-	double before = hop_bytes(c->a, c->t, pu);
+	double before = tm_hop_bytes(c->a, c->t, pu);
 	ck_assert_msg(tm_refine(c, pu, work, err) == TOPOMATCH_OK, "%s", err);
 	ck_assert_msg(topomatch_mapping_check(c->t, c->ntasks, pu, c->allowed, c->m, c->f, err) ==
 			      TOPOMATCH_OK,
 		      "%s", err);
-	double after = hop_bytes(c->a, c->t, pu);
+	double after = tm_hop_bytes(c->a, c->t, pu);
 	ck_assert_msg(after <= before, "hop-bytes went up: %.17g -> %.17g", before, after);
 	return after;
 }
@@ -104,7 +95,7 @@ START_TEST(crossed_pair)
 					(const double[]){ 10, 1, 10 });
 	int64_t allowed[] = { 0, 1, 2, 3 }, pu[] = { 0, 2, 1, 3 };
 	tm_map_ctx_t c = ctx(a, t, allowed, 4, 1);
-	ck_assert_double_eq(hop_bytes(a, t, pu), 82.0);
+	ck_assert_double_eq(tm_hop_bytes(a, t, pu), 82.0);
 	ck_assert_double_eq(refine_ok(&c, pu, WORK), 42.0);
 	for (int i = 0; i < 4; i++)
 		ck_assert_int_eq(pu[i], i);
@@ -129,7 +120,7 @@ START_TEST(free_slot)
 					(const double[]){ 5 });
 	int64_t *allowed = all_pus(8), pu[2] = { 0, 7 };
 	tm_map_ctx_t c = ctx(a, t, allowed, 8, 1);
-	ck_assert_double_eq(hop_bytes(a, t, pu), 70.0);
+	ck_assert_double_eq(tm_hop_bytes(a, t, pu), 70.0);
 	ck_assert_double_eq(refine_ok(&c, pu, WORK), 10.0);
 	c.f = 2;
 	pu[0] = 0;
@@ -162,7 +153,7 @@ START_TEST(no_work_no_change)
 	ck_assert_int_eq(tm_refine(&c, pu, -5, err), TOPOMATCH_OK);
 	ck_assert_mem_eq(pu, orig, sizeof(pu));
 	/* and with work it does improve this one */
-	ck_assert_double_lt(refine_ok(&c, pu, WORK), hop_bytes(a, t, orig));
+	ck_assert_double_lt(refine_ok(&c, pu, WORK), tm_hop_bytes(a, t, orig));
 	free(allowed);
 	topomatch_affinity_destroy(a);
 	topomatch_topology_destroy(t);
@@ -235,13 +226,13 @@ START_TEST(shuffled_stencil_2d)
 			 TOPOMATCH_OK);
 	ck_assert_int_eq(topomatch_affinity_shuffle(s, 1, &a, err), TOPOMATCH_OK);
 	int64_t *allowed = all_pus(256), pu[256];
-	double natural = hop_bytes(s, t, allowed);
+	double natural = tm_hop_bytes(s, t, allowed);
 	tm_map_ctx_t c = ctx(a, t, allowed, 256, 1);
 	c.constrained = 0;
 	topomatch_rng_t r;
 	topomatch_rng_seed(&r, 5);
 	random_mapping(&r, &c, pu);
-	double start = hop_bytes(a, t, pu), got = refine_ok(&c, pu, WORK);
+	double start = tm_hop_bytes(a, t, pu), got = refine_ok(&c, pu, WORK);
 	ck_assert_msg(start >= 7.5 * natural && got <= 2.0 * natural,
 		      "hop-bytes %g -> %g, natural %g (ratio %.3f)", start, got, natural,
 		      got / natural);
@@ -288,7 +279,7 @@ START_TEST(graph_small_and_big)
 					(const double[]){ 10, 1, 10 });
 	int64_t *allowed = all_pus(16), pu[] = { 0, 2, 1, 3 };
 	tm_map_ctx_t c = ctx(a, t, allowed, 16, 1);
-	ck_assert_double_eq(hop_bytes(a, t, pu), 82.0);
+	ck_assert_double_eq(tm_hop_bytes(a, t, pu), 82.0);
 	ck_assert_double_eq(refine_ok(&c, pu, WORK), 42.0);
 	free(allowed);
 	topomatch_topology_destroy(t);
@@ -304,7 +295,7 @@ START_TEST(graph_small_and_big)
 	ck_assert_mem_eq(far, orig, sizeof(far));
 	/* the same job on 2048 of them is refined */
 	c.m = 2048;
-	ck_assert_double_lt(refine_ok(&c, far, WORK), hop_bytes(a, t, orig));
+	ck_assert_double_lt(refine_ok(&c, far, WORK), tm_hop_bytes(a, t, orig));
 	free(allowed);
 	topomatch_affinity_destroy(a);
 	topomatch_topology_destroy(t);
@@ -415,7 +406,7 @@ START_TEST(property_random)
 		memcpy(again, pu, (size_t)n * sizeof(*pu));
 		/* a small budget half the time: stopping anywhere is fine too */
 		int64_t work = topomatch_rng_below(&r, 2) ? WORK : 1 + (int64_t)(n * 20);
-		double before = hop_bytes(a, t, pu), after = refine_ok(&c, pu, work);
+		double before = tm_hop_bytes(a, t, pu), after = refine_ok(&c, pu, work);
 		ck_assert_msg(after <= before, "trial %d: %g -> %g", trial, before, after);
 		improved += after < before;
 		refine_ok(&c, again, work);
@@ -446,7 +437,7 @@ START_TEST(grid_tree_crossed_pair)
 					(const double[]){ 10, 1, 10 });
 	int64_t allowed[] = { 0, 1, 2, 3 }, pu[] = { 0, 2, 1, 3 };
 	tm_map_ctx_t c = ctx(a, t, allowed, 4, 1);
-	ck_assert_double_eq(hop_bytes(a, t, pu), 126.0);
+	ck_assert_double_eq(tm_hop_bytes(a, t, pu), 126.0);
 	ck_assert_double_eq(refine_ok(&c, pu, WORK), 86.0);
 	topomatch_affinity_destroy(a);
 	topomatch_topology_destroy(t);
@@ -466,12 +457,12 @@ START_TEST(grid_tree_local_choices)
 					(const double[]){ 10 });
 	int64_t allowed[] = { 0, 3, 4 }, pu[] = { 0, 4 };
 	tm_map_ctx_t c = ctx(a, t, allowed, 3, 1);
-	ck_assert_double_eq(hop_bytes(a, t, pu), 100.0);
+	ck_assert_double_eq(tm_hop_bytes(a, t, pu), 100.0);
 	ck_assert_double_eq(refine_ok(&c, pu, WORK), 80.0);
 	ck_assert(pu[0] <= 3 && pu[1] <= 3);
 	int64_t allowed2[] = { 5, 6, 7 }, pu2[] = { 5, 6 };
 	c = ctx(a, t, allowed2, 3, 1);
-	ck_assert_double_eq(hop_bytes(a, t, pu2), 80.0);
+	ck_assert_double_eq(tm_hop_bytes(a, t, pu2), 80.0);
 	ck_assert_double_eq(refine_ok(&c, pu2, WORK), 40.0);
 	topomatch_affinity_destroy(a);
 	topomatch_topology_destroy(t);
@@ -505,13 +496,13 @@ START_TEST(grid_tree_scattered_cliques)
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_int_eq(topomatch_affinity_create(n, k, s, d, w, NULL, &a, err), TOPOMATCH_OK);
 	int64_t *allowed = all_pus(64), pu[64];
-	double natural = hop_bytes(a, t, allowed);
+	double natural = tm_hop_bytes(a, t, allowed);
 	tm_map_ctx_t c = ctx(a, t, allowed, 64, 1);
 	c.constrained = 0;
 	topomatch_rng_t r;
 	topomatch_rng_seed(&r, 3);
 	random_mapping(&r, &c, pu);
-	double start = hop_bytes(a, t, pu), got = refine_ok(&c, pu, WORK);
+	double start = tm_hop_bytes(a, t, pu), got = refine_ok(&c, pu, WORK);
 	ck_assert_msg(got <= 1.25 * natural, "hop-bytes %g -> %g, natural %g", start, got,
 		      natural);
 	free(allowed);
@@ -568,7 +559,7 @@ START_TEST(property_grid_tree)
 		random_mapping(&r, &c, pu);
 		memcpy(again, pu, (size_t)n * sizeof(*pu));
 		int64_t work = topomatch_rng_below(&r, 2) ? WORK : 1 + (int64_t)(n * 20);
-		double before = hop_bytes(a, t, pu), after = refine_ok(&c, pu, work);
+		double before = tm_hop_bytes(a, t, pu), after = refine_ok(&c, pu, work);
 		improved += after < before;
 		refine_ok(&c, again, work);
 		ck_assert_msg(!memcmp(pu, again, (size_t)n * sizeof(*pu)),

@@ -114,15 +114,6 @@ static void assert_groups_together(const int64_t *pu, const int *group, int n, i
 					      j, group[i], (long long)pu[i], (long long)pu[j]);
 }
 
-static double hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-			const int64_t *pu)
-{
-	topomatch_metrics_t m;
-	char err[TOPOMATCH_ERRLEN] = "";
-	ck_assert_msg(topomatch_metrics_compute(a, t, pu, &m, err) == 0, "%s", err);
-	return m.hop_bytes;
-}
-
 /* Every task on an allowed PU (allowed == NULL: any), at most f per PU. */
 static void assert_valid(const topomatch_topology_t *t, int64_t n, const int64_t *pu,
 			 const int64_t *allowed, int64_t m, int f)
@@ -189,7 +180,7 @@ static double random_hop_bytes(const topomatch_affinity_t *a, const topomatch_to
 			slot[i] = slot[j];
 			slot[j] = x;
 		}
-		sum += hop_bytes(a, t, slot);
+		sum += tm_hop_bytes(a, t, slot);
 	}
 	free(slot);
 	return sum / 8;
@@ -518,7 +509,7 @@ START_TEST(stencil_on_torus)
 	tm_map_ctx_t c = request(a, t, NULL, 64, 1, 0.0);
 	c.allowed = all;
 	int64_t *pu = map_ok(&c);
-	double hb = hop_bytes(a, t, pu), natural = hop_bytes(a0, t, all);
+	double hb = tm_hop_bytes(a, t, pu), natural = tm_hop_bytes(a0, t, all);
 	double rnd = random_hop_bytes(a, t);
 	ck_assert_msg(hb < 0.5 * rnd, "scotch %g, random %g", hb, rnd);
 	ck_assert_msg(hb <= 1.1 * natural, "scotch %g, natural %g", hb, natural);
@@ -665,8 +656,8 @@ START_TEST(undersubscribed)
 		/* compact: a chain of 10 fits within 6 hops on these targets */
 		ck_assert_msg(spread(t, pu, 10) <= 6, "%s: spread %lld", topos[k],
 			      (long long)spread(t, pu, 10));
-		ck_assert_msg(hop_bytes(a, t, pu) <= 9 * 100 * 2.5, "%s: %g", topos[k],
-			      hop_bytes(a, t, pu));
+		ck_assert_msg(tm_hop_bytes(a, t, pu) <= 9 * 100 * 2.5, "%s: %g", topos[k],
+			      tm_hop_bytes(a, t, pu));
 		free(pu);
 		free(all);
 		topomatch_topology_destroy(t);
@@ -686,7 +677,7 @@ START_TEST(graph_topology_maps)
 	int64_t *pu = map_ok(&c);
 	/* the optimum: each clique behind one switch (12 x 100 x 2 hops each),
 	 * consecutive cliques on neighbouring switches (3 x 32 x 1 x 3 hops) */
-	double hb = hop_bytes(a, t, pu);
+	double hb = tm_hop_bytes(a, t, pu);
 	ck_assert_msg(hb <= 1.02 * 9888, "%g, random %g", hb, random_hop_bytes(a, t));
 	free(pu);
 	/* constrained: two PUs per switch */
@@ -721,7 +712,7 @@ START_TEST(graph_large_deco2)
 	c.constrained = 0;
 	int64_t *pu = map_ok(&c), *again = map_ok(&c);
 	ck_assert_mem_eq(pu, again, sizeof(*pu) * 2176);
-	double hb = hop_bytes(a, t, pu), best = hop_bytes(a, t, natural);
+	double hb = tm_hop_bytes(a, t, pu), best = tm_hop_bytes(a, t, natural);
 	ck_assert_msg(hb <= 1.1 * best, "%g, natural %g", hb, best);
 	free(pu);
 	free(again);
@@ -734,7 +725,7 @@ START_TEST(graph_large_deco2)
 	a = cliques2(133, 16, 100, 0.0, NULL);
 	c = request(a, t, allowed, m, 1, 0.0);
 	pu = map_ok(&c);
-	ck_assert_msg(hop_bytes(a, t, pu) <= 1.1 * best * 133 / 136, "%g", hop_bytes(a, t, pu));
+	ck_assert_msg(tm_hop_bytes(a, t, pu) <= 1.1 * best * 133 / 136, "%g", tm_hop_bytes(a, t, pu));
 	free(pu);
 	free(allowed);
 	free(all);
@@ -757,8 +748,8 @@ START_TEST(graph_exact_deco_constrained)
 	tm_map_ctx_t c = request(a, t, allowed, m, 1, 0.0);
 	int64_t *pu = map_ok(&c);
 	/* intra-clique: 61 x 240 x 100 x 2 hops at best; allow a tenth more */
-	ck_assert_msg(hop_bytes(a, t, pu) <= 1.1 * (61 * 240 * 200 + 60 * 512 * 4), "%g",
-		      hop_bytes(a, t, pu));
+	ck_assert_msg(tm_hop_bytes(a, t, pu) <= 1.1 * (61 * 240 * 200 + 60 * 512 * 4), "%g",
+		      tm_hop_bytes(a, t, pu));
 	free(pu);
 	free(allowed);
 	topomatch_affinity_destroy(a);
@@ -1002,7 +993,7 @@ START_TEST(grid_tree_large_maps)
 	a = stencil(16, 16, 10, 0, 1);
 	for (int k = 0; k < 2; k++) {
 		pu = gt_map(a, t, k ? "auto" : "scotch", NULL, 0);
-		double hb = hop_bytes(a, t, pu), rnd = random_hop_bytes(a, t);
+		double hb = tm_hop_bytes(a, t, pu), rnd = random_hop_bytes(a, t);
 		ck_assert_msg(hb < 0.6 * rnd, "hop-bytes %g, random %g", hb, rnd);
 		free(pu);
 	}

@@ -40,15 +40,6 @@ static topomatch_affinity_t *dense_pattern(int n, const double *m)
 	return a;
 }
 
-static topomatch_affinity_t *shuffled(const topomatch_affinity_t *a, uint64_t seed)
-{
-	topomatch_affinity_t *s;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_affinity_shuffle(a, seed, &s, err) == TOPOMATCH_OK, "%s", err);
-	return s;
-}
-
 static topomatch_affinity_t *hierarchical(int nlevels, const int *arity)
 {
 	topomatch_affinity_t *a;
@@ -108,31 +99,6 @@ static int64_t *map_tm(const topomatch_affinity_t *a, const topomatch_topology_t
 		      err);
 	free(r.allowed);
 	return pu;
-}
-
-static double hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-			const int64_t *pu)
-{
-	topomatch_metrics_t m;
-	char err[TOPOMATCH_ERRLEN] = "";
-
-	ck_assert_msg(topomatch_metrics_compute(a, t, pu, &m, err) == TOPOMATCH_OK, "%s", err);
-	return m.hop_bytes;
-}
-
-/* Hop-bytes of task i on PU i / f (the natural placement). */
-static double natural_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-				int f)
-{
-	int64_t n = topomatch_affinity_ntasks(a);
-	int64_t *pu = malloc((size_t)n * sizeof(*pu));
-
-	ck_assert_ptr_nonnull(pu);
-	for (int64_t i = 0; i < n; i++)
-		pu[i] = i / f;
-	double hb = hop_bytes(a, t, pu);
-	free(pu);
-	return hb;
 }
 
 static void assert_same(double got, double want, const char *what)
@@ -268,7 +234,7 @@ START_TEST(fig1_mapping_is_optimal)
 			ck_assert_int_eq(pu[4 + i] / 6, pu[4] / 6);
 		}
 		ck_assert_int_ne(pu[0] / 6, pu[4] / 6);
-		ck_assert_double_eq_tol(hop_bytes(a, t, pu), 37136.0, 1e-9);
+		ck_assert_double_eq_tol(tm_hop_bytes(a, t, pu), 37136.0, 1e-9);
 		free(pu);
 	}
 	topomatch_topology_destroy(t);
@@ -283,7 +249,7 @@ static void check_hierarchical(int nlevels, const int *arity, const char *tree, 
 			       int want_bottom)
 {
 	topomatch_affinity_t *h = hierarchical(nlevels, arity);
-	topomatch_affinity_t *s = shuffled(h, 11);
+	topomatch_affinity_t *s = tm_shuffled(h, 11);
 	topomatch_topology_t *t = tm_topo(tree);
 	int64_t n = topomatch_affinity_ntasks(h);
 	char what[160];
@@ -291,7 +257,7 @@ static void check_hierarchical(int nlevels, const int *arity, const char *tree, 
 	snprintf(what, sizeof(what), "%s, tau %g", tree, tau);
 	ck_assert_int_eq(tm_group_choose(n, arity[0], tau), want_bottom);
 	int64_t *pu = map_tm(s, t, 1, tau, 3);
-	assert_same(hop_bytes(s, t, pu), natural_hop_bytes(h, t, 1), what);
+	assert_same(tm_hop_bytes(s, t, pu), tm_natural_hop_bytes(h, t, 1), what);
 	free(pu);
 	topomatch_topology_destroy(t);
 	topomatch_affinity_destroy(s);
@@ -385,7 +351,7 @@ START_TEST(oversubscription_heavy_pairs_share_a_pu)
 {
 	/* §4.5: f = 2 adds two leaves per PU; 16 tasks on 8 PUs */
 	topomatch_affinity_t *p = pairs(16, 1000, 10);
-	topomatch_affinity_t *s = shuffled(p, 2);
+	topomatch_affinity_t *s = tm_shuffled(p, 2);
 	topomatch_topology_t *t = tm_topo("tleaf 3 2 10 2 5 2 1");
 	char err[TOPOMATCH_ERRLEN] = "";
 	int64_t *pu = map_tm(s, t, 2, TOPOMATCH_DEFAULT_TAU, 1);
@@ -397,7 +363,7 @@ START_TEST(oversubscription_heavy_pairs_share_a_pu)
 				ck_assert_int_eq(pu[i], pu[c.col[e]]);
 	/* every PU is full: 2 tasks each, so f = 1 must refuse it */
 	ck_assert_int_eq(topomatch_mapping_check(t, 16, pu, NULL, 0, 1, err), TOPOMATCH_EINVAL);
-	assert_same(hop_bytes(s, t, pu), natural_hop_bytes(p, t, 2), "pairs, f = 2");
+	assert_same(tm_hop_bytes(s, t, pu), tm_natural_hop_bytes(p, t, 2), "pairs, f = 2");
 	free(pu);
 	topomatch_topology_destroy(t);
 	topomatch_affinity_destroy(s);
@@ -410,13 +376,13 @@ START_TEST(oversubscription_four_per_pu)
 	/* 64 hierarchical tasks by 4 on the 16 PUs of tleaf 2 4 10 4 1 */
 	const int ar[] = { 4, 4, 4 };
 	topomatch_affinity_t *h = hierarchical(3, ar);
-	topomatch_affinity_t *s = shuffled(h, 4);
+	topomatch_affinity_t *s = tm_shuffled(h, 4);
 	topomatch_topology_t *t = tm_topo("tleaf 2 4 10 4 1");
 	const double taus[] = { TOPOMATCH_DEFAULT_TAU, 1 };
 
 	for (int k = 0; k < 2; k++) {
 		int64_t *pu = map_tm(s, t, 4, taus[k], 1); /* checks <= 4 per PU */
-		assert_same(hop_bytes(s, t, pu), natural_hop_bytes(h, t, 4), "f = 4");
+		assert_same(tm_hop_bytes(s, t, pu), tm_natural_hop_bytes(h, t, 4), "f = 4");
 		free(pu);
 	}
 	/* fewer tasks than slots: 10 tasks, f = 4, still at most 4 per PU */
@@ -445,7 +411,7 @@ START_TEST(undersubscription_gathers_heavy_groups)
 		}
 	}
 	topomatch_affinity_t *p = dense_pattern(10, m);
-	topomatch_affinity_t *s = shuffled(p, 9);
+	topomatch_affinity_t *s = tm_shuffled(p, 9);
 	topomatch_topology_t *t = tm_topo("tleaf 3 4 100 4 10 4 1");
 	const double taus[] = { TOPOMATCH_DEFAULT_TAU, 1 };
 
@@ -462,7 +428,7 @@ START_TEST(undersubscription_gathers_heavy_groups)
 		for (int i = 1; i < 10; i++)
 			ck_assert_int_eq(ref[i] / 16, ref[0] / 16);
 		/* the shuffled pattern is mapped as well */
-		assert_same(hop_bytes(s, t, pu), hop_bytes(p, t, ref), "10 on 64");
+		assert_same(tm_hop_bytes(s, t, pu), tm_hop_bytes(p, t, ref), "10 on 64");
 		free(pu);
 		free(ref);
 	}
@@ -525,7 +491,7 @@ END_TEST
 START_TEST(deterministic_for_a_seed)
 {
 	topomatch_affinity_t *st = stencil(16, 16, 16);
-	topomatch_affinity_t *s = shuffled(st, 7);
+	topomatch_affinity_t *s = tm_shuffled(st, 7);
 	const char *trees[] = { "tleaf 3 128 100 2 10 16 1", "tleaf 6 4 32 4 16 4 8 4 4 4 2 4 1" };
 
 	for (int k = 0; k < 2; k++) {
@@ -541,11 +507,11 @@ START_TEST(deterministic_for_a_seed)
 	/* no ties in a jittered hierarchical pattern: the seed changes nothing */
 	const int ar[] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
 	topomatch_affinity_t *h0 = hierarchical(9, ar);
-	topomatch_affinity_t *h = shuffled(h0, 3);
+	topomatch_affinity_t *h = tm_shuffled(h0, 3);
 	topomatch_topology_t *t = tm_topo("tleaf 9 2 9 2 8 2 7 2 6 2 5 2 4 2 3 2 2 2 1");
 	int64_t *p1 = map_tm(h, t, 1, TOPOMATCH_DEFAULT_TAU, 1);
 	int64_t *p2 = map_tm(h, t, 1, TOPOMATCH_DEFAULT_TAU, 2);
-	ck_assert_double_eq(hop_bytes(h, t, p1), hop_bytes(h, t, p2));
+	ck_assert_double_eq(tm_hop_bytes(h, t, p1), tm_hop_bytes(h, t, p2));
 	free(p1);
 	free(p2);
 	topomatch_topology_destroy(t);
@@ -586,10 +552,10 @@ START_TEST(stencil_4096_close_to_natural)
 	/* the benchmark's target: within 1.08 x the natural placement of the
 	 * unshuffled stencil, which is what Scotch reaches */
 	topomatch_affinity_t *st = stencil(16, 16, 16);
-	topomatch_affinity_t *s = shuffled(st, 7);
+	topomatch_affinity_t *s = tm_shuffled(st, 7);
 	topomatch_topology_t *t = tm_topo("tleaf 3 128 100 2 10 16 1");
 	int64_t *pu = map_tm(s, t, 1, TOPOMATCH_DEFAULT_TAU, 1);
-	double hb = hop_bytes(s, t, pu), nat = natural_hop_bytes(st, t, 1);
+	double hb = tm_hop_bytes(s, t, pu), nat = tm_natural_hop_bytes(st, t, 1);
 
 	ck_assert_msg(hb <= 1.08 * nat, "hop-bytes %g, natural %g", hb, nat);
 	free(pu);
@@ -602,11 +568,11 @@ END_TEST
 START_TEST(big_smoke_16384)
 {
 	topomatch_affinity_t *st = stencil(32, 32, 16);
-	topomatch_affinity_t *s = shuffled(st, 7);
+	topomatch_affinity_t *s = tm_shuffled(st, 7);
 	topomatch_topology_t *t = tm_topo("tleaf 3 512 100 2 10 16 1");
 	int64_t *pu = map_tm(s, t, 1, TOPOMATCH_DEFAULT_TAU, 1);
 	/* on the shuffled labels the natural placement is a random one */
-	double hb = hop_bytes(s, t, pu), rnd = natural_hop_bytes(s, t, 1);
+	double hb = tm_hop_bytes(s, t, pu), rnd = tm_natural_hop_bytes(s, t, 1);
 
 	ck_assert_msg(hb < 0.6 * rnd, "hop-bytes %g, random %g", hb, rnd);
 	free(pu);

@@ -127,4 +127,45 @@ static inline int64_t tm_allowed_count(topomatch_rng_t *r, int64_t npu, int64_t 
 	return m;
 }
 
+/* The pattern with its tasks relabelled at random. */
+static inline topomatch_affinity_t *tm_shuffled(const topomatch_affinity_t *a, uint64_t seed)
+{
+	topomatch_affinity_t *s;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_affinity_shuffle(a, seed, &s, err) == TOPOMATCH_OK, "%s", err);
+	return s;
+}
+
+/* An x x y x z 7-point stencil, not periodic, face weights w (NULL: 1). */
+static inline topomatch_affinity_t *tm_stencil3(int x, int y, int z, const double *w)
+{
+	const int dims[3] = { x, y, z };
+	topomatch_affinity_t *a;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_gen_stencil(3, dims, 7, 0, w, &a, err) == TOPOMATCH_OK, "%s", err);
+	return a;
+}
+
+static inline double tm_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
+				  const int64_t *pu)
+{
+	topomatch_metrics_t m;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_metrics_compute(a, t, pu, &m, err) == TOPOMATCH_OK, "%s", err);
+	return m.hop_bytes;
+}
+
+/* Hop-bytes of task i on PU i / f (the natural placement). */
+static inline double tm_natural_hop_bytes(const topomatch_affinity_t *a,
+					  const topomatch_topology_t *t, int f)
+{
+	int64_t n = topomatch_affinity_ntasks(a), *pu = malloc((size_t)n * sizeof(*pu));
+	ck_assert_ptr_nonnull(pu);
+	for (int64_t i = 0; i < n; i++)
+		pu[i] = i / f;
+	double hb = tm_hop_bytes(a, t, pu);
+	free(pu);
+	return hb;
+}
+
 #endif /* TMTEST_H */
