@@ -61,6 +61,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -267,12 +268,18 @@ static bool cp_active(void)
 	return cp.on && !cp.done;
 }
 
-/* -1: this call is not recorded (off, or its type excluded). */
+/* The call's start time, or NaN when it is not recorded (off, or its
+ * type excluded): MPI_Wtime may be any number, NaN it is not. */
 static double t_begin(int t)
 {
 	if (!cp_active() || (cp.excluded >> t & 1))
-		return -1.0;
+		return NAN;
 	return PMPI_Wtime();
+}
+
+static bool off(double t0)
+{
+	return isnan(t0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -392,7 +399,7 @@ static void account(int t, double t0)
 /* Time only: receives, waits, tests, probes (counted as p2p). */
 static void timed(int t, double t0, int rc)
 {
-	if (t0 < 0 || rc != MPI_SUCCESS)
+	if (off(t0) || rc != MPI_SUCCESS)
 		return;
 	lock();
 	account(t, t0);
@@ -418,7 +425,7 @@ static void p2p_done(double t0, int rc, int count, MPI_Datatype type, int dest, 
 {
 	int w;
 
-	if (t0 < 0 || rc != MPI_SUCCESS)
+	if (off(t0) || rc != MPI_SUCCESS)
 		return;
 	lock();
 	account(T_P2P, t0);
@@ -434,7 +441,7 @@ static const struct comm_info *coll_begin(int t, double t0, int rc, MPI_Comm com
 {
 	const struct comm_info *ci;
 
-	if (t0 < 0 || rc != MPI_SUCCESS)
+	if (off(t0) || rc != MPI_SUCCESS)
 		return NULL;
 	lock();
 	ci = comm_info(comm);
@@ -544,18 +551,19 @@ static void pers_remove(uint64_t key)
 	}
 }
 
+/* req is read only after the call succeeded (it may be NULL otherwise). */
 static void init_done(double t0, int rc, int count, MPI_Datatype type, int dest, MPI_Comm comm,
-		      MPI_Request req)
+		      const MPI_Request *req)
 {
 	int w;
 
-	if (t0 < 0 || rc != MPI_SUCCESS)
+	if (off(t0) || rc != MPI_SUCCESS)
 		return;
 	lock();
 	account(T_P2P, t0);
 	w = p2p_dest(dest, comm);
 	if (w >= 0)
-		pers_add(req, w, vol(count, type));
+		pers_add(*req, w, vol(count, type));
 	unlock();
 }
 
@@ -570,7 +578,7 @@ static void started(MPI_Request r)
 
 static void freed(double t0, int rc, MPI_Request r)
 {
-	if (t0 < 0 || rc != MPI_SUCCESS)
+	if (off(t0) || rc != MPI_SUCCESS)
 		return;
 	lock();
 	pers_remove(req_key(r));
@@ -650,6 +658,13 @@ static void rec_allgather_ring(int t, const struct comm_info *ci, const int *cou
 	edge(t, ci, (r + 1) % n, bytes, (uint64_t)n - 1);
 }
 
+/* Block i of a reduce_scatter: counts[i], or count for the _block form. */
+static uint64_t block(const int *counts, int count, int i)
+{
+	int c = counts ? counts[i] : count;
+	return c > 0 ? (uint64_t)c : 0;
+}
+
 /* Reduce of the whole vector to rank 0 (binomial), then rank 0 scatters
  * block i to rank i: Open MPI's basic reduce_scatter. */
 static void rec_reduce_scatter(int t, const struct comm_info *ci, const int *counts, int count,
@@ -658,12 +673,11 @@ static void rec_reduce_scatter(int t, const struct comm_info *ci, const int *cou
 	uint64_t sz = tsize(type), total = 0;
 
 	for (int i = 0; i < ci->size; i++)
-		total += (uint64_t)(counts ? (counts[i] > 0 ? counts[i] : 0) : (count > 0 ? count : 0));
+		total += block(counts, count, i);
 	rec_reduce_tree(t, ci, 0, total * sz);
 	if (ci->rank == 0)
 		for (int i = 1; i < ci->size; i++)
-			edge(t, ci, i, sz * (uint64_t)(counts ? (counts[i] > 0 ? counts[i] : 0) :
-								(count > 0 ? count : 0)), 1);
+			edge(t, ci, i, block(counts, count, i) * sz, 1);
 }
 
 /* Linear chain: rank r passes its partial result to r + 1. */
@@ -797,13 +811,14 @@ static void write_header(struct out_file *o, const double *gtime, const double *
 {
 	FILE *f = o->f;
 	int t = o->type;
+	const char *what = o->counts ? "messages" : o->weighted ? "weighted bytes" : "bytes";
 
-	fprintf(f, "# commprof (slurm-topomatch) %s: %s sent by MPI_COMM_WORLD rank i (row) to rank j "
-		   "(column), %d ranks\n",
-		o->name, o->counts ? "messages" : o->weighted ? "weighted bytes" : "bytes", cp.size);
+	fprintf(f, "# commprof (slurm-topomatch) %s: %s sent by MPI_COMM_WORLD rank i (row) "
+		   "to rank j (column), %d ranks\n",
+		o->name, what, cp.size);
 	if (t >= 0) {
-		fprintf(f, "# %s: %.0f calls, %.6g s in them over all ranks, %.4f of the time of the "
-			   "written types\n",
+		fprintf(f, "# %s: %.0f calls, %.6g s in them over all ranks, %.4f of the time "
+			   "of the written types\n",
 			type_name[t], gcalls[t], gtime[t], share[t]);
 		return;
 	}
@@ -879,7 +894,8 @@ static void cp_output(void)
 	for (int k = 0; k < 2 + go[1]; k++) {
 		struct out_file *o = &outs[nout++];
 		memset(o, 0, sizeof(*o));
-		snprintf(o->name, sizeof(o->name), "%s", k == 0 ? "sum" : k == 1 ? "wsum" : "sum.count");
+		snprintf(o->name, sizeof(o->name), "%s",
+			 k == 0 ? "sum" : k == 1 ? "wsum" : "sum.count");
 		o->type = -1;
 		o->weighted = k == 1;
 		o->counts = k == 2;
@@ -896,11 +912,13 @@ static void cp_output(void)
 		return;
 	}
 
-	/* Rank 0: a row's text is at most n * 24 bytes. */
-	line = malloc((size_t)n * 24 + 2);
+	/* Rank 0: a row's text is at most n * 24 bytes (20 digits or a %.15g
+	 * double of at most 23 characters, and a blank). */
+	line = malloc((size_t)n * 24 + 40);
 	if (!buf || !line) {
-		fprintf(stderr, "commprof: out of memory for %d x %d matrices: no profile written\n",
-			n, n);
+		fprintf(stderr,
+			"commprof: out of memory for %d x %d matrices: no profile written\n", n,
+			n);
 		nout = 0;
 	}
 	for (int k = 0; k < nout; k++) {
@@ -915,7 +933,8 @@ static void cp_output(void)
 		o->f = fopen(o->path, "w");
 		if (!o->f) {
 			o->err = errno;
-			fprintf(stderr, "commprof: cannot write %s: %s\n", o->path, strerror(errno));
+			fprintf(stderr, "commprof: cannot write %s: %s\n", o->path,
+				strerror(o->err));
 			continue;
 		}
 		write_header(o, glob, glob + NTYPES, share, used);
@@ -963,10 +982,10 @@ int MPI_Finalize(void)
 	return PMPI_Finalize();
 }
 
-#define C_SEND(NAME)                                                                           \
+#define C_SEND(NAME)                                                                            \
 	int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,        \
 		       MPI_Comm comm)                                                           \
-	{                                                                                      \
+	{                                                                                       \
 		double t0 = t_begin(T_P2P);                                                     \
 		int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                        \
 		p2p_done(t0, rc, count, type, dest, comm);                                      \
@@ -977,10 +996,10 @@ C_SEND(Bsend)
 C_SEND(Ssend)
 C_SEND(Rsend)
 
-#define C_ISEND(NAME)                                                                          \
+#define C_ISEND(NAME)                                                                           \
 	int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,        \
 		       MPI_Comm comm, MPI_Request *req)                                         \
-	{                                                                                      \
+	{                                                                                       \
 		double t0 = t_begin(T_P2P);                                                     \
 		int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                   \
 		p2p_done(t0, rc, count, type, dest, comm);                                      \
@@ -991,13 +1010,13 @@ C_ISEND(Ibsend)
 C_ISEND(Issend)
 C_ISEND(Irsend)
 
-#define C_SEND_INIT(NAME)                                                                      \
+#define C_SEND_INIT(NAME)                                                                       \
 	int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,        \
 		       MPI_Comm comm, MPI_Request *req)                                         \
-	{                                                                                      \
+	{                                                                                       \
 		double t0 = t_begin(T_P2P);                                                     \
 		int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                   \
-		init_done(t0, rc, count, type, dest, comm, *req);                               \
+		init_done(t0, rc, count, type, dest, comm, req);                                \
 		return rc;                                                                      \
 	}
 C_SEND_INIT(Send_init)
@@ -1030,7 +1049,7 @@ int MPI_Start(MPI_Request *req)
 	double t0 = t_begin(T_P2P);
 	int rc = PMPI_Start(req);
 
-	if (t0 >= 0 && rc == MPI_SUCCESS) {
+	if (!off(t0) && rc == MPI_SUCCESS) {
 		lock();
 		account(T_P2P, t0);
 		started(*req);
@@ -1044,7 +1063,7 @@ int MPI_Startall(int count, MPI_Request reqs[])
 	double t0 = t_begin(T_P2P);
 	int rc = PMPI_Startall(count, reqs);
 
-	if (t0 >= 0 && rc == MPI_SUCCESS) {
+	if (!off(t0) && rc == MPI_SUCCESS) {
 		lock();
 		account(T_P2P, t0);
 		for (int i = 0; i < count; i++)
@@ -1057,7 +1076,7 @@ int MPI_Startall(int count, MPI_Request reqs[])
 int MPI_Request_free(MPI_Request *req)
 {
 	double t0 = t_begin(T_P2P);
-	MPI_Request r = *req;
+	MPI_Request r = req ? *req : MPI_REQUEST_NULL; /* NULL: MPI says what is wrong */
 	int rc = PMPI_Request_free(req);
 
 	freed(t0, rc, r);
@@ -1219,14 +1238,14 @@ static void rec_scatter(int t, const struct comm_info *ci, int root, const int *
 
 /* The body of every collective wrapper: CALL is the PMPI call, RECORD runs
  * with `ci` set when the call is recorded. */
-#define COLL_BODY(T, CALL, COMM, RECORD)                                                       \
-	double t0 = t_begin(T);                                                                \
-	int rc = CALL;                                                                         \
-	const struct comm_info *ci = coll_begin(T, t0, rc, COMM);                              \
-	if (ci) {                                                                              \
-		RECORD;                                                                        \
-		unlock();                                                                      \
-	}                                                                                      \
+#define COLL_BODY(T, CALL, COMM, RECORD)                                                        \
+	double t0 = t_begin(T);                                                                 \
+	int rc = CALL;                                                                          \
+	const struct comm_info *ci = coll_begin(T, t0, rc, COMM);                               \
+	if (ci) {                                                                               \
+		RECORD;                                                                         \
+		unlock();                                                                       \
+	}                                                                                       \
 	return rc
 
 int MPI_Barrier(MPI_Comm comm)
@@ -1507,11 +1526,11 @@ int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
 
 /* Every spelling a Fortran compiler may look for, and the ompi_*_f that
  * Open MPI's mpi_f08 module calls. */
-#define F_ALIASES(lc, UC, fn, PARAMS)                                                          \
-	void mpi_##lc PARAMS __attribute__((alias(#fn)));                                      \
-	void mpi_##lc##_ PARAMS __attribute__((alias(#fn)));                                   \
-	void mpi_##lc##__ PARAMS __attribute__((alias(#fn)));                                  \
-	void MPI_##UC PARAMS __attribute__((alias(#fn)));                                      \
+#define F_ALIASES(lc, UC, fn, PARAMS)                                                           \
+	void mpi_##lc PARAMS __attribute__((alias(#fn)));                                       \
+	void mpi_##lc##_ PARAMS __attribute__((alias(#fn)));                                    \
+	void mpi_##lc##__ PARAMS __attribute__((alias(#fn)));                                   \
+	void MPI_##UC PARAMS __attribute__((alias(#fn)));                                       \
 	void ompi_##lc##_f PARAMS __attribute__((alias(#fn)));
 
 /* Open MPI's own Fortran entry, the same code as mpi_*_ without us. */
@@ -1526,13 +1545,13 @@ static void no_fortran(const char *name, MPI_Fint *ierr)
 	*ierr = MPI_ERR_INTERN;
 }
 
-#define F_CALL(lc, ARGS)                                                                       \
-	do {                                                                                   \
-		if (!pmpi_##lc##_) {                                                           \
-			no_fortran(#lc, ierr);                                                 \
-			return;                                                                \
-		}                                                                              \
-		pmpi_##lc##_ ARGS;                                                             \
+#define F_CALL(lc, ARGS)                                                                        \
+	do {                                                                                    \
+		if (!pmpi_##lc##_) {                                                            \
+			no_fortran(#lc, ierr);                                                  \
+			return;                                                                 \
+		}                                                                               \
+		pmpi_##lc##_ ARGS;                                                              \
 	} while (0)
 
 /* Fortran's MPI_IN_PLACE is the address of this common block (Open MPI's
@@ -1544,20 +1563,20 @@ static bool f_in_place(const void *buf)
 	return &mpi_fortran_in_place_ && buf == (const void *)&mpi_fortran_in_place_;
 }
 
-#define F_SEND(lc, UC)                                                                         \
+#define F_SEND(lc, UC)                                                                          \
 	F_PMPI(lc, (void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,  \
-		    MPI_Fint *comm, MPI_Fint *ierr))                                           \
+		    MPI_Fint *comm, MPI_Fint *ierr))                                            \
 	static void f_##lc(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest,          \
 			   MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)                       \
-	{                                                                                      \
+	{                                                                                       \
 		double t0 = t_begin(T_P2P);                                                     \
 		F_CALL(lc, (buf, count, type, dest, tag, comm, ierr));                          \
-		if (t0 >= 0 && *ierr == MPI_SUCCESS)                                            \
+		if (!off(t0) && *ierr == MPI_SUCCESS)                                           \
 			p2p_done(t0, MPI_SUCCESS, *count, PMPI_Type_f2c(*type), *dest,          \
 				 PMPI_Comm_f2c(*comm));                                         \
-	}                                                                                      \
-	F_ALIASES(lc, UC, f_##lc,                                                              \
-		  (void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,  \
+	}                                                                                       \
+	F_ALIASES(lc, UC, f_##lc,                                                               \
+		  (void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,   \
 		   MPI_Fint *comm, MPI_Fint *ierr))
 F_SEND(send, SEND)
 F_SEND(bsend, BSEND)
@@ -1565,25 +1584,27 @@ F_SEND(ssend, SSEND)
 F_SEND(rsend, RSEND)
 
 /* Nonblocking sends (INIT 0) and persistent ones (INIT 1). */
-#define F_ISEND(lc, UC, INIT)                                                                  \
+#define F_ISEND(lc, UC, INIT)                                                                   \
 	F_PMPI(lc, (void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,  \
-		    MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr))                            \
+		    MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr))                             \
 	static void f_##lc(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest,          \
 			   MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)        \
-	{                                                                                      \
+	{                                                                                       \
 		double t0 = t_begin(T_P2P);                                                     \
 		F_CALL(lc, (buf, count, type, dest, tag, comm, req, ierr));                     \
-		if (t0 < 0 || *ierr != MPI_SUCCESS)                                             \
-			return;                                                                \
-		if (INIT)                                                                      \
+		if (off(t0) || *ierr != MPI_SUCCESS)                                            \
+			return;                                                                 \
+		if (INIT) {                                                                     \
+			MPI_Request r = PMPI_Request_f2c(*req);                                 \
 			init_done(t0, MPI_SUCCESS, *count, PMPI_Type_f2c(*type), *dest,         \
-				  PMPI_Comm_f2c(*comm), PMPI_Request_f2c(*req));                \
-		else                                                                           \
+				  PMPI_Comm_f2c(*comm), &r);                                    \
+		} else {                                                                        \
 			p2p_done(t0, MPI_SUCCESS, *count, PMPI_Type_f2c(*type), *dest,          \
 				 PMPI_Comm_f2c(*comm));                                         \
-	}                                                                                      \
-	F_ALIASES(lc, UC, f_##lc,                                                              \
-		  (void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,  \
+		}                                                                               \
+	}                                                                                       \
+	F_ALIASES(lc, UC, f_##lc,                                                               \
+		  (void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,   \
 		   MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr))
 F_ISEND(isend, ISEND, 0)
 F_ISEND(ibsend, IBSEND, 0)
@@ -1594,9 +1615,9 @@ F_ISEND(bsend_init, BSEND_INIT, 1)
 F_ISEND(ssend_init, SSEND_INIT, 1)
 F_ISEND(rsend_init, RSEND_INIT, 1)
 
-#define SENDRECV_PARAMS                                                                        \
+#define SENDRECV_PARAMS                                                                         \
 	(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, MPI_Fint *dest, MPI_Fint *stag,         \
-	 void *rbuf, MPI_Fint *rcount, MPI_Fint *rtype, MPI_Fint *source, MPI_Fint *rtag,      \
+	 void *rbuf, MPI_Fint *rcount, MPI_Fint *rtype, MPI_Fint *source, MPI_Fint *rtag,       \
 	 MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 F_PMPI(sendrecv, SENDRECV_PARAMS)
 static void f_sendrecv SENDRECV_PARAMS
@@ -1604,13 +1625,13 @@ static void f_sendrecv SENDRECV_PARAMS
 	double t0 = t_begin(T_P2P);
 	F_CALL(sendrecv, (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
 			  status, ierr));
-	if (t0 >= 0 && *ierr == MPI_SUCCESS)
+	if (!off(t0) && *ierr == MPI_SUCCESS)
 		p2p_done(t0, MPI_SUCCESS, *scount, PMPI_Type_f2c(*stype), *dest,
 			 PMPI_Comm_f2c(*comm));
 }
 F_ALIASES(sendrecv, SENDRECV, f_sendrecv, SENDRECV_PARAMS)
 
-#define SENDRECV_REPLACE_PARAMS                                                                \
+#define SENDRECV_REPLACE_PARAMS                                                                 \
 	(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *stag,            \
 	 MPI_Fint *source, MPI_Fint *rtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 F_PMPI(sendrecv_replace, SENDRECV_REPLACE_PARAMS)
@@ -1618,7 +1639,7 @@ static void f_sendrecv_replace SENDRECV_REPLACE_PARAMS
 {
 	double t0 = t_begin(T_P2P);
 	F_CALL(sendrecv_replace, (buf, count, type, dest, stag, source, rtag, comm, status, ierr));
-	if (t0 >= 0 && *ierr == MPI_SUCCESS)
+	if (!off(t0) && *ierr == MPI_SUCCESS)
 		p2p_done(t0, MPI_SUCCESS, *count, PMPI_Type_f2c(*type), *dest,
 			 PMPI_Comm_f2c(*comm));
 }
@@ -1629,7 +1650,7 @@ static void f_start(MPI_Fint *req, MPI_Fint *ierr)
 {
 	double t0 = t_begin(T_P2P);
 	F_CALL(start, (req, ierr));
-	if (t0 >= 0 && *ierr == MPI_SUCCESS) {
+	if (!off(t0) && *ierr == MPI_SUCCESS) {
 		lock();
 		account(T_P2P, t0);
 		started(PMPI_Request_f2c(*req));
@@ -1643,7 +1664,7 @@ static void f_startall(MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *ierr)
 {
 	double t0 = t_begin(T_P2P);
 	F_CALL(startall, (count, reqs, ierr));
-	if (t0 >= 0 && *ierr == MPI_SUCCESS) {
+	if (!off(t0) && *ierr == MPI_SUCCESS) {
 		lock();
 		account(T_P2P, t0);
 		for (int i = 0; i < *count; i++)
@@ -1664,14 +1685,14 @@ static void f_request_free(MPI_Fint *req, MPI_Fint *ierr)
 F_ALIASES(request_free, REQUEST_FREE, f_request_free, (MPI_Fint *req, MPI_Fint *ierr))
 
 /* Time only, as p2p. */
-#define F_TIMED(lc, UC, PARAMS, ARGS)                                                          \
-	F_PMPI(lc, PARAMS)                                                                     \
-	static void f_##lc PARAMS                                                              \
-	{                                                                                      \
+#define F_TIMED(lc, UC, PARAMS, ARGS)                                                           \
+	F_PMPI(lc, PARAMS)                                                                      \
+	static void f_##lc PARAMS                                                               \
+	{                                                                                       \
 		double t0 = t_begin(T_P2P);                                                     \
 		F_CALL(lc, ARGS);                                                               \
 		timed(T_P2P, t0, *ierr);                                                        \
-	}                                                                                      \
+	}                                                                                       \
 	F_ALIASES(lc, UC, f_##lc, PARAMS)
 F_TIMED(recv, RECV,
 	(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source, MPI_Fint *tag,
@@ -1714,21 +1735,21 @@ F_TIMED(testsome, TESTSOME,
 	(incount, reqs, outcount, indices, statuses, ierr))
 
 /* A collective: RECORD runs with `ci` when the call is recorded. */
-#define F_COLL(lc, UC, T, PARAMS, ARGS, RECORD)                                                \
-	F_PMPI(lc, PARAMS)                                                                     \
-	static void f_##lc PARAMS                                                              \
-	{                                                                                      \
-		double t0 = t_begin(T);                                                        \
-		const struct comm_info *ci;                                                    \
-		F_CALL(lc, ARGS);                                                              \
-		if (t0 < 0 || *ierr != MPI_SUCCESS)                                            \
-			return;                                                                \
-		ci = coll_begin(T, t0, MPI_SUCCESS, PMPI_Comm_f2c(*comm));                     \
-		if (ci) {                                                                      \
-			RECORD;                                                                \
-			unlock();                                                              \
-		}                                                                              \
-	}                                                                                      \
+#define F_COLL(lc, UC, T, PARAMS, ARGS, RECORD)                                                 \
+	F_PMPI(lc, PARAMS)                                                                      \
+	static void f_##lc PARAMS                                                               \
+	{                                                                                       \
+		double t0 = t_begin(T);                                                         \
+		const struct comm_info *ci;                                                     \
+		F_CALL(lc, ARGS);                                                               \
+		if (off(t0) || *ierr != MPI_SUCCESS)                                            \
+			return;                                                                 \
+		ci = coll_begin(T, t0, MPI_SUCCESS, PMPI_Comm_f2c(*comm));                      \
+		if (ci) {                                                                       \
+			RECORD;                                                                 \
+			unlock();                                                               \
+		}                                                                               \
+	}                                                                                       \
 	F_ALIASES(lc, UC, f_##lc, PARAMS)
 
 #define TY(x) PMPI_Type_f2c(*(x))
@@ -1769,7 +1790,7 @@ F_COLL(iallreduce, IALLREDUCE, T_ALLREDUCE,
 
 /* alltoall, allgather, gather, scatter: the same parameters (gather and
  * scatter add root). */
-#define F_SR_PARAMS                                                                            \
+#define F_SR_PARAMS                                                                             \
 	void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf, MPI_Fint *rcount,            \
 		MPI_Fint *rtype
 #define F_SR_ARGS sbuf, scount, stype, rbuf, rcount, rtype
@@ -1799,7 +1820,7 @@ F_COLL(iscatter, ISCATTER, T_SCATTER,
        (F_SR_ARGS, root, comm, req, ierr),
        rec_scatter(T_SCATTER, ci, *root, NULL, *scount, TY(stype)))
 
-#define F_V_PARAMS                                                                             \
+#define F_V_PARAMS                                                                              \
 	void *sbuf, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint *stype, void *rbuf,          \
 		MPI_Fint *rcounts, MPI_Fint *rdispls, MPI_Fint *rtype, MPI_Fint *comm
 #define F_V_ARGS sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm
@@ -1817,7 +1838,7 @@ F_COLL(ialltoallw, IALLTOALLW, T_ALLTOALLW, (F_V_PARAMS, MPI_Fint *req, MPI_Fint
        rec_to_all(T_ALLTOALLW, ci, f_in_place(sbuf) ? rcounts : scounts, 0, MPI_DATATYPE_NULL,
 		  NULL, f_in_place(sbuf) ? rtype : stype))
 
-#define F_GV_PARAMS                                                                            \
+#define F_GV_PARAMS                                                                             \
 	void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf, MPI_Fint *rcounts,           \
 		MPI_Fint *displs, MPI_Fint *rtype
 #define F_GV_ARGS sbuf, scount, stype, rbuf, rcounts, displs, rtype
@@ -1833,7 +1854,7 @@ F_COLL(igatherv, IGATHERV, T_GATHERV,
        (F_GV_PARAMS, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr),
        (F_GV_ARGS, root, comm, req, ierr), rec_gather(T_GATHERV, ci, *root, *scount, TY(stype)))
 
-#define F_SV_PARAMS                                                                            \
+#define F_SV_PARAMS                                                                             \
 	void *sbuf, MPI_Fint *scounts, MPI_Fint *displs, MPI_Fint *stype, void *rbuf,           \
 		MPI_Fint *rcount, MPI_Fint *rtype, MPI_Fint *root, MPI_Fint *comm
 #define F_SV_ARGS sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm
@@ -1844,7 +1865,7 @@ F_COLL(iscatterv, ISCATTERV, T_SCATTERV, (F_SV_PARAMS, MPI_Fint *req, MPI_Fint *
 
 /* reduce_scatter (counts array), reduce_scatter_block, scan, exscan:
  * sbuf, rbuf, count(s), type, op, comm. */
-#define F_RED_PARAMS                                                                           \
+#define F_RED_PARAMS                                                                            \
 	void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm
 #define F_RED_ARGS sbuf, rbuf, count, type, op, comm
 F_COLL(reduce_scatter, REDUCE_SCATTER, T_REDUCE_SCATTER, (F_RED_PARAMS, MPI_Fint *ierr),
