@@ -9,7 +9,8 @@
 #      MPI_ANY_SOURCE; message counts (TOPOMATCH_PROF_COUNTS); sum = wsum
 #      when one type is used; alltoall and alltoallv (normal and in place);
 #      bcast from roots 0 and 3 (binomial trees); a persistent halo
-#      (MPI_Ssend_init/MPI_Send_init, MPI_Startall and MPI_Start);
+#      (MPI_Ssend_init/MPI_Send_init, MPI_Startall and MPI_Start); 600
+#      persistent requests, half freed before the others start;
 #      reduce, allreduce (recursive doubling, also on 5 ranks), allgather,
 #      gather, scatter; the sum of the types; a sub-communicator in
 #      reverse order and an intercommunicator (world rank translation);
@@ -195,6 +196,10 @@ done
 prof $n "$p-halo" "$out/commprof_test" halo 5
 expect_eq "(a) persistent halo: 5 x (100 left, 200 right), counted at each start" "$(exp_halo 5)" \
 	"$(got "$p-halo" p2p)"
+
+prof $n "$p-persist" "$out/commprof_test" persist
+expect_eq "(a) 600 persistent sends, half freed early, handles reused: 300 + 150 + 2 x 300 bytes" \
+	"$(exp_ring_count 1050)" "$(got "$p-persist" p2p)"
 
 prof $n "$p-coll" "$out/commprof_test" coll 1
 expect_eq "(a) reduce to 1: the binomial tree reversed, 40 bytes" "$(exp_reduce 1 40)" "$(got "$p-coll" reduce)"

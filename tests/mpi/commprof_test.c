@@ -13,6 +13,11 @@
  *                (MPI_Ssend_init), 200 to the right (MPI_Send_init),
  *                MPI_Startall for the first ITER-2 iterations, MPI_Start
  *                one by one for the last 2
+ *   persist      many persistent requests (the profiler's table grows,
+ *                loses entries, sees freed handles reused): 300 sends of 1
+ *                byte to rank+1 started; every other one freed; 300 new
+ *                ones of 2 bytes; the 150 left and the new ones started:
+ *                1050 bytes to rank+1
  *   coll ROOT    MPI_Reduce of 10 ints to ROOT, MPI_Allreduce of 7 doubles,
  *                MPI_Allgather of 5 ints, MPI_Gather of 3 ints to ROOT,
  *                MPI_Scatter of 2 ints from ROOT, MPI_Barrier
@@ -110,6 +115,49 @@ static void halo(int iter)
 		MPI_Request_free(&req[k]);
 }
 
+static void persist(void)
+{
+	enum { K = 300 };
+	MPI_Request s[K], s2[K], r[K], r2[K];
+	char out[2 * K] = { 0 }, in[2 * K];
+	int right = (rank + 1) % size, left = (rank + size - 1) % size;
+
+	for (int k = 0; k < K; k++) {
+		MPI_Send_init(out + k, 1, MPI_CHAR, right, k, MPI_COMM_WORLD, &s[k]);
+		MPI_Recv_init(in + k, 1, MPI_CHAR, left, k, MPI_COMM_WORLD, &r[k]);
+	}
+	MPI_Startall(K, r);
+	MPI_Startall(K, s);
+	MPI_Waitall(K, s, MPI_STATUSES_IGNORE);
+	MPI_Waitall(K, r, MPI_STATUSES_IGNORE);
+	for (int k = 0; k < K; k += 2) {
+		MPI_Request_free(&s[k]);
+		MPI_Request_free(&r[k]);
+	}
+	for (int k = 0; k < K; k++) {
+		MPI_Send_init(out + 2 * k, 2, MPI_CHAR, right, K + k, MPI_COMM_WORLD, &s2[k]);
+		MPI_Recv_init(in + 2 * k, 2, MPI_CHAR, left, K + k, MPI_COMM_WORLD, &r2[k]);
+	}
+	for (int k = 1; k < K; k += 2) {
+		MPI_Start(&r[k]);
+		MPI_Start(&s[k]);
+	}
+	MPI_Startall(K, r2);
+	MPI_Startall(K, s2);
+	for (int k = 1; k < K; k += 2) {
+		MPI_Wait(&s[k], MPI_STATUS_IGNORE);
+		MPI_Wait(&r[k], MPI_STATUS_IGNORE);
+		MPI_Request_free(&s[k]);
+		MPI_Request_free(&r[k]);
+	}
+	MPI_Waitall(K, s2, MPI_STATUSES_IGNORE);
+	MPI_Waitall(K, r2, MPI_STATUSES_IGNORE);
+	for (int k = 0; k < K; k++) {
+		MPI_Request_free(&s2[k]);
+		MPI_Request_free(&r2[k]);
+	}
+}
+
 static void coll(int root)
 {
 	int a[10] = { 0 }, b[10], *g = calloc((size_t)size * 5, sizeof(int));
@@ -170,6 +218,8 @@ int main(int argc, char **argv)
 		bcast(arg);
 	else if (strcmp(mode, "halo") == 0)
 		halo(arg);
+	else if (strcmp(mode, "persist") == 0)
+		persist();
 	else if (strcmp(mode, "coll") == 0)
 		coll(arg);
 	else if (strcmp(mode, "split") == 0)
