@@ -755,6 +755,7 @@ static void write_row(struct out_file *o, const uint64_t *row, int n, char *line
 		}
 	}
 	*p++ = '\n';
+	errno = 0; /* so that a short write without errno reads as EIO */
 	if (fwrite(line, 1, (size_t)(p - line), o->f) != (size_t)(p - line) && !o->err)
 		o->err = errno ? errno : EIO;
 }
@@ -764,7 +765,8 @@ static void close_file(struct out_file *o)
 	if (!o->f)
 		return;
 	if (ferror(o->f) && !o->err)
-		o->err = errno ? errno : EIO;
+		o->err = EIO;
+	errno = 0;
 	if (fclose(o->f) != 0 && !o->err)
 		o->err = errno ? errno : EIO;
 	o->f = NULL;

@@ -19,8 +19,9 @@
 #  (c) Fortran `use mpi` (mpif.h's entry points) and `use mpi_f08`, same
 #      matrices as C;
 #  (d) errors: an unwritable prefix (one message per file with path and
-#      strerror, exit 0, no file), TOPOMATCH_PROF_OUT unset (one warning
-#      from rank 0, exit 0, no file);
+#      strerror, exit 0, no file), one file that cannot be written (the
+#      others are), TOPOMATCH_PROF_OUT unset (one warning from rank 0,
+#      exit 0, no file);
 #  (e) topomatch eval and map read the output (ring: hop-bytes by hand).
 # Builds into BUILD_DIR/tests/mpi/commprof with mpicc/mpif90, warnings as
 # errors.  Skips (77) without mpicc or mpirun (Debian: libopenmpi-dev
@@ -295,6 +296,11 @@ expect_eq "(d) unwritable prefix: path and strerror, one line per file" \
 	"commprof: cannot write /nonexistent-commprof/dir/p.p2p.mat: No such file or directory
 commprof: cannot write /nonexistent-commprof/dir/p.sum.mat: No such file or directory
 commprof: cannot write /nonexistent-commprof/dir/p.wsum.mat: No such file or directory" "$(cat "$out/err")"
+mkdir -p "$out/isdir.p2p.mat"
+prof $n "$out/isdir" "$out/commprof_test" ring 2
+expect_eq "(d) one file cannot be written (a directory there): message, the others written" \
+	"0 commprof: cannot write $out/isdir.p2p.mat: Is a directory $(exp_ring 2 | tr '\n' ' ')" \
+	"$rc $(cat "$out/err") $(got "$out/isdir" sum | tr '\n' ' ')"
 mkdir -p "$out/unset"
 (cd "$out/unset" && timeout 60 mpirun --allow-run-as-root --oversubscribe -np $n \
 	--mca btl self,vader --mca btl_vader_single_copy_mechanism none \
