@@ -520,6 +520,81 @@ TOPOMATCH_API int topomatch_affinity_noise(const topomatch_affinity_t *a, int mo
 					   topomatch_affinity_t **out, char *err);
 
 /* ------------------------------------------------------------------ */
+/* Open MPI monitoring output (topomatch convert)                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Open MPI's "monitoring" components (pml, coll, osc; Open MPI 4.x, run
+ * with --mca pml_monitoring_enable 1|2 --mca pml_monitoring_enable_output 3
+ * --mca pml_monitoring_filename PREFIX) write at MPI_Finalize one file
+ * PREFIX.RANK.prof per MPI_COMM_WORLD rank, with lines like
+ *   E<TAB>0<TAB>1<TAB>10000 bytes<TAB>10 msgs sent<TAB>HISTOGRAM
+ * (rank 0 sent rank 1 10 messages, 10000 bytes).  Kinds of lines (Open
+ * MPI 4.1's meaning, checked on recorded runs):
+ */
+#define TOPOMATCH_OMPI_E 0x01u /* point-to-point, user tags; with
+				* pml_monitoring_enable 1: all point-to-point */
+#define TOPOMATCH_OMPI_I 0x02u /* point-to-point that collectives and
+				* protocols sent (pml_monitoring_enable 2) */
+#define TOPOMATCH_OMPI_C 0x04u /* collectives as the coll component books
+				* them per peer (the same traffic as I) */
+#define TOPOMATCH_OMPI_S 0x08u /* one-sided puts/accumulates, origin -> target */
+#define TOPOMATCH_OMPI_R 0x10u /* one-sided gets: "R me peer" = peer -> me */
+#define TOPOMATCH_OMPI_ALL 0x1fu
+/* E + I: every message the PML carried, whatever pml_monitoring_enable was
+ * (with 1 Open MPI books them all as E, with 2 it splits them into E, I). */
+#define TOPOMATCH_OMPI_DEFAULT_KINDS (TOPOMATCH_OMPI_E | TOPOMATCH_OMPI_I)
+
+typedef enum topomatch_ompi_metric {
+	TOPOMATCH_OMPI_BYTES = 0,
+	TOPOMATCH_OMPI_MSGS = 1
+} topomatch_ompi_metric;
+
+typedef struct topomatch_ompi_opts {
+	unsigned kinds;            /* TOPOMATCH_OMPI_* bits; 0 = the default */
+	int metric;                /* topomatch_ompi_metric */
+	int64_t nranks;            /* 0: the highest rank with a file + 1 */
+	topomatch_limits_t limits; /* ranks, entries, and bytes per file */
+} topomatch_ompi_opts_t;
+
+/* What the files held: data lines per kind (selected or not), E I C S R. */
+typedef struct topomatch_ompi_info {
+	int64_t nranks;
+	int64_t files;
+	int64_t lines[5];
+} topomatch_ompi_info_t;
+
+/* "E,I,C" (any case), "all" -> kinds; EINVAL with a message when bad. */
+TOPOMATCH_API int topomatch_ompi_kinds_parse(const char *s, unsigned *kinds, char *err);
+
+/*
+ * Collect the files of one run, then build the pattern C(i,j) = what rank
+ * i sent rank j in the selected kinds (bytes or messages).  Each add reads
+ * one rank's file as a stream through a bounded line buffer (lines longer
+ * than 16 KiB are refused, except the communicator lines "D NAME procs:
+ * LIST", whose list is skipped), checks every line (file:line messages)
+ * whichever kinds are selected, and either keeps all of the file or
+ * nothing: after a failed add, m is as it was.  finish checks that every
+ * rank 0..n-1 has exactly one file and every peer is below n.
+ */
+typedef struct topomatch_ompi topomatch_ompi_t;
+TOPOMATCH_API int topomatch_ompi_create(const topomatch_ompi_opts_t *opts,
+					topomatch_ompi_t **out, char *err);
+/* One rank's output from a stream; rank < 0: the rank its lines name. */
+TOPOMATCH_API int topomatch_ompi_add(topomatch_ompi_t *m, FILE *in, const char *name,
+				     int64_t rank, char *err);
+/* A file; its rank from a name ending in ".RANK.prof", else from its lines. */
+TOPOMATCH_API int topomatch_ompi_add_file(topomatch_ompi_t *m, const char *path, char *err);
+/* Every file PREFIX.RANK.prof (RANK in canonical decimal), in rank order;
+ * *nfiles (may be NULL) gets their count; EIO when there is none. */
+TOPOMATCH_API int topomatch_ompi_add_prefix(topomatch_ompi_t *m, const char *prefix,
+					    int64_t *nfiles, char *err);
+/* The pattern (info may be NULL); m is unchanged and still usable. */
+TOPOMATCH_API int topomatch_ompi_finish(const topomatch_ompi_t *m, topomatch_affinity_t **out,
+					topomatch_ompi_info_t *info, char *err);
+TOPOMATCH_API void topomatch_ompi_destroy(topomatch_ompi_t *m);
+
+/* ------------------------------------------------------------------ */
 /* Pattern blobs: the pattern in a job's spank_job_env                 */
 /* ------------------------------------------------------------------ */
 

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 int cmd_gen(int argc, char **argv);
+int cli_write_pattern(const char *cmd, const char *out, int format,
+		      const topomatch_affinity_t *a);
 
 static const char help[] =
 	"Usage: topomatch gen KIND [OPTIONS]\n"
@@ -301,56 +303,62 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
-static int output_format(const struct gen_args *g)
+static int output_format(const char *out, int format)
 {
-	if (g->format > 0)
-		return g->format;
-	if (!g->out)
+	if (format > 0)
+		return format;
+	if (!out)
 		return TOPOMATCH_FORMAT_TRIPLETS;
-	if (has_suffix(g->out, ".mat"))
+	if (has_suffix(out, ".mat"))
 		return TOPOMATCH_FORMAT_DENSE;
-	if (has_suffix(g->out, ".mtx") || has_suffix(g->out, ".mm"))
+	if (has_suffix(out, ".mtx") || has_suffix(out, ".mm"))
 		return TOPOMATCH_FORMAT_MM;
-	if (has_suffix(g->out, ".grf"))
+	if (has_suffix(out, ".grf"))
 		return TOPOMATCH_FORMAT_GRF;
 	return TOPOMATCH_FORMAT_TRIPLETS;
 }
 
 /* Write to a temporary file next to the target and rename it, so that a
- * failed run never leaves a truncated pattern behind. */
-static int write_pattern(const struct gen_args *g, const topomatch_affinity_t *a)
+ * failed run never leaves a truncated pattern behind.  Shared with
+ * `topomatch convert`. */
+int cli_write_pattern(const char *cmd, const char *out, int format,
+		      const topomatch_affinity_t *a)
 {
-	char err[TOPOMATCH_ERRLEN];
-	if (!g->out || !strcmp(g->out, "-")) {
-		if (topomatch_affinity_write(a, stdout, output_format(g), err) != TOPOMATCH_OK ||
-		    fflush(stdout) != 0) {
-			cli_error("gen", "stdout: %s", err);
+	char err[TOPOMATCH_ERRLEN] = "";
+	if (!out || !strcmp(out, "-")) {
+		if (topomatch_affinity_write(a, stdout, output_format(out, format), err) !=
+		    TOPOMATCH_OK) {
+			cli_error(cmd, "stdout: %s", err);
+			return CLI_FAIL;
+		}
+		if (fflush(stdout) != 0) {
+			cli_error(cmd, "stdout: %s", strerror(errno));
 			return CLI_FAIL;
 		}
 		return CLI_OK;
 	}
-	size_t len = strlen(g->out) + 16;
+	size_t len = strlen(out) + 16;
 	char *tmp = malloc(len);
 	if (!tmp) {
-		cli_error("gen", "out of memory");
+		cli_error(cmd, "out of memory");
 		return CLI_FAIL;
 	}
-	snprintf(tmp, len, "%s.tmpXXXXXX", g->out);
+	snprintf(tmp, len, "%s.tmpXXXXXX", out);
 	int fd = mkstemp(tmp);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	int rc = CLI_FAIL;
 	if (!f)
-		cli_error("gen", "%s: %s", g->out, strerror(errno));
-	else if (topomatch_affinity_write(a, f, output_format(g), err) != TOPOMATCH_OK)
-		cli_error("gen", "%s: %s", g->out, err);
+		cli_error(cmd, "%s: %s", out, strerror(errno));
+	else if (topomatch_affinity_write(a, f, output_format(out, format), err) != TOPOMATCH_OK)
+		cli_error(cmd, "%s: %s", out, err);
 	else
 		rc = CLI_OK;
 	if (f && fclose(f) != 0 && rc == CLI_OK) {
-		cli_error("gen", "%s: %s", g->out, strerror(errno));
+		cli_error(cmd, "%s: %s", out, strerror(errno));
 		rc = CLI_FAIL;
 	}
-	if (rc == CLI_OK && rename(tmp, g->out) != 0) {
-		cli_error("gen", "%s: %s", g->out, strerror(errno));
+	if (rc == CLI_OK && rename(tmp, out) != 0) {
+		cli_error(cmd, "%s: %s", out, strerror(errno));
 		rc = CLI_FAIL;
 	}
 	if (rc != CLI_OK && fd >= 0)
@@ -375,7 +383,7 @@ int cmd_gen(int argc, char **argv)
 		topomatch_affinity_destroy(a);
 		return CLI_FAIL;
 	}
-	rc = write_pattern(&g, a);
+	rc = cli_write_pattern("gen", g.out, g.format, a);
 	topomatch_affinity_destroy(a);
 	return rc;
 }

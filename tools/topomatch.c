@@ -15,6 +15,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_rankfile(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -24,6 +25,7 @@ static const struct {
 	{ "map", cmd_map, "compute a mapping of a pattern's tasks onto a topology" },
 	{ "eval", cmd_eval, "metrics of a given mapping" },
 	{ "gen", cmd_gen, "generate communication patterns" },
+	{ "convert", cmd_convert, "Open MPI monitoring output to a pattern" },
 	{ "topo", cmd_topo, "check, show, export and import cluster descriptions" },
 	{ "rankfile", cmd_rankfile, "an Open MPI rankfile for the ranks of a pattern" },
 	{ "sim", cmd_sim, "replay a job trace and compare node-selection policies" },
