@@ -519,6 +519,69 @@ TOPOMATCH_API int topomatch_affinity_noise(const topomatch_affinity_t *a, int mo
 					   double k, uint64_t seed, int64_t max_nnz,
 					   topomatch_affinity_t **out, char *err);
 
+/*
+ * NAS Parallel Benchmarks-like patterns (topomatch gen cg|lu|mg|ft|bt|sp):
+ * models of the communication structure of the NPB 3.x MPI kernels that
+ * TopoMatch §5.3 (Fig. 7, 8), EagerMap Fig. 1 and TreeMatch §5.4 map, with
+ * bytes estimated from the class's problem size and iteration count.
+ * core/gen_nas.c and topomatch-gen(1) state each model.  Process counts:
+ * a square for bt and sp, a power of two for the others (as the NPB
+ * require), and the class's grid must give every process at least one
+ * point (LU: four, as NPB's LU checks); otherwise EINVAL saying why.
+ */
+typedef enum topomatch_nas_kernel {
+	TOPOMATCH_NAS_CG = 1,
+	TOPOMATCH_NAS_LU,
+	TOPOMATCH_NAS_MG,
+	TOPOMATCH_NAS_FT,
+	TOPOMATCH_NAS_BT,
+	TOPOMATCH_NAS_SP
+} topomatch_nas_kernel;
+/* "cg", "lu", "mg", "ft", "bt", "sp" -> kernel; -1 when unknown. */
+TOPOMATCH_API int topomatch_nas_from_name(const char *name);
+/* nas_class: one of 'S', 'W', 'A', 'B', 'C', 'D', 'E' (NPB classes). */
+TOPOMATCH_API int topomatch_gen_nas(int kernel, int64_t ntasks, char nas_class,
+				    topomatch_affinity_t **out, char *err);
+
+/*
+ * A Cartesian stencil as topomatch_gen_stencil_shape generates it: the
+ * stencil of topomatch_gen_stencil with a wrap-around flag per dimension.
+ */
+typedef struct topomatch_stencil_shape {
+	int ndims;                 /* 2 or 3 */
+	int dims[3];               /* first dimension fastest */
+	int points;                /* 5, 9 (2D); 7, 27 (3D) */
+	unsigned char periodic[3]; /* 1: dimension d wraps around */
+	double weight[3];          /* volume across a face orthogonal to d */
+} topomatch_stencil_shape_t;
+
+TOPOMATCH_API int topomatch_gen_stencil_shape(const topomatch_stencil_shape_t *s,
+					      topomatch_affinity_t **out, char *err);
+/*
+ * Recognise a (recorded) pattern as a 2D or 3D Cartesian stencil in the
+ * task order of topomatch_gen_stencil (first dimension fastest; MPI's
+ * Cartesian order is the reverse dimension order), every dimension >= 2:
+ * every face-neighbour entry is present, each within a factor of 2 of
+ * its dimension's mean (the weight kept), the wrap-around entries are
+ * present in a dimension or absent, and the entries off the stencil
+ * (collectives, diagonals that do not follow topomatch_gen_stencil's
+ * rule) weigh at most `tolerance` (0..1) of the total.  Diagonal
+ * neighbours make a 9/27-point stencil when all are present and follow
+ * that rule.  A dimension of size 2 cannot show whether it wraps: it
+ * takes the other dimensions' answer.  Of several matching grids, the
+ * one explaining most weight wins (then fewer dimensions, then the
+ * first found).  EINVAL with the reason when no grid matches.
+ */
+TOPOMATCH_API int topomatch_stencil_detect(const topomatch_affinity_t *a, double tolerance,
+					   topomatch_stencil_shape_t *shape, char *err);
+/*
+ * Give s->ndims dimensions whose product is ntasks and whose proportions
+ * are closest to s->dims' (least squares on logarithms; ties: the first
+ * in lexicographic order); weights and wrap-around are kept.
+ */
+TOPOMATCH_API int topomatch_stencil_rescale(topomatch_stencil_shape_t *s, int64_t ntasks,
+					    char *err);
+
 /* ------------------------------------------------------------------ */
 /* Open MPI monitoring output (topomatch convert)                      */
 /* ------------------------------------------------------------------ */

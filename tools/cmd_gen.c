@@ -18,6 +18,7 @@ int cli_write_pattern(const char *cmd, const char *out, int format,
 
 static const char help[] =
 	"Usage: topomatch gen KIND [OPTIONS]\n"
+	"       topomatch gen --from-profile FILE (--tasks N | --dims AxB[xC]) [OPTIONS]\n"
 	"Write a synthetic communication pattern.\n"
 	"\n"
 	"Kinds and their options:\n"
@@ -28,6 +29,18 @@ static const char help[] =
 	"                          --jitter J (0.1)  (TreeMatch §5.1)\n"
 	"  random                  --tasks N  --degree D (6)  --max-weight W (100)\n"
 	"  alltoall                --tasks N  --weight W (1)\n"
+	"  cg, lu, mg, ft, bt, sp  models of the NAS Parallel Benchmarks' MPI kernels:\n"
+	"                          --tasks N (a power of two; a square for bt, sp)\n"
+	"                          --class S|W|A|B|C|D|E (A): the problem size that\n"
+	"                          sets the bytes (see topomatch-gen(1))\n"
+	"\n"
+	"From a recorded pattern:\n"
+	"      --from-profile FILE recognise FILE as a 2D/3D Cartesian stencil (its\n"
+	"                          grid, face weights, wrap-around; printed on\n"
+	"                          stderr) and write it again on --tasks N tasks\n"
+	"                          (the same proportions) or on --dims AxB[xC]\n"
+	"      --tolerance F       share of FILE's weight that may lie off the\n"
+	"                          stencil (default 0.05)\n"
 	"\n"
 	"Common options:\n"
 	"      --seed N            seed of random kinds and of the noise (default 1)\n"
@@ -58,6 +71,9 @@ enum {
 	G_WEIGHT,
 	G_NOISE,
 	G_SHUFFLE,
+	G_CLASS,
+	G_FROM,
+	G_TOL,
 };
 
 struct gen_args {
@@ -74,6 +90,9 @@ struct gen_args {
 	double noise_k;
 	const char *out;
 	int format;
+	char nas_class;
+	const char *from; /* --from-profile */
+	double tolerance;
 };
 
 /* "16x16x8" -> dims; returns the count or -1. */
@@ -180,6 +199,14 @@ static int parse_opt(int c, const char *arg, struct gen_args *g)
 		g->shuffle = true;
 		return cli_uint64("gen", "--shuffle", arg, &g->shuffle_seed) ? 0 : 2;
 	case G_NOISE: return parse_noise(arg, g) ? 0 : 2;
+	case G_CLASS:
+		if (strlen(arg) != 1 || !strchr("SWABCDEswabcde", arg[0]))
+			return cli_usage_error("gen", "--class: '%s' is not one of S, W, A, B, C, D, E",
+					       arg);
+		g->nas_class = (char)(arg[0] & ~0x20); /* upper case */
+		return CLI_OK;
+	case G_FROM: g->from = arg; return CLI_OK;
+	case G_TOL: return cli_double("gen", "--tolerance", arg, 0, 1, &g->tolerance) ? 0 : 2;
 	case OPT_OUT: g->out = arg; return CLI_OK;
 	case OPT_FORMAT:
 		g->format = topomatch_format_from_name(arg);
@@ -209,6 +236,9 @@ static int parse_args(int argc, char **argv, struct gen_args *g)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "noise", required_argument, NULL, G_NOISE },
 		{ "shuffle", required_argument, NULL, G_SHUFFLE },
+		{ "class", required_argument, NULL, G_CLASS },
+		{ "from-profile", required_argument, NULL, G_FROM },
+		{ "tolerance", required_argument, NULL, G_TOL },
 		{ "out", required_argument, NULL, OPT_OUT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
@@ -230,6 +260,12 @@ static int parse_args(int argc, char **argv, struct gen_args *g)
 		if (rc != CLI_OK)
 			return rc;
 	}
+	if (g->from) {
+		if (optind < argc)
+			return cli_usage_error("gen", "--from-profile takes no KIND (got '%s')",
+					       argv[optind]);
+		return CLI_OK;
+	}
 	if (optind != argc - 1)
 		return cli_usage_error("gen", optind >= argc ? "which KIND of pattern?"
 							      : "more than one KIND given");
@@ -241,6 +277,14 @@ static int parse_args(int argc, char **argv, struct gen_args *g)
 static int check_kind(const struct gen_args *g)
 {
 	const char *k = g->kind;
+	if (g->from) {
+		if (!g->tasks == !g->ndims_given)
+			return cli_usage_error("gen", "--from-profile needs --tasks N or --dims "
+						      "AxB[xC] (one of them)");
+		return CLI_OK;
+	}
+	if (topomatch_nas_from_name(k) > 0)
+		return g->tasks ? CLI_OK : cli_usage_error("gen", "%s needs --tasks N", k);
 	if (!strcmp(k, "stencil2d") || !strcmp(k, "stencil3d")) {
 		int nd = k[7] - '0';
 		if (g->ndims_given != nd)
@@ -255,12 +299,66 @@ static int check_kind(const struct gen_args *g)
 	if (!strcmp(k, "random") || !strcmp(k, "alltoall"))
 		return g->tasks ? CLI_OK : cli_usage_error("gen", "%s needs --tasks N", k);
 	return cli_usage_error("gen", "unknown KIND '%s' (stencil2d, stencil3d, hierarchical, "
-				      "random, alltoall)", k);
+				      "random, alltoall, cg, lu, mg, ft, bt, sp)", k);
+}
+
+/* "8x8x4" */
+static void dims_str(const topomatch_stencil_shape_t *s, char *buf, size_t len)
+{
+	if (s->ndims == 2)
+		snprintf(buf, len, "%dx%d", s->dims[0], s->dims[1]);
+	else
+		snprintf(buf, len, "%dx%dx%d", s->dims[0], s->dims[1], s->dims[2]);
+}
+
+/* --from-profile: recognise, resize, regenerate; says what it saw. */
+static int from_profile(const struct gen_args *g, topomatch_affinity_t **a, char *err)
+{
+	topomatch_affinity_t *rec = NULL;
+	topomatch_stencil_shape_t s;
+	char was[64], now[64], w[128];
+	int rc = topomatch_affinity_read_file(g->from, TOPOMATCH_FORMAT_AUTO, NULL, &rec, err);
+	if (rc != TOPOMATCH_OK)
+		return rc;
+	rc = topomatch_stencil_detect(rec, g->tolerance, &s, err);
+	topomatch_affinity_destroy(rec);
+	if (rc != TOPOMATCH_OK) {
+		char msg[TOPOMATCH_ERRLEN];
+		memcpy(msg, err, sizeof(msg));
+		snprintf(err, TOPOMATCH_ERRLEN, "%.150s: %.350s", g->from, msg);
+		return rc;
+	}
+	dims_str(&s, was, sizeof(was));
+	if (g->ndims_given) {
+		if (g->ndims_given != s.ndims) {
+			snprintf(err, TOPOMATCH_ERRLEN, "%s is a %dD stencil (%s): --dims needs %d "
+				 "sizes", g->from, s.ndims, was, s.ndims);
+			return TOPOMATCH_EINVAL;
+		}
+		memcpy(s.dims, g->dims, sizeof(s.dims));
+	} else if ((rc = topomatch_stencil_rescale(&s, g->tasks, err)) != TOPOMATCH_OK) {
+		return rc;
+	}
+	dims_str(&s, now, sizeof(now));
+	if (s.ndims == 2)
+		snprintf(w, sizeof(w), "weights %.15g,%.15g, wrap %d,%d", s.weight[0], s.weight[1],
+			 s.periodic[0], s.periodic[1]);
+	else
+		snprintf(w, sizeof(w), "weights %.15g,%.15g,%.15g, wrap %d,%d,%d", s.weight[0],
+			 s.weight[1], s.weight[2], s.periodic[0], s.periodic[1], s.periodic[2]);
+	fprintf(stderr, "topomatch gen: %s: %dD %d-point stencil %s, %s; writing %s\n", g->from,
+		s.ndims, s.points, was, w, now);
+	return topomatch_gen_stencil_shape(&s, a, err);
 }
 
 static int generate(const struct gen_args *g, topomatch_affinity_t **a, char *err)
 {
 	const char *k = g->kind;
+	if (g->from)
+		return from_profile(g, a, err);
+	int kernel = topomatch_nas_from_name(k);
+	if (kernel > 0)
+		return topomatch_gen_nas(kernel, g->tasks, g->nas_class, a, err);
 	if (!strncmp(k, "stencil", 7)) {
 		int nd = k[7] - '0';
 		int points = g->points ? g->points : (nd == 2 ? 5 : 7);
@@ -370,7 +468,8 @@ int cli_write_pattern(const char *cmd, const char *out, int format,
 int cmd_gen(int argc, char **argv)
 {
 	struct gen_args g = { .base = 1000, .ratio = 10, .jitter = 0.1, .maxw = 100,
-			      .weight = 1, .degree = 6, .seed = 1 };
+			      .weight = 1, .degree = 6, .seed = 1, .nas_class = 'A',
+			      .tolerance = 0.05 };
 	int rc = parse_args(argc, argv, &g);
 	if (rc == CLI_OK)
 		rc = check_kind(&g);

@@ -954,6 +954,583 @@ END_TEST
 
 /* -------------------------------------------------------------------- main */
 
+/* ---------------------------------------------------------------- NAS kernels */
+
+static topomatch_affinity_t *nas(int kernel, int64_t n, char cls)
+{
+	topomatch_affinity_t *a = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+	int rc = topomatch_gen_nas(kernel, n, cls, &a, err);
+
+	ck_assert_msg(rc == TOPOMATCH_OK, "nas %d on %lld: %s", kernel, (long long)n, err);
+	assert_no_self_loop(a);
+	return a;
+}
+
+static void nas_fails(int kernel, int64_t n, char cls, int status, const char *msg)
+{
+	topomatch_affinity_t *a = (topomatch_affinity_t *)1;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_gen_nas(kernel, n, cls, &a, err), status);
+	ck_assert(a == NULL);
+	ck_assert_contains(err, msg);
+}
+
+START_TEST(nas_names)
+{
+	const char *names[] = { "cg", "lu", "mg", "ft", "bt", "sp" };
+	for (int k = 0; k < 6; k++)
+		ck_assert_int_eq(topomatch_nas_from_name(names[k]), TOPOMATCH_NAS_CG + k);
+	ck_assert_int_eq(topomatch_nas_from_name("ep"), -1);
+	ck_assert_int_eq(topomatch_nas_from_name("CG"), -1);
+	ck_assert_int_eq(topomatch_nas_from_name(NULL), -1);
+}
+END_TEST
+
+/*
+ * CG class A (na 14000, 15 outer iterations of 25 + 1 products) on 64 = 8 x
+ * 8: rows of 8 (EagerMap Fig. 1b), 3 recursive-doubling partners each,
+ * plus the transpose (row, col) <-> (col, row).  m = 14000 / 8 = 1750:
+ * vector 8 x 1750 x 26 x 15 = 5460000, scalars 8 x 54 x 15 = 6480.
+ */
+START_TEST(nas_cg)
+{
+	topomatch_affinity_t *a = nas(TOPOMATCH_NAS_CG, 64, 'A');
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 64 * 3 + 56);
+	/* task 10 = row 1, col 2: partners cols 3, 0, 6; transpose (2, 1) = 17 */
+	ck_assert_double_eq(cw(a, 10, 11), 5466480.0);
+	ck_assert_double_eq(cw(a, 10, 8), 5466480.0);
+	ck_assert_double_eq(cw(a, 10, 14), 5466480.0);
+	ck_assert_double_eq(cw(a, 10, 17), 5460000.0);
+	ck_assert_int_eq(row_len(a, 10), 4);
+	ck_assert_int_eq(row_len(a, 9), 3); /* (1, 1): its own transpose */
+	for (int i = 0; i < 64; i++) {
+		topomatch_csr_t c = topomatch_affinity_directed(a);
+		for (int64_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++)
+			ck_assert(c.col[p] / 8 == i / 8 || c.col[p] == (i % 8) * 8 + i / 8);
+	}
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+	/* 32 = 4 rows x 8 columns: exch_proc = 2 ((me/2) % 4 * 4 + me/2/4) + me % 2 */
+	a = nas(TOPOMATCH_NAS_CG, 32, 'A');
+	ck_assert_double_eq(cw(a, 2, 8), 5460000.0);
+	ck_assert_double_eq(cw(a, 8, 2), 5460000.0);
+	ck_assert_double_eq(cw(a, 2, 3), 5466480.0);  /* col 2 ^ 1 */
+	ck_assert_double_eq(cw(a, 2, 6), 5466480.0);  /* col 2 ^ 4 */
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 32 * 3 + 24);
+	topomatch_affinity_destroy(a);
+	a = nas(TOPOMATCH_NAS_CG, 1, 'S');
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 0);
+	topomatch_affinity_destroy(a);
+	nas_fails(TOPOMATCH_NAS_CG, 48, 'A', TOPOMATCH_EINVAL,
+		  "cg runs on a power-of-two number of processes (NPB): 48 is not one (32 or 64 are)");
+	nas_fails(TOPOMATCH_NAS_CG, 4194304, 'S', TOPOMATCH_EINVAL,
+		  "cg class S: 4194304 processes need 2048 columns, more than its 1400 rows");
+}
+END_TEST
+
+/*
+ * LU class A (64^3, 250 iterations): 40 x face x (3 x 64 - 2) x 250 bytes
+ * to each mesh neighbour, face = the sender's extent along the other axis.
+ */
+START_TEST(nas_lu)
+{
+	topomatch_affinity_t *a = nas(TOPOMATCH_NAS_LU, 16, 'A');
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 48); /* 4 x 4 mesh, not periodic */
+	ck_assert_double_eq(cw(a, 0, 1), 40.0 * 16 * 190 * 250);
+	ck_assert_double_eq(cw(a, 5, 9), 40.0 * 16 * 190 * 250);
+	ck_assert_double_eq(cw(a, 0, 3), 0.0);
+	ck_assert_double_eq(cw(a, 0, 12), 0.0);
+	ck_assert_double_eq(cw(a, 0, 5), 0.0);
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+	/* 8 = xdim 4 x ydim 2: along x the face is 64 / 2 = 32, along y 64 / 4 */
+	a = nas(TOPOMATCH_NAS_LU, 8, 'A');
+	ck_assert_double_eq(cw(a, 0, 1), 40.0 * 32 * 190 * 250);
+	ck_assert_double_eq(cw(a, 0, 4), 40.0 * 16 * 190 * 250);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 2 * (3 * 2 + 4));
+	topomatch_affinity_destroy(a);
+	/* class B: 102 = 26 + 26 + 25 + 25 over 4 */
+	a = nas(TOPOMATCH_NAS_LU, 16, 'B');
+	ck_assert_double_eq(cw(a, 0, 1), 40.0 * 26 * 304 * 250);
+	ck_assert_double_eq(cw(a, 12, 13), 40.0 * 25 * 304 * 250);
+	topomatch_affinity_destroy(a);
+	a = nas(TOPOMATCH_NAS_LU, 256, 'B');
+	topomatch_affinity_destroy(a);
+	/* TopoMatch footnote 9: class B on at most 256 processes */
+	nas_fails(TOPOMATCH_NAS_LU, 512, 'B', TOPOMATCH_EINVAL,
+		  "lu class B (102^3) on 512 processes: a 32 x 16 grid leaves fewer than 4 "
+		  "points per process, which NPB's LU refuses (at most 256 processes for this "
+		  "class)");
+	nas_fails(TOPOMATCH_NAS_LU, 12, 'A', TOPOMATCH_EINVAL, "power-of-two");
+}
+END_TEST
+
+/*
+ * MG class S (32^3, 4 iterations, 4 exchanges per level and iteration).
+ * 8 = 2 x 2 x 2, all periodic: the +1 and -1 partners coincide, the two
+ * faces add up; level k has 2^(k-1) points per process and axis:
+ * 2 x 8 x 16 x (1 + 4 + 16 + 64 + 256) = 87296.
+ */
+START_TEST(nas_mg)
+{
+	topomatch_affinity_t *a = nas(TOPOMATCH_NAS_MG, 8, 'S');
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 8 * 3);
+	ck_assert_double_eq(cw(a, 0, 1), 87296.0);
+	ck_assert_double_eq(cw(a, 0, 2), 87296.0);
+	ck_assert_double_eq(cw(a, 0, 4), 87296.0);
+	topomatch_affinity_destroy(a);
+	/* 64 = 4 x 4 x 4: levels 5..2 at distance 1 (8 x 16 x (1+4+16+64)),
+	 * level 1 (2 points per axis) only on even coordinates, at distance 2,
+	 * both directions to the same process: 2 x 8 x 16 */
+	a = nas(TOPOMATCH_NAS_MG, 64, 'S');
+	ck_assert_double_eq(cw(a, 0, 1), 10880.0);
+	ck_assert_double_eq(cw(a, 0, 3), 10880.0); /* wraps */
+	ck_assert_double_eq(cw(a, 0, 2), 256.0);   /* the distant partner */
+	ck_assert_double_eq(cw(a, 0, 32), 256.0);
+	ck_assert_double_eq(cw(a, 1, 3), 0.0);     /* odd x: no point at level 1 */
+	ck_assert_int_eq(row_len(a, 0), 9);
+	ck_assert_int_eq(row_len(a, 1), 6);
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+	/* 16 = 2 x 2 x 4 (px = 2^floor(4/3), py = 2^floor(3/2)) */
+	a = nas(TOPOMATCH_NAS_MG, 16, 'S');
+	ck_assert(cw(a, 0, 1) > 0 && cw(a, 0, 2) > 0 && cw(a, 0, 4) > 0 && cw(a, 0, 12) > 0);
+	ck_assert_double_eq(cw(a, 0, 3), 0.0);
+	topomatch_affinity_destroy(a);
+	nas_fails(TOPOMATCH_NAS_MG, 65536, 'S', TOPOMATCH_EINVAL,
+		  "mg class S (32^3) on 65536 processes: a 32 x 32 x 64 grid has more "
+		  "processes than points along an axis");
+}
+END_TEST
+
+/*
+ * FT class S (64^3 complex, 6 + 1 FFTs).  4 processes: one all-to-all,
+ * 16 x 64^3 / (4 x 4) x 7 per pair.  128 > nz = 64: a 64 x 2 grid,
+ * rows of 2 (16 x 64^3 / (128 x 2) x 7) and columns of 64 (stride 2).
+ */
+START_TEST(nas_ft)
+{
+	topomatch_affinity_t *a = nas(TOPOMATCH_NAS_FT, 4, 'S');
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 12);
+	ck_assert_double_eq(cw(a, 3, 1), 1835008.0);
+	topomatch_affinity_destroy(a);
+	a = nas(TOPOMATCH_NAS_FT, 128, 'S');
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 128 * (1 + 63));
+	ck_assert_double_eq(cw(a, 0, 1), 114688.0);
+	ck_assert_double_eq(cw(a, 0, 2), 3584.0);
+	ck_assert_double_eq(cw(a, 0, 126), 3584.0);
+	ck_assert_double_eq(cw(a, 0, 3), 0.0);
+	ck_assert_double_eq(cw(a, 1, 127), 3584.0);
+	assert_symmetric(a);
+	topomatch_affinity_destroy(a);
+	nas_fails(TOPOMATCH_NAS_FT, 8192, 'S', TOPOMATCH_EINVAL,
+		  "ft class S (64x64x64) on 8192 processes: at most 4096 (n2 x n3)");
+}
+END_TEST
+
+/*
+ * BT class S (12^3, 60 steps) on 4 = 2 x 2: cells of 6^3, faces of 36
+ * points; each process has one cell at the start and one at the end of
+ * every direction: 36 x 8 x 60 x ((10 + 30) + (10 + 5)) to each partner.
+ * SP: 100 steps, 22 and 10.
+ */
+START_TEST(nas_bt_sp)
+{
+	topomatch_affinity_t *a = nas(TOPOMATCH_NAS_BT, 4, 'S');
+
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 12);
+	ck_assert_double_eq(cw(a, 0, 1), 36.0 * 8 * 60 * 55);
+	ck_assert_double_eq(cw(a, 0, 3), 36.0 * 8 * 60 * 55); /* z: (i-1, j+1) */
+	topomatch_affinity_destroy(a);
+	a = nas(TOPOMATCH_NAS_SP, 4, 'S');
+	ck_assert_double_eq(cw(a, 2, 0), 36.0 * 8 * 100 * 52);
+	topomatch_affinity_destroy(a);
+	/* 9 = 3 x 3: x (i +- 1, j), y (i, j +- 1), z (i - 1, j + 1) and
+	 * (i + 1, j - 1): task 0 = (0, 0) -> 1, 2, 3, 6, 5 = (2, 1), 7 = (1, 2) */
+	a = nas(TOPOMATCH_NAS_BT, 9, 'S');
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 54);
+	const int partners[6] = { 1, 2, 3, 6, 5, 7 };
+	for (int k = 0; k < 6; k++)
+		ck_assert_msg(cw(a, 0, partners[k]) > 0, "0 -> %d", partners[k]);
+	ck_assert_double_eq(cw(a, 0, 4), 0.0);
+	ck_assert_double_eq(cw(a, 0, 8), 0.0);
+	/* along x a process has one cell at each x: cells 0 and 1 send to
+	 * the successor (10 + 30), cells 1 and 2 to the predecessor (10 + 5):
+	 * C(i, succ) : C(succ, i) = 80 : 30 (cells of 4^3, faces of 16) */
+	double succ = 0, pred = 0;
+	for (int i = 0; i < 9; i++) {
+		succ += cw(a, i, (i % 3 + 1) % 3 + 3 * (i / 3));
+		pred += cw(a, (i % 3 + 1) % 3 + 3 * (i / 3), i);
+	}
+	ck_assert_double_eq(succ, 9 * 80.0 * 16 * 8 * 60);
+	ck_assert_double_eq(pred, 9 * 30.0 * 16 * 8 * 60);
+	topomatch_affinity_destroy(a);
+	nas_fails(TOPOMATCH_NAS_BT, 8, 'A', TOPOMATCH_EINVAL,
+		  "bt runs on a square number of processes (NPB): 8 is not one (4 or 9 are)");
+	nas_fails(TOPOMATCH_NAS_SP, 169, 'S', TOPOMATCH_EINVAL,
+		  "sp class S (12^3) on 169 processes: 13 cells per axis, more than its 12 points");
+}
+END_TEST
+
+START_TEST(nas_errors)
+{
+	topomatch_affinity_t *a = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	nas_fails(0, 4, 'A', TOPOMATCH_EINVAL, "nas: unknown kernel 0");
+	nas_fails(TOPOMATCH_NAS_SP + 1, 4, 'A', TOPOMATCH_EINVAL, "unknown kernel");
+	nas_fails(TOPOMATCH_NAS_CG, 4, 'a', TOPOMATCH_EINVAL,
+		  "cg: class 'a' is not one of S, W, A, B, C, D, E");
+	nas_fails(TOPOMATCH_NAS_CG, 4, '\n', TOPOMATCH_EINVAL, "class '?'");
+	nas_fails(TOPOMATCH_NAS_MG, 0, 'A', TOPOMATCH_EINVAL, "mg: 0 processes: must be in");
+	nas_fails(TOPOMATCH_NAS_MG, INT64_C(1) << 23, 'A', TOPOMATCH_ELIMIT, "must be in");
+	ck_assert_int_eq(topomatch_gen_nas(TOPOMATCH_NAS_CG, 4, 'A', NULL, err), TOPOMATCH_EINVAL);
+	/* every kernel and class on a small valid count, whole bytes */
+	for (int k = TOPOMATCH_NAS_CG; k <= TOPOMATCH_NAS_SP; k++)
+		for (const char *c = "SWABCDE"; *c; c++) {
+			ck_assert_msg(topomatch_gen_nas(k, 4, *c, &a, err) == 0, "%d %c: %s", k, *c, err);
+			topomatch_csr_t m = topomatch_affinity_directed(a);
+			for (int64_t p = 0; p < m.rowptr[m.n]; p++)
+				ck_assert(m.w[p] > 0 && m.w[p] == floor(m.w[p]) && m.w[p] < 0x1p53);
+			topomatch_affinity_destroy(a);
+		}
+}
+END_TEST
+
+/* ---------------------------------------------------------------- stencil shapes */
+
+START_TEST(shape_mixed_wrap)
+{
+	topomatch_stencil_shape_t s = { .ndims = 2, .dims = { 3, 3 }, .points = 5,
+					.periodic = { 1, 0 }, .weight = { 2, 3 } };
+	topomatch_affinity_t *a = NULL, *b;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_gen_stencil_shape(&s, &a, err), 0);
+	ck_assert_double_eq(cw(a, 0, 2), 2.0); /* x wraps */
+	ck_assert_double_eq(cw(a, 0, 6), 0.0); /* y does not */
+	ck_assert_int_eq(topomatch_affinity_nnz(a), 18 + 12);
+	topomatch_affinity_destroy(a);
+	/* all wrapping = topomatch_gen_stencil's periodic */
+	s.periodic[1] = 1;
+	ck_assert_int_eq(topomatch_gen_stencil_shape(&s, &a, err), 0);
+	b = stencil(2, s.dims, 5, 1, s.weight);
+	ck_assert(same_matrix(a, b));
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	s.periodic[0] = 2;
+	ck_assert_int_eq(topomatch_gen_stencil_shape(&s, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "periodic[0] must be 0 or 1 (got 2)");
+	s.periodic[0] = 0;
+	s.ndims = 4;
+	ck_assert_int_eq(topomatch_gen_stencil_shape(&s, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "ndims must be 2 or 3");
+	ck_assert_int_eq(topomatch_gen_stencil_shape(NULL, &a, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_gen_stencil_shape(&s, NULL, err), TOPOMATCH_EINVAL);
+}
+END_TEST
+
+static topomatch_affinity_t *shape_gen(const topomatch_stencil_shape_t *s)
+{
+	topomatch_affinity_t *a = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_msg(topomatch_gen_stencil_shape(s, &a, err) == 0, "%s", err);
+	return a;
+}
+
+static topomatch_stencil_shape_t detect_ok(const topomatch_affinity_t *a, double tol)
+{
+	topomatch_stencil_shape_t s;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_msg(topomatch_stencil_detect(a, tol, &s, err) == 0, "%s", err);
+	return s;
+}
+
+static void detect_fails(const topomatch_affinity_t *a, double tol, const char *msg)
+{
+	topomatch_stencil_shape_t s;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_stencil_detect(a, tol, &s, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, msg);
+}
+
+static const topomatch_stencil_shape_t round_trip_shapes[] = {
+	{ 2, { 8, 4, 0 }, 5, { 0, 0, 0 }, { 1000, 500, 0 } },
+	{ 2, { 8, 4, 0 }, 5, { 1, 1, 0 }, { 1000, 500, 0 } },
+	{ 2, { 5, 7, 0 }, 5, { 1, 0, 0 }, { 3, 9, 0 } },
+	{ 2, { 6, 6, 0 }, 9, { 0, 0, 0 }, { 4, 8, 0 } },
+	{ 2, { 6, 3, 0 }, 9, { 1, 1, 0 }, { 4, 8, 0 } },
+	{ 2, { 2, 8, 0 }, 5, { 1, 1, 0 }, { 7, 1, 0 } },  /* size 2 wraps like y */
+	{ 2, { 2, 8, 0 }, 5, { 0, 0, 0 }, { 7, 1, 0 } },
+	{ 2, { 2, 8, 0 }, 5, { 1, 0, 0 }, { 7, 1, 0 } },  /* read as not wrapping, 14 */
+	{ 2, { 2, 2, 0 }, 5, { 0, 0, 0 }, { 1, 2, 0 } },
+	{ 3, { 4, 6, 5 }, 7, { 0, 0, 0 }, { 10, 20, 30 } },
+	{ 3, { 4, 4, 4 }, 7, { 1, 1, 1 }, { 1, 1, 1 } },
+	{ 3, { 4, 4, 2 }, 27, { 1, 1, 1 }, { 10, 20, 30 } },
+	{ 3, { 3, 5, 4 }, 27, { 0, 0, 0 }, { 5, 5, 6 } },
+	{ 3, { 3, 4, 5 }, 7, { 1, 0, 1 }, { 2, 3, 4 } },
+	{ 3, { 2, 2, 2 }, 7, { 0, 0, 0 }, { 1, 2, 3 } },
+};
+
+/* detect(gen(s)) regenerates gen(s) to the bit, whatever s; where the
+ * shape is not ambiguous it is s itself. */
+START_TEST(detect_round_trip)
+{
+	const topomatch_stencil_shape_t *s = &round_trip_shapes[_i];
+	topomatch_affinity_t *a = shape_gen(s);
+	topomatch_stencil_shape_t d = detect_ok(a, 0.0);
+	topomatch_affinity_t *b = shape_gen(&d);
+
+	ck_assert_msg(same_matrix(a, b), "shape %d", _i);
+	ck_assert_int_eq(d.ndims, s->ndims);
+	ck_assert_int_eq(d.points, s->points);
+	for (int k = 0; k < s->ndims; k++) {
+		ck_assert_int_eq(d.dims[k], s->dims[k]);
+		if (s->dims[k] != 2) { /* size 2: the wrap cannot be seen */
+			ck_assert_int_eq(d.periodic[k], s->periodic[k]);
+			ck_assert_double_eq(d.weight[k], s->weight[k]);
+		}
+	}
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+}
+END_TEST
+
+/* A pattern from its directed entries plus extra ones. */
+static topomatch_affinity_t *with_extra(const topomatch_affinity_t *a, int64_t nx,
+					const int64_t *xs, const int64_t *xd, const double *xw,
+					int64_t drop_i, int64_t drop_j)
+{
+	topomatch_csr_t c = topomatch_affinity_directed(a);
+	int64_t m = c.rowptr[c.n], k = 0;
+	int64_t *s = malloc(sizeof(*s) * (size_t)(m + nx)), *d = malloc(sizeof(*d) * (size_t)(m + nx));
+	double *w = malloc(sizeof(*w) * (size_t)(m + nx));
+	ck_assert(s && d && w);
+	for (int64_t i = 0; i < c.n; i++)
+		for (int64_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++)
+			if (!(i == drop_i && c.col[p] == drop_j)) {
+				s[k] = i;
+				d[k] = c.col[p];
+				w[k++] = c.w[p];
+			}
+	for (int64_t x = 0; x < nx; x++) {
+		s[k] = xs[x];
+		d[k] = xd[x];
+		w[k++] = xw[x];
+	}
+	topomatch_affinity_t *b = NULL;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(topomatch_affinity_create(c.n, k, s, d, w, NULL, &b, err) == 0, "%s", err);
+	free(s);
+	free(d);
+	free(w);
+	return b;
+}
+
+/* What a recorded run looks like: noise on the faces, small collectives
+ * (recursive doubling partners, 8 bytes), 27-point corners far lighter
+ * than the rule: recognised as the 7-point stencil within the tolerance. */
+START_TEST(detect_recorded_like)
+{
+	int dims[3] = { 4, 4, 4 };
+	double w[3] = { 1000, 1000, 1000 };
+	topomatch_affinity_t *a = stencil(3, dims, 7, 1, w), *b, *c;
+	int64_t xs[64 * 6], xd[64 * 6];
+	double xw[64 * 6];
+	int nx = 0;
+	for (int i = 0; i < 64; i++)
+		for (int bit = 1; bit < 64; bit *= 2) {
+			xs[nx] = i;
+			xd[nx] = i ^ bit;
+			xw[nx++] = 8;
+		}
+	b = with_extra(a, nx, xs, xd, xw, -1, -1);
+	topomatch_stencil_shape_t s = detect_ok(b, 0.05);
+	ck_assert_int_eq(s.points, 7);
+	ck_assert_int_eq(s.dims[0] * s.dims[1] * s.dims[2], 64);
+	ck_assert_int_eq(s.periodic[0] + s.periodic[1] + s.periodic[2], 3);
+	ck_assert(s.weight[0] >= 1000 && s.weight[0] < 1020); /* + an 8-byte partner */
+	/* tolerance 0: the collectives are too much */
+	detect_fails(b, 0.0, "links off the stencil weigh");
+	topomatch_affinity_destroy(b);
+	/* multiplicative noise of 10% */
+	ck_assert_int_eq(topomatch_affinity_noise(a, TOPOMATCH_NOISE_UM, 0.1, 5, 0, &c, NULL), 0);
+	s = detect_ok(c, 0.0);
+	ck_assert_int_eq(s.dims[0], 4);
+	ck_assert(fabs(s.weight[2] - 1000) < 100);
+	topomatch_affinity_destroy(c);
+	topomatch_affinity_destroy(a);
+	/* 27 points whose edges and corners weigh 0.1, far below the rule's
+	 * 1000: the 7-point stencil, the rest off-stencil (0.1% of the weight) */
+	a = stencil(3, dims, 7, 0, w);
+	c = stencil(3, dims, 27, 0, NULL);
+	topomatch_csr_t m = topomatch_affinity_directed(c);
+	int64_t *ds = malloc(sizeof(*ds) * (size_t)m.rowptr[64]);
+	int64_t *dd = malloc(sizeof(*dd) * (size_t)m.rowptr[64]);
+	double *dw = malloc(sizeof(*dw) * (size_t)m.rowptr[64]);
+	int nd = 0;
+	ck_assert(ds && dd && dw);
+	for (int64_t i = 0; i < 64; i++)
+		for (int64_t p = m.rowptr[i]; p < m.rowptr[i + 1]; p++) {
+			int64_t j = m.col[p];
+			int moved = (i % 4 != j % 4) + (i / 4 % 4 != j / 4 % 4) + (i / 16 != j / 16);
+			if (moved > 1) {
+				ds[nd] = i;
+				dd[nd] = j;
+				dw[nd++] = 0.1;
+			}
+		}
+	b = with_extra(a, nd, ds, dd, dw, -1, -1);
+	s = detect_ok(b, 0.01);
+	ck_assert_int_eq(s.points, 7);
+	ck_assert_int_eq(s.periodic[0], 0);
+	ck_assert_double_eq(s.weight[1], 1000.0);
+	/* the same corners at the rule's weight: a 27-point stencil */
+	for (int k = 0; k < nd; k++)
+		dw[k] = 1000;
+	topomatch_affinity_destroy(b);
+	b = with_extra(a, nd, ds, dd, dw, -1, -1);
+	s = detect_ok(b, 0.0);
+	ck_assert_int_eq(s.points, 27);
+	free(ds);
+	free(dd);
+	free(dw);
+	topomatch_affinity_destroy(b);
+	topomatch_affinity_destroy(c);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+START_TEST(detect_failures)
+{
+	int dims[2] = { 8, 8 };
+	topomatch_affinity_t *a = stencil(2, dims, 5, 0, NULL), *b;
+	topomatch_stencil_shape_t s;
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	/* one face link missing */
+	b = with_extra(a, 0, NULL, NULL, NULL, 9, 10);
+	detect_fails(b, 0.05, "the closest grid, 8x8, fails: 1 of the 112 face links along x "
+			      "are missing");
+	topomatch_affinity_destroy(b);
+	/* one link three times heavier than the others */
+	int64_t xs = 9, xd = 17;
+	double xw = 2;
+	b = with_extra(a, 1, &xs, &xd, &xw, -1, -1);
+	detect_fails(b, 0.05, "8x8, fails: the face links along y weigh from 1 to 3, more than "
+			      "a factor of 2 from their mean");
+	topomatch_affinity_destroy(b);
+	/* partial wrap links are off-stencil weight */
+	int64_t ws[8], wd[8];
+	double ww[8];
+	for (int k = 0; k < 8; k++) {
+		ws[k] = 8 * k;
+		wd[k] = 8 * k + 7;
+		ww[k] = 1;
+	}
+	b = with_extra(a, 8, ws, wd, ww, -1, -1);
+	detect_fails(b, 0.02, "links off the stencil weigh 3.45% of the total (tolerance 2%)");
+	s = detect_ok(b, 0.05);
+	ck_assert_int_eq(s.periodic[0], 0);
+	topomatch_affinity_destroy(b);
+	/* shuffled tasks */
+	ck_assert_int_eq(topomatch_affinity_shuffle(a, 3, &b, NULL), 0);
+	ck_assert_int_eq(topomatch_stencil_detect(b, 0.05, &s, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "not recognised as a 2D/3D stencil");
+	topomatch_affinity_destroy(b);
+	/* 0 -> 1 absent */
+	b = with_extra(a, 0, NULL, NULL, NULL, 0, 1);
+	detect_fails(b, 0.05, "task 0 does not send to task 1 (tasks must be numbered first "
+			      "dimension fastest)");
+	topomatch_affinity_destroy(b);
+	topomatch_affinity_destroy(a);
+	/* a ring has no 2D grid; all-to-all is too dense; tiny; empty */
+	ck_assert_int_eq(topomatch_gen_alltoall(100, 1, 0, &a, NULL), 0);
+	detect_fails(a, 0.05, "task 0 sends to 99 tasks (a stencil has at most 26 neighbours)");
+	topomatch_affinity_destroy(a);
+	int64_t rs[7], rd[7];
+	double rw[7];
+	for (int k = 0; k < 7; k++) {
+		rs[k] = k;
+		rd[k] = (k + 1) % 7;
+		rw[k] = 1;
+	}
+	ck_assert_int_eq(topomatch_affinity_create(7, 7, rs, rd, rw, NULL, &a, NULL), 0);
+	detect_fails(a, 0.05, "no grid of 7 tasks fits the neighbours of task 0");
+	topomatch_affinity_destroy(a);
+	int64_t ts[3] = { 0, 1, 2 }, td[3] = { 1, 2, 0 };
+	ck_assert_int_eq(topomatch_affinity_create(3, 3, ts, td, rw, NULL, &a, NULL), 0);
+	detect_fails(a, 0.05, "3 tasks (a grid of at least 2x2 is needed)");
+	topomatch_affinity_destroy(a);
+	ck_assert_int_eq(topomatch_affinity_create(9, 0, NULL, NULL, NULL, NULL, &a, NULL), 0);
+	detect_fails(a, 0.05, "the pattern has no communication");
+	detect_fails(a, -0.1, "tolerance must be in [0, 1] (got -0.1)");
+	detect_fails(a, NAN, "tolerance must be in [0, 1]");
+	ck_assert_int_eq(topomatch_stencil_detect(NULL, 0, &s, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_stencil_detect(a, 0, NULL, err), TOPOMATCH_EINVAL);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/* The NAS shapes that are stencils are recognised, the others are not. */
+START_TEST(detect_nas)
+{
+	topomatch_affinity_t *a = nas(TOPOMATCH_NAS_LU, 64, 'A');
+	topomatch_stencil_shape_t s = detect_ok(a, 0.0);
+	ck_assert_int_eq(s.dims[0], 8);
+	ck_assert_int_eq(s.periodic[0] + s.periodic[1], 0);
+	ck_assert_double_eq(s.weight[0], 40.0 * 8 * 190 * 250);
+	topomatch_affinity_destroy(a);
+	a = nas(TOPOMATCH_NAS_CG, 64, 'A');
+	detect_fails(a, 0.05, "not recognised as a 2D/3D stencil");
+	topomatch_affinity_destroy(a);
+	a = nas(TOPOMATCH_NAS_FT, 16, 'A');
+	detect_fails(a, 0.05, "not recognised");
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+START_TEST(rescale)
+{
+	topomatch_stencil_shape_t s = { .ndims = 2, .dims = { 8, 4 } };
+	char err[TOPOMATCH_ERRLEN] = "";
+
+	ck_assert_int_eq(topomatch_stencil_rescale(&s, 128, err), 0);
+	ck_assert_int_eq(s.dims[0], 16);
+	ck_assert_int_eq(s.dims[1], 8);
+	s = (topomatch_stencil_shape_t){ .ndims = 3, .dims = { 4, 4, 2 } };
+	ck_assert_int_eq(topomatch_stencil_rescale(&s, 256, err), 0);
+	ck_assert(s.dims[0] == 8 && s.dims[1] == 8 && s.dims[2] == 4);
+	/* ties: the first in lexicographic order */
+	s = (topomatch_stencil_shape_t){ .ndims = 2, .dims = { 4, 4 } };
+	ck_assert_int_eq(topomatch_stencil_rescale(&s, 32, err), 0);
+	ck_assert(s.dims[0] == 4 && s.dims[1] == 8);
+	ck_assert_int_eq(topomatch_stencil_rescale(&s, 7, err), 0);
+	ck_assert(s.dims[0] == 1 && s.dims[1] == 7);
+	s = (topomatch_stencil_shape_t){ .ndims = 3, .dims = { 16, 4, 1 } };
+	ck_assert_int_eq(topomatch_stencil_rescale(&s, 64, err), 0);
+	ck_assert(s.dims[0] == 16 && s.dims[1] == 4 && s.dims[2] == 1);
+	ck_assert_int_eq(topomatch_stencil_rescale(&s, 0, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "0 tasks: must be in [1, 4194304]");
+	ck_assert_int_eq(topomatch_stencil_rescale(&s, INT64_C(1) << 23, err), TOPOMATCH_ELIMIT);
+	s.dims[1] = 0;
+	ck_assert_int_eq(topomatch_stencil_rescale(&s, 8, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "dimension 1 has size 0");
+	s.ndims = 1;
+	ck_assert_int_eq(topomatch_stencil_rescale(&s, 8, err), TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_stencil_rescale(NULL, 8, err), TOPOMATCH_EINVAL);
+}
+END_TEST
+
 static Suite *gen_suite(void)
 {
 	Suite *s = suite_create("gen");
@@ -992,7 +1569,25 @@ static Suite *gen_suite(void)
 	suite_add_tcase(s, st);
 	suite_add_tcase(s, hi);
 	suite_add_tcase(s, ra);
+	TCase *na = tcase_create("nas"), *sh = tcase_create("shape");
+	tcase_add_test(na, nas_names);
+	tcase_add_test(na, nas_cg);
+	tcase_add_test(na, nas_lu);
+	tcase_add_test(na, nas_mg);
+	tcase_add_test(na, nas_ft);
+	tcase_add_test(na, nas_bt_sp);
+	tcase_add_test(na, nas_errors);
+	tcase_set_timeout(na, 60);
+	tcase_add_test(sh, shape_mixed_wrap);
+	tcase_add_loop_test(sh, detect_round_trip, 0,
+			    (int)(sizeof(round_trip_shapes) / sizeof(round_trip_shapes[0])));
+	tcase_add_test(sh, detect_recorded_like);
+	tcase_add_test(sh, detect_failures);
+	tcase_add_test(sh, detect_nas);
+	tcase_add_test(sh, rescale);
 	suite_add_tcase(s, tr);
+	suite_add_tcase(s, na);
+	suite_add_tcase(s, sh);
 	return s;
 }
 
