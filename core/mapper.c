@@ -73,12 +73,13 @@ static const struct mapper {
 	{ "eagermap", tm_map_eagermap, false, false, false },
 	{ "greedymap", tm_map_greedymap, false, false, true },
 	{ "parmapper", tm_map_parmapper, false, false, true },
+	{ "analytical", tm_map_analytical, false, true, false },
 };
 
 static const char *const mapper_names[] = { "auto",	     "portfolio", "round-robin",
 					    "random",	     "treematch", "topomatch-const",
 					    "scotch",	     "eagermap",  "greedymap",
-					    "parmapper",    NULL };
+					    "parmapper",    "analytical", NULL };
 
 const char *const *topomatch_mapper_names(void)
 {
