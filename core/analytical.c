@@ -242,9 +242,13 @@ static int fix_corners(an_t *s, const unsigned char *silent)
 	int64_t *rord = tm_alloc(nr, sizeof(*rord)), *pord = tm_alloc(np, sizeof(*pord));
 	int rc = grp_rp && gcol && rord && pord ? TOPOMATCH_OK : oom(s);
 	if (rc == TOPOMATCH_OK) {
+		/* the routers as a mesh: Eq. 2 places in a box, whose corners
+		 * are the corners of the mesh, wrap-around or not */
+		an_grid_t mesh = s->g;
+		memset(mesh.wrap, 0, sizeof(mesh.wrap));
 		grp_rp[0] = 0;
 		for (int64_t r = 0; r < nr; r++)
-			grp_rp[r + 1] = grp_rp[r] + an_grid_nbrs(&s->g, r, gcol + grp_rp[r]);
+			grp_rp[r + 1] = grp_rp[r] + an_grid_nbrs(&mesh, r, gcol + grp_rp[r]);
 		int64_t lr = rcm(nr, grp_rp, gcol, NULL, rord);
 		int64_t lp = rcm(np, s->qrp, s->qcol, silent, pord);
 		if (lr < 0 || lp < 0)
