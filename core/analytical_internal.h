@@ -56,6 +56,55 @@ typedef struct an_sys {
  */
 int64_t an_cg(const an_sys_t *a, const double *b, double *x, int64_t maxit, double tol);
 
+/* The mapper's state, shared by the driver (analytical.c) and the global
+ * stage (analytical_global.c). */
+typedef enum an_spreading {
+	AN_SPREAD_ANCHOR, /* look-ahead targets and growing anchors (default) */
+	AN_SPREAD_PAPER,  /* §3.3.2 shifting, §3.3.3 boundary forces (Eq. 6-9) */
+} an_spreading_t;
+
+typedef struct an {
+	const tm_map_ctx_t *c;
+	an_grid_t g;
+	an_spreading_t spreading;
+	int64_t np;          /* groups = routers */
+	int64_t *grp;        /* task -> group */
+	tm_wgraph_t q;       /* the groups' graph */
+	int64_t *qrp, *qcol;
+	double *qw;
+	unsigned char *silent; /* group -> no traffic (or empty) */
+	int64_t *fixed;      /* group -> corner router, -1 when free */
+	int64_t *mov;        /* group -> index among the moving ones, -1 */
+	int64_t nm;
+	int64_t *mgrp;       /* index -> group */
+	double *pos;         /* group -> coordinates (nd each) */
+	double *target;      /* moving index -> where spreading sends it (nd each) */
+	double *beta, *fake; /* moving index -> spring to its fake process */
+	int64_t *bin;        /* group -> router of its bin */
+	int64_t *load;       /* router -> groups in its bin */
+	int64_t *ahead;      /* group -> router, the best look-ahead mapping */
+	double ahead_hb;     /* its hop-bytes between groups (HUGE_VAL: none) */
+	char *err;
+} an_t;
+
+static inline double *an_pos(const an_t *s, int64_t p)
+{
+	return s->pos + p * s->g.nd;
+}
+
+int an_oom(an_t *s);
+
+/* Hop-bytes between the groups placed on where[] (silent ones excluded). */
+double an_group_hb(const an_t *s, const int64_t *where);
+
+/*
+ * Stage 1, global mapping (§3.3, Fig. 2 lines 1-5), from the start
+ * positions: leaves the groups' coordinates in pos, their bins in bin and
+ * load, and (anchor spreading) the best legal look-ahead mapping in
+ * ahead.  TOPOMATCH_OK, ENOMEM, EBUDGET.
+ */
+int an_global_mapping(an_t *s);
+
 /*
  * Stage 2, legalization (§3.4, Fig. 4): nodes of processes from the
  * global mapping, node[p] for p < np (np == g->nr, some processes may be
