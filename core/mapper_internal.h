@@ -51,6 +51,11 @@ int tm_map_scotch(const tm_map_ctx_t *c, int64_t *pu, char *err);
 int tm_map_eagermap(const tm_map_ctx_t *c, int64_t *pu, char *err);
 /* GreedyMap, ICS 2017 Alg. 1, one configuration, any topology (greedymap.c). */
 int tm_map_greedymap(const tm_map_ctx_t *c, int64_t *pu, char *err);
+/* Analytical mapping, J. Supercomput. 2016 §3, on a 1-3D mesh or torus
+ * without constraints (analytical.c). */
+int tm_map_analytical(const tm_map_ctx_t *c, int64_t *pu, char *err);
+/* Whether tm_map_analytical takes the topology (a 1-3D mesh or torus). */
+bool tm_analytical_fits(const topomatch_topology_t *t);
 /* ParMapper, ICS 2017 §4.2: GreedyMap configurations on threads (parmapper.c). */
 int tm_map_parmapper(const tm_map_ctx_t *c, int64_t *pu, char *err);
 

@@ -48,6 +48,8 @@ static const char help[] =
 	"                          ties=first|random),\n"
 	"                          parmapper (ParMapper, ICS 2017: many GreedyMap\n"
 	"                          configurations; parmapper:alpha=A,work=W),\n"
+	"                          analytical (J. Supercomput. 2016, 1-3D mesh or\n"
+	"                          torus; analytical:spreading=anchor|paper),\n"
 	"                          round-robin, random\n"
 	"      --tau N             treematch: enumerate all candidate groups when\n"
 	"                          there are at most N (default 30000)\n"
