@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cmd_gen(int argc, char **argv);
@@ -443,6 +444,12 @@ int cli_write_pattern(const char *cmd, const char *out, int format,
 	}
 	snprintf(tmp, len, "%s.tmpXXXXXX", out);
 	int fd = mkstemp(tmp);
+	/* mkstemp makes 0600; the pattern is an ordinary output: the umask's
+	 * mode, as fopen would give (the CLI is single-threaded) */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fd >= 0)
+		(void)fchmod(fd, 0666 & ~mask);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	int rc = CLI_FAIL;
 	if (!f)

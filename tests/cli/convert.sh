@@ -67,6 +67,9 @@ expect_eq "stdin has no rank in its name: from its lines, then out of range" \
 	"1:topomatch convert: stdin:2: peer rank 1 is out of range: the run has 1 ranks (0 to 0)" \
 	"$rc:$err"
 
+expect_eq "the output's mode follows the umask" 644 \
+	"$(umask 022 && "$tm" convert "$mon/ring_e1" --out "$work/mode.tri" && stat -c %a "$work/mode.tri")"
+
 # output formats, as gen
 "$tm" convert "$mon/ring_e1" --out "$work/r.mtx"
 expect_eq ".mtx is Matrix Market" "%%MatrixMarket" "$(head -c 14 "$work/r.mtx")"
@@ -108,7 +111,21 @@ run "$tm" convert "$mon/ring_e1" --max-tasks 3
 expect_contains "--max-tasks" "ring_e1.0.prof:3: peer rank 3 is beyond the limit of 3 ranks" "$err"
 run "$tm" convert "$mon/ring_e1" --max-nnz 7
 expect_contains "--max-nnz" "more than 7 entries in all (limit)" "$err"
-for bad in "--kinds E,X" "--kinds" "--metric bits" "--ranks 0" "--format auto" "--bogus" ""; do
+run "$tm" convert "$mon/ring_e1" --metric bytes
+expect_eq "--metric bytes is the default" "$(cat "$work/e1.tri")" "$out"
+run "$tm" convert "$mon/ring_e1" --ranks 10 --max-tasks 5
+expect_eq "--ranks above --max-tasks" \
+	"1:topomatch convert: ompi: 10 ranks: must be in [1, 5] (0: from the files)" "$rc:$err"
+run "$tm" convert "$mon/ring_e1" --out "$work/no/such/dir.tri"
+expect_contains "unwritable output: exit 1" "dir.tri: No such file or directory" "$err"
+expect_eq "unwritable output: exit 1" 1 "$rc"
+if [ -w /dev/full ]; then
+	"$tm" convert "$mon/ring_e1" >/dev/full 2>"$work/full.err"
+	expect_eq "stdout full: exit 1, said" "1:topomatch convert: stdout: cannot write the pattern: No space left on device" \
+		"$?:$(cat "$work/full.err")"
+fi
+for bad in "--kinds E,X" "--kinds" "--metric bits" "--ranks 0" "--format auto" "--bogus" "" \
+	"--max-nnz 0" "--max-tasks x" "--max-bytes -1"; do
 	# shellcheck disable=SC2086
 	run "$tm" convert $bad
 	expect_eq "usage error exits 2: '$bad'" 2 "$rc"

@@ -1131,6 +1131,9 @@ START_TEST(nas_ft)
 	topomatch_affinity_destroy(a);
 	nas_fails(TOPOMATCH_NAS_FT, 8192, 'S', TOPOMATCH_EINVAL,
 		  "ft class S (64x64x64) on 8192 processes: at most 4096 (n2 x n3)");
+	/* class E fits 2^22 processes, but 2^22 x 4094 partners do not */
+	nas_fails(TOPOMATCH_NAS_FT, INT64_C(1) << 22, 'E', TOPOMATCH_ELIMIT,
+		  "ft on 4194304 processes: more than 268435456 entries (limit)");
 }
 END_TEST
 

@@ -471,6 +471,17 @@ START_TEST(files_and_prefixes)
 	/* a directory opens but does not read */
 	ck_assert_int_eq(topomatch_ompi_add_file(m, tm_data("ompi_monitoring"), err), TOPOMATCH_EIO);
 	ck_assert_contains(err, "read error: Is a directory");
+	/* a dangling link named like a monitoring file: listed, not opened */
+	char dir[] = "/tmp/tm_ompi_XXXXXX", link[64];
+	ck_assert(mkdtemp(dir) != NULL);
+	snprintf(link, sizeof(link), "%s/run.0.prof", dir);
+	ck_assert(symlink("/nonexistent/target", link) == 0);
+	snprintf(link, sizeof(link), "%s/run", dir);
+	ck_assert_int_eq(topomatch_ompi_add_prefix(m, link, &nfiles, err), TOPOMATCH_EIO);
+	ck_assert_contains(err, "/run.0.prof: No such file or directory");
+	snprintf(link, sizeof(link), "%s/run.0.prof", dir);
+	unlink(link);
+	rmdir(dir);
 	/* the prefix's files after one of them: the second output of rank 2 */
 	ck_assert_int_eq(topomatch_ompi_add_file(m, tm_data("ompi_monitoring/ring_e1.2.prof"), err),
 			 0);
