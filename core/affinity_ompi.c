@@ -292,10 +292,10 @@ struct field {
 	size_t len;
 };
 
-static int split(char *line, struct field *fld, int max)
+static int split(const char *line, struct field *fld, int max)
 {
 	int n = 0;
-	char *p = line;
+	const char *p = line;
 
 	for (;;) {
 		while (*p == ' ' || *p == '\t')
@@ -472,8 +472,9 @@ static int data_line(struct fread_state *f, int64_t line, int kind, struct field
 	char s[48];
 
 	if (nf < 8)
-		return ffail(f, line, TOPOMATCH_EPARSE, "a %c line has 8 fields (%c SRC DST N bytes "
-			     "M msgs sent), this one %d", kind_letter[kind], kind_letter[kind], nf);
+		return ffail(f, line, TOPOMATCH_EPARSE, "%s %c line has 8 fields (%c SRC DST N bytes "
+			     "M msgs sent), this one %d", kind_letter[kind] == 'C' ? "a" : "an",
+			     kind_letter[kind], kind_letter[kind], nf);
 	/* nf == 11: split() stopped at 10 fields */
 	if (nf > 9)
 		return ffail(f, line, TOPOMATCH_EPARSE, "trailing text after the histogram: '%s'",
@@ -505,7 +506,7 @@ static int comm_total_line(struct fread_state *f, int64_t line, struct field *fl
 	char s[48];
 
 	if (nf != 7)
-		return ffail(f, line, TOPOMATCH_EPARSE, "a %s line has 7 fields (%s RANK N bytes M "
+		return ffail(f, line, TOPOMATCH_EPARSE, "an %s line has 7 fields (%s RANK N bytes M "
 			     "msgs sent), this one %s%d", fstr(&fld[0], s, sizeof(s)), s,
 			     nf > 10 ? "more than " : "", nf > 10 ? 10 : nf);
 	int rc = get_rank(f, line, &fld[1], "rank", &src);
@@ -518,7 +519,7 @@ static int comm_total_line(struct fread_state *f, int64_t line, struct field *fl
 
 static int parse_line(struct fread_state *f, struct lr *r)
 {
-	struct field fld[12];
+	struct field fld[10];
 	char s[48];
 	int64_t line = r->lineno;
 

@@ -1194,7 +1194,14 @@ START_TEST(nas_errors)
 	nas_fails(TOPOMATCH_NAS_MG, 0, 'A', TOPOMATCH_EINVAL, "mg: 0 processes: must be in");
 	nas_fails(TOPOMATCH_NAS_MG, INT64_C(1) << 23, 'A', TOPOMATCH_ELIMIT, "must be in");
 	ck_assert_int_eq(topomatch_gen_nas(TOPOMATCH_NAS_CG, 4, 'A', NULL, err), TOPOMATCH_EINVAL);
-	/* every kernel and class on a small valid count, whole bytes */
+	/* every kernel and class on a small valid count, whole bytes; one
+	 * process talks to nobody */
+	for (int k = TOPOMATCH_NAS_CG; k <= TOPOMATCH_NAS_SP; k++) {
+		ck_assert_int_eq(topomatch_gen_nas(k, 1, 'S', &a, err), 0);
+		ck_assert_int_eq(topomatch_affinity_ntasks(a), 1);
+		ck_assert_int_eq(topomatch_affinity_nnz(a), 0);
+		topomatch_affinity_destroy(a);
+	}
 	for (int k = TOPOMATCH_NAS_CG; k <= TOPOMATCH_NAS_SP; k++)
 		for (const char *c = "SWABCDE"; *c; c++) {
 			ck_assert_msg(topomatch_gen_nas(k, 4, *c, &a, err) == 0, "%d %c: %s", k, *c, err);

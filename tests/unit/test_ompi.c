@@ -262,7 +262,8 @@ static const struct bad_line {
 } bad_lines[] = {
 	{ "E\t0\t1\t1 bytes\t1 msgs sent\nZ\t0\n", -1, 0, TOPOMATCH_EPARSE,
 	  "f:2: unknown line type 'Z'" },
-	{ "E\t0\t1\t1 bytes\t1 msgs\n", -1, 0, TOPOMATCH_EPARSE, "f:1: a E line has 8 fields" },
+	{ "E\t0\t1\t1 bytes\t1 msgs\n", -1, 0, TOPOMATCH_EPARSE, "f:1: an E line has 8 fields" },
+	{ "C\t0\t1\t1 bytes\n", -1, 0, TOPOMATCH_EPARSE, "f:1: a C line has 8 fields (C SRC DST" },
 	{ "E\t0\t1\t1 bytes\t1 msgs sent\t1,2\tx\n", -1, 0, TOPOMATCH_EPARSE,
 	  "f:1: trailing text after the histogram: 'x'" },
 	{ "E\t0\t1\t1 bytes\t1 msgs sent\t1,,2\n", -1, 0, TOPOMATCH_EPARSE,
@@ -300,7 +301,7 @@ static const struct bad_line {
 	  "E\t0\t2\t1 bytes\t1 msgs sent\n", -1, 0, TOPOMATCH_EPARSE,
 	  "f:4: a second E line for 0 -> 1 (first at line 1)" },
 	{ "D\tMPI_COMM_WORLD\n", 0, 0, TOPOMATCH_EPARSE, "f:1: a D line is 'D NAME procs: LIST'" },
-	{ "O2A\t0\t0 bytes\t0 msgs\n", 0, 0, TOPOMATCH_EPARSE, "f:1: a O2A line has 7 fields" },
+	{ "O2A\t0\t0 bytes\t0 msgs\n", 0, 0, TOPOMATCH_EPARSE, "f:1: an O2A line has 7 fields" },
 	{ "A2A\t0\t0 bytes\t0 msgs sent 1 2 3 4 5\n", 0, 0, TOPOMATCH_EPARSE,
 	  "this one more than 10" },
 	{ "A2O\t1\t0 bytes\t0 msgs sent\n", 0, 0, TOPOMATCH_EPARSE,
