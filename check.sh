@@ -53,6 +53,12 @@ rc=0
 "$top/tests/mpi/commprof.sh" "$top/build" >"$top/build/mpi-commprof.log" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || fail=1
 grep -E '^(FAIL|SKIP|mpi:)' "$top/build/mpi-commprof.log" || true
+# topomatch convert on a live Open MPI monitoring run (tests/mpi/convert.sh)
+echo "== MPI monitoring convert"
+rc=0
+"$top/tests/mpi/convert.sh" "$top/build" >"$top/build/mpi-convert.log" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || fail=1
+grep -E '^(FAIL|SKIP|mpi:)' "$top/build/mpi-convert.log" || true
 SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
