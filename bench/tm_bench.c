@@ -99,7 +99,8 @@ enum target_what {
 	T_AVG_HOPS, /* hop-bytes / natural's, where natural sends every byte 1 hop */
 };
 
-/* The case name of the targets over every fat-tree case (T_HB_BEST_GEOMEAN). */
+/* The case name of the target over the shuffled fat-tree cases
+ * (T_HB_BEST_GEOMEAN). */
 #define FAT_TREES "fat-trees"
 
 struct target {
@@ -131,7 +132,7 @@ static const struct target targets[] = {
 	{ "frag-1k-nat", "auto", T_HB_BEST, 1.0,
 	  "hop-bytes <= 1.0 x min(scotch-direct, natural)" },
 	{ FAT_TREES, "auto", T_HB_BEST_GEOMEAN, 0.97,
-	  "geomean of hop-bytes / min(scotch-direct, natural)" },
+	  "geomean of tree-1k, frag-1k, tree-4k: hb / min(direct, natural)" },
 	{ "torus-4k", "auto", T_AVG_HOPS, 1.2, "average hops a byte travels (ideal 1.00)" },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
@@ -1055,12 +1056,18 @@ static double avg_hops(const struct case_result *cr, const struct row *r)
 	return nat && nat->hop_bytes > 0 ? r->hop_bytes / nat->hop_bytes : NAN;
 }
 
+/*
+ * The fat-tree cases of Mapping engine I (tree-1k, frag-1k, tree-4k),
+ * which the geometric-mean target is over.  Not the natural-order ones:
+ * there the reference is already optimal (tree-4k-nat: Scotch finds the
+ * 8x4x1-block optimum, 34.816 M) and each case has its own <= 1.0 target.
+ */
 static bool fat_tree(const struct bench_case *c)
 {
-	return c->kind == CASE_TREE || c->kind == CASE_FRAG;
+	return (c->kind == CASE_TREE || c->kind == CASE_FRAG) && !c->natural_order;
 }
 
-/* Geometric mean of hb_best over every fat-tree case; NAN unless all ran. */
+/* Geometric mean of hb_best over those cases; NAN unless all ran. */
 static double hb_best_geomean(const struct target *tg, const struct case_result *res, int nres)
 {
 	double logsum = 0.0;

@@ -63,24 +63,31 @@ static int relabel(const topomatch_affinity_t *a, const int64_t *perm, double **
 	return TOPOMATCH_OK;
 }
 
+int tm_affinity_relabel(const topomatch_affinity_t *a, const int64_t *perm,
+			topomatch_affinity_t **out, char *err)
+{
+	int64_t n = topomatch_affinity_ntasks(a);
+	tm_coo_t coo;
+	double *loads;
+	int rc = relabel(a, perm, &loads, &coo);
+	if (rc != TOPOMATCH_OK)
+		return tm_err(err, rc, "relabel: out of memory for %lld tasks", (long long)n);
+	rc = gen_coo_finish(n, &coo, loads, out, err);
+	free(loads);
+	return rc;
+}
+
 int topomatch_affinity_shuffle(const topomatch_affinity_t *a, uint64_t seed,
 			       topomatch_affinity_t **out, char *err)
 {
 	*out = NULL;
 	if (!a)
 		return tm_err(err, TOPOMATCH_EINVAL, "shuffle: no pattern given");
-	int64_t n = topomatch_affinity_ntasks(a);
-	int64_t *perm = make_perm(n, seed);
+	int64_t *perm = make_perm(topomatch_affinity_ntasks(a), seed);
 	if (!perm)
 		return tm_err(err, TOPOMATCH_ENOMEM, "shuffle: out of memory");
-	tm_coo_t coo;
-	double *loads;
-	int rc = relabel(a, perm, &loads, &coo);
+	int rc = tm_affinity_relabel(a, perm, out, err);
 	free(perm);
-	if (rc != TOPOMATCH_OK)
-		return tm_err(err, rc, "shuffle: out of memory for %lld tasks", (long long)n);
-	rc = gen_coo_finish(n, &coo, loads, out, err);
-	free(loads);
 	return rc;
 }
 

@@ -162,9 +162,8 @@ static void order_bfsdfs(const topomatch_csr_t *a, starts_t *st, unsigned char *
 	}
 }
 
-static int build_simple(gm_shared_t *sh, int order, int64_t *out, char *err)
+static int build_simple(const topomatch_csr_t *a, int order, int64_t *out, char *err)
 {
-	const topomatch_csr_t *a = &sh->a;
 	int64_t n = a->n;
 	unsigned char *f1 = tm_zalloc(n, 1), *f2 = tm_zalloc(n, 1);
 	wnb_t *buf = tm_alloc(max_degree(a), sizeof(*buf));
@@ -324,6 +323,11 @@ out:
 	return rc;
 }
 
+int tm_order_bfs(const topomatch_csr_t *a, int64_t *out, char *err)
+{
+	return build_simple(a, GM_BFS, out, err);
+}
+
 int gm_shared_order(gm_shared_t *sh, int order, char *err)
 {
 	if (order < 0 || order >= GM_NORDERS)
@@ -339,7 +343,7 @@ int gm_shared_order(gm_shared_t *sh, int order, char *err)
 	else if (order == GM_GPART)
 		rc = build_gpart(sh, out, err);
 	else
-		rc = build_simple(sh, order, out, err);
+		rc = build_simple(&sh->a, order, out, err);
 	if (rc != TOPOMATCH_OK) {
 		free(out);
 		return rc;

@@ -56,6 +56,10 @@ int tm_map_greedymap(const tm_map_ctx_t *c, int64_t *pu, char *err);
 int tm_map_analytical(const tm_map_ctx_t *c, int64_t *pu, char *err);
 /* Whether tm_map_analytical takes the topology (a 1-3D mesh or torus). */
 bool tm_analytical_fits(const topomatch_topology_t *t);
+/* GreedyMap's BFS task list (ICS 2017 §4.5): Cuthill-McKee from the least
+ * connected task, heaviest neighbours first, every component; out[n]
+ * (greedymap_order.c). */
+int tm_order_bfs(const topomatch_csr_t *a, int64_t *out, char *err);
 /* ParMapper, ICS 2017 §4.2: GreedyMap configurations on threads (parmapper.c). */
 int tm_map_parmapper(const tm_map_ctx_t *c, int64_t *pu, char *err);
 

@@ -63,6 +63,11 @@ int tm_coo_push(tm_coo_t *c, int64_t src, int64_t dst, double w, int64_t max_nnz
 int tm_affinity_from_coo(int64_t ntasks, const tm_coo_t *coo, const double *loads,
 			 topomatch_affinity_t **out, char *err);
 
+/* The pattern with task i renamed perm[i] (a permutation of 0..n-1):
+ * C'(perm[i], perm[j]) = C(i, j), loads likewise (affinity_transform.c). */
+int tm_affinity_relabel(const topomatch_affinity_t *a, const int64_t *perm,
+			topomatch_affinity_t **out, char *err);
+
 /* hop_bytes of topomatch_metrics_compute, the same to the bit, without the
  * routes and link loads the other metrics need (metrics.c). */
 int tm_metrics_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
