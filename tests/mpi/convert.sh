@@ -99,4 +99,23 @@ expect_eq "default kinds: enable 1 = enable 2 (E,I)" "$e2" "$(convert "$out/coll
 total=$(ring $np bytes | awk '{s += $3} END {print s}')
 expect_eq "default kinds: more than the ring's $total bytes (the collectives)" 1 \
 	"$(echo "$e2" | awk -v t="$total" '{s += $3} END {print (s > t)}')"
+
+# contrib/commprof on the same ring: its point-to-point matrix is the one
+# convert reads from Open MPI's monitoring of that ring
+# shellcheck disable=SC2086
+if mpicc $CFLAGS -shared -fPIC -o "$out/libcommprof.so" "$top/contrib/commprof/commprof.c" \
+	2>"$out/commprof.err"; then
+	rm -f "$out"/prof_ring.*
+	timeout 120 mpirun --allow-run-as-root --oversubscribe -np $np \
+		--mca btl self,vader --mca btl_vader_single_copy_mechanism none \
+		-x LD_PRELOAD="$out/libcommprof.so" -x TOPOMATCH_PROF_OUT="$out/prof_ring" \
+		"$out/convert_ring" >"$out/mpirun.out" 2>"$out/mpirun.err"
+	prof=$(awk '!/^#/ { for (c = 1; c <= NF; c++) if ($c != 0) printf "%d %d %d\n", r, c - 1, $c; r++ }' \
+		"$out/prof_ring.p2p.mat" 2>/dev/null)
+	expect_eq "commprof's p2p matrix = convert's on the monitored ring" \
+		"$(convert "$out/ring_e2" --ranks $np)" "$prof"
+else
+	cat "$out/commprof.err"
+	not_ok "contrib/commprof builds with mpicc"
+fi
 finish
