@@ -238,7 +238,7 @@ static int read_fattree(tm_cluster_desc_t *d, ynode *net, char *err)
 	double bw[TOPOMATCH_MAX_LEVELS] = { 0 };
 	for (int64_t k = 0; k < lv->n && rc == TOPOMATCH_OK; k++) {
 		ynode *l = lv->items[k], *a;
-		int64_t v;
+		int64_t v = 0;
 		rc = tm_ymap_check_keys(d->doc, l, "level", lkeys, err);
 		if (rc == TOPOMATCH_OK)
 			rc = need(d, l, "arity", "level", &a, err);
@@ -431,7 +431,7 @@ static int read_grid(tm_cluster_desc_t *d, ynode *net, char *err)
 {
 	static const char *const keys[] = { "type", "dims", "wrap", "nodes_per_router",
 					    "node_order", "cost", NULL };
-	int64_t npr;
+	int64_t npr = 1;
 	int rc = tm_ymap_check_keys(d->doc, net, "network", keys, err);
 	if (rc == TOPOMATCH_OK)
 		rc = read_dims(d, net, err);

@@ -1,0 +1,81 @@
+/*
+ * fuzz_topology.c - libFuzzer harness of the Scotch target strings
+ * (core/topology_parse.c: "tleaf ...", "torus3D ...", "meshXD ... wrap ...
+ * local ... cost ...", "hcub d"), as topomatch_topology_load() reads them
+ * from a file (not NUL-terminated, any bytes).  A target that parses must
+ * describe itself in text that parses back to the same description, and
+ * answer distance queries and the Scotch export without trouble.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "fuzz_common.h"
+
+#include <math.h>
+
+#include "topology_internal.h"
+
+static void queries(const topomatch_topology_t *t)
+{
+	int64_t n = topomatch_topology_npu(t);
+	FZ_ASSERT(n >= 1 && n <= TOPOMATCH_MAX_PUS);
+	int64_t pick[] = { 0, 1, n / 2, n - 2, n - 1 };
+	for (size_t i = 0; i < sizeof(pick) / sizeof(pick[0]); i++) {
+		for (size_t j = 0; j < sizeof(pick) / sizeof(pick[0]); j++) {
+			int64_t p = pick[i], q = pick[j];
+			if (p < 0 || q < 0 || p >= n || q >= n)
+				continue;
+			int64_t h = topomatch_topology_hops(t, p, q);
+			double c = topomatch_topology_cost(t, p, q);
+			FZ_ASSERT(h >= 0 && (h == 0) == (p == q));
+			FZ_ASSERT(h == topomatch_topology_hops(t, q, p));
+			FZ_ASSERT(c >= 0 && !isnan(c));
+		}
+	}
+	FZ_ASSERT(topomatch_topology_hops(t, -1, 0) == -1);
+	FZ_ASSERT(topomatch_topology_hops(t, 0, n) == -1);
+	FILE *f = fopen("/dev/null", "w");
+	if (f) {
+		char err[TOPOMATCH_ERRLEN];
+		fz_err_init(err);
+		int rc = topomatch_topology_write_scotch(t, f, err);
+		fz_check_err(rc, err);
+		fclose(f);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[TOPOMATCH_ERRLEN], desc[4096], desc2[4096];
+	topomatch_topology_t *t = NULL, *u = NULL;
+	char *buf = malloc(size ? size : 1);
+
+	if (!buf)
+		return 0;
+	if (size)
+		memcpy(buf, data, size);
+	fz_err_init(err);
+	int rc = tm_topology_parse_buf(buf, size, "fuzz", &t, err);
+	fz_check_err(rc, err);
+	FZ_ASSERT((rc == TOPOMATCH_OK) == (t != NULL));
+	if (t) {
+		rc = topomatch_topology_describe(t, desc, sizeof(desc));
+		FZ_ASSERT(rc == TOPOMATCH_OK);
+		fz_err_init(err);
+		rc = topomatch_topology_parse(desc, "described", &u, err);
+		if (rc != TOPOMATCH_OK)
+			fprintf(stderr, "fuzz: '%s' does not parse back: %s\n", desc, err);
+		FZ_ASSERT(rc == TOPOMATCH_OK);
+		FZ_ASSERT(topomatch_topology_describe(u, desc2, sizeof(desc2)) == TOPOMATCH_OK);
+		if (strcmp(desc, desc2) != 0)
+			fprintf(stderr, "fuzz: '%s' reads back as '%s'\n", desc, desc2);
+		FZ_ASSERT(strcmp(desc, desc2) == 0);
+		FZ_ASSERT(topomatch_topology_npu(t) == topomatch_topology_npu(u));
+		FZ_ASSERT(topomatch_topology_kind(t) == topomatch_topology_kind(u));
+		queries(t);
+		topomatch_topology_destroy(u);
+		topomatch_topology_destroy(t);
+	}
+	free(buf);
+	return 0;
+}

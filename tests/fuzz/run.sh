@@ -1,0 +1,167 @@
+#!/bin/sh
+# tests/fuzz/run.sh BUILD_DIR [SECONDS] - the libFuzzer harnesses of
+# tests/fuzz/ (README.md there): builds them with clang
+# -fsanitize=fuzzer,address,undefined against the library sources (those
+# of core_libtopomatch_la_SOURCES in Makefile.am, compiled into
+# BUILD_DIR/fuzz), then for each harness replays its seed corpus
+# (tests/fuzz/corpus/NAME) and its regression inputs (tests/fuzz/regress/
+# NAME) and fuzzes for SECONDS (default 30; 0: replay only) with
+# -timeout=10 -rss_limit_mb=2048.  New inputs go to BUILD_DIR/fuzz/
+# corpus/NAME, crashes to BUILD_DIR/fuzz/artifacts; nothing is written
+# into the source tree.  FUZZ_ONLY="a b" runs only those harnesses.
+# Prints "ok"/"FAIL" per harness and "fuzz: N passed, M failed".
+# Without clang or libFuzzer (Debian: clang libclang-rt-14-dev) it builds
+# the harnesses with cc and tests/fuzz/replay_main.c, replays the corpora
+# and regression inputs, and exits 77 (skip) when they pass.
+# SPDX-License-Identifier: GPL-2.0-or-later
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+[ $# -ge 1 ] || { echo "usage: run.sh BUILD_DIR [SECONDS]" >&2; exit 2; }
+mkdir -p "$1" || exit 2
+build=$(cd "$1" && pwd)
+secs=${2:-30}
+case $secs in '' | *[!0-9]*) echo "run.sh: SECONDS must be a whole number" >&2; exit 2 ;; esac
+out=$build/fuzz
+fz=$top/tests/fuzz
+HARNESSES=${FUZZ_ONLY:-"dense mm triplets grf ompi topology yaml_doc cluster slurm_topo \
+slurm_conf hostlist blob blob_env"}
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
+
+mkdir -p "$out/corpus" "$out/artifacts" "$out/logs" || exit 2
+
+# ---------------------------------------------------------------- compiler
+probe=$out/probe-$$.c
+printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+	'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
+	'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' >"$probe"
+CLANG=${FUZZ_CC:-clang}
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+if command -v "$CLANG" >/dev/null 2>&1 &&
+	"$CLANG" -fsanitize=fuzzer $SAN -o "$out/probe-$$" "$probe" >"$out/probe.log" 2>&1; then
+	mode=fuzz
+	CC=$CLANG
+	LIBFLAGS="-fsanitize=fuzzer-no-link $SAN"
+	LINKFLAGS="-fsanitize=fuzzer $SAN"
+	DRIVER=
+else
+	mode=replay
+	CC=${CC:-cc}
+	echo "SKIP: no clang with libFuzzer (apt-get install clang libclang-rt-14-dev):" \
+		"replaying the corpora with $CC instead"
+	printf 'int main(void) { return 0; }\n' >"$probe"
+	if "$CC" $SAN -o "$out/probe-$$" "$probe" >/dev/null 2>&1; then
+		LIBFLAGS=$SAN
+	else
+		LIBFLAGS=
+	fi
+	LINKFLAGS=$LIBFLAGS
+	DRIVER=$fz/replay_main.c
+fi
+rm -f "$probe" "$out/probe-$$"
+
+# ---------------------------------------------------------------- build
+# The library's sources as Makefile.am lists them (C files only).
+SRCS=$(sed -n '/^core_libtopomatch_la_SOURCES *=/,/[^\\]$/p' "$top/Makefile.am" |
+	tr ' \t\\' '\n\n\n' | grep '\.c$' | sed "s|^|$top/|" | tr '\n' ' ')
+[ -n "$SRCS" ] || { echo "run.sh: no library sources found in Makefile.am" >&2; exit 2; }
+version=$(sed -n 's/^AC_INIT(\[[^]]*\], *\[\([^]]*\)\].*/\1/p' "$top/configure.ac")
+cat >"$out/config.h.$$" <<EOC
+/* config.h for the fuzz build (tests/fuzz/run.sh) */
+#define PACKAGE_VERSION "${version:-fuzz}"
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE 1
+#endif
+EOC
+# rewritten only when it changes, so that a second run rebuilds nothing
+if cmp -s "$out/config.h.$$" "$out/config.h"; then
+	rm -f "$out/config.h.$$"
+else
+	mv "$out/config.h.$$" "$out/config.h"
+fi
+DEPCFLAGS="-I/usr/include/scotch $(pkg-config --cflags hwloc yaml-0.1 2>/dev/null)"
+LIBS="$(pkg-config --libs hwloc yaml-0.1 2>/dev/null || echo -lhwloc -lyaml) -lscotch -lscotcherr -lz -lpthread -lm"
+cat >"$out/Makefile.$$" <<'EOM'
+# written by tests/fuzz/run.sh
+OBJS := $(patsubst $(TOP)/%.c,obj/%.o,$(SRCS))
+BINS := $(patsubst %,bin/fuzz_%,$(HARNESSES))
+all: $(BINS)
+obj/%.o: $(TOP)/%.c config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+libtm.a: $(OBJS)
+	rm -f $@ && ar rcs $@ $(OBJS)
+bin/fuzz_%: $(FZ)/fuzz_%.c libtm.a $(DRIVER)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -I$(FZ) $(LINKFLAGS) -o $@ $< $(DRIVER) libtm.a $(LIBS)
+-include $(OBJS:.o=.d)
+.PHONY: all
+EOM
+mv "$out/Makefile.$$" "$out/Makefile"
+CFLAGS="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter $LIBFLAGS -I$out -I$top/core -I$top/topology $DEPCFLAGS"
+echo "== fuzz: building the harnesses with $CC into $out"
+if ! make -s -C "$out" -j"$(nproc 2>/dev/null || echo 2)" TOP="$top" FZ="$fz" SRCS="$SRCS" \
+	HARNESSES="$HARNESSES" CC="$CC" CFLAGS="$CFLAGS" LINKFLAGS="$LINKFLAGS" \
+	DRIVER="$DRIVER" LIBS="$LIBS" >"$out/logs/build.log" 2>&1; then
+	cat "$out/logs/build.log"
+	not_ok "the harnesses build with $CC"
+	echo "fuzz: $passed passed, $failed failed"
+	exit 1
+fi
+
+# ---------------------------------------------------------------- run
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:allocator_may_return_null=1"
+export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+for h in $HARNESSES; do
+	bin=$out/bin/fuzz_$h
+	log=$out/logs/$h.log
+	seeds=$fz/corpus/$h
+	regress=$fz/regress/$h
+	inputs=""
+	[ -d "$seeds" ] && inputs="$seeds"
+	[ -d "$regress" ] && inputs="$inputs $regress"
+	# replay: every seed and regression input once (libFuzzer: -runs=0 on dirs)
+	# shellcheck disable=SC2086
+	if [ "$mode" = fuzz ]; then
+		"$bin" -runs=0 -timeout=10 -rss_limit_mb=2048 $inputs >"$log" 2>&1
+	else
+		timeout 600 "$bin" $inputs >"$log" 2>&1
+	fi
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		tail -n 40 "$log"
+		not_ok "$h: its corpus and regression inputs replay (exit $rc, $log)"
+		continue
+	fi
+	if [ "$mode" = replay ] || [ "$secs" -eq 0 ]; then
+		# shellcheck disable=SC2086
+		ok "$h: $( [ -z "$inputs" ] || find $inputs -type f | wc -l) inputs replay"
+		continue
+	fi
+	mkdir -p "$out/corpus/$h"
+	dict=
+	[ -f "$fz/$h.dict" ] && dict="-dict=$fz/$h.dict"
+	# shellcheck disable=SC2086
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$out/artifacts/$h-" $dict "$out/corpus/$h" $inputs >>"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
+	stats="${runs:-?} runs, $cov"
+	if [ $rc -eq 0 ]; then
+		ok "$h: ${secs}s of fuzzing, no crash, leak or hang ($stats)"
+	else
+		grep -E 'ERROR|SUMMARY|fuzz property|fuzz:|Test unit written|^    #[0-9]' "$log" | head -n 30
+		not_ok "$h: fuzzing found a problem (exit $rc; $log, $out/artifacts/$h-*)"
+	fi
+done
+echo "fuzz: $passed passed, $failed failed"
+if [ "$failed" -ne 0 ]; then
+	exit 1
+fi
+[ "$mode" = fuzz ] || exit 77
+exit 0
