@@ -132,7 +132,7 @@ static const struct target targets[] = {
 	{ "frag-1k-nat", "auto", T_HB_BEST, 1.0,
 	  "hop-bytes <= 1.0 x min(scotch-direct, natural)" },
 	{ FAT_TREES, "auto", T_HB_BEST_GEOMEAN, 0.97,
-	  "geomean of tree-1k, frag-1k, tree-4k: hb / min(direct, natural)" },
+	  "geomean of the tree-1k, frag-1k, tree-4k ratios" },
 	{ "torus-4k", "auto", T_AVG_HOPS, 1.2, "average hops a byte travels (ideal 1.00)" },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
