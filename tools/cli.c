@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -208,4 +210,79 @@ void cli_print_metrics(const char *mapper, int64_t ntasks, const topomatch_topol
 	for (size_t i = 0; i + 1 < sizeof(f) / sizeof(f[0]); i++)
 		printf("%-20s%.15g\n", f[i].key, f[i].v);
 	printf("%-20s%.6f\n", "time_s", time_s);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+static int output_format(const char *out, int format)
+{
+	if (format > 0)
+		return format;
+	if (!out)
+		return TOPOMATCH_FORMAT_TRIPLETS;
+	if (has_suffix(out, ".mat"))
+		return TOPOMATCH_FORMAT_DENSE;
+	if (has_suffix(out, ".mtx") || has_suffix(out, ".mm"))
+		return TOPOMATCH_FORMAT_MM;
+	if (has_suffix(out, ".grf"))
+		return TOPOMATCH_FORMAT_GRF;
+	return TOPOMATCH_FORMAT_TRIPLETS;
+}
+
+/* Write to a temporary file next to the target and rename it, so that a
+ * failed run never leaves a truncated pattern behind. */
+int cli_write_pattern(const char *cmd, const char *out, int format,
+		      const topomatch_affinity_t *a)
+{
+	char err[TOPOMATCH_ERRLEN] = "";
+	if (!out || !strcmp(out, "-")) {
+		if (topomatch_affinity_write(a, stdout, output_format(out, format), err) !=
+		    TOPOMATCH_OK) {
+			cli_error(cmd, "stdout: %s", err);
+			return CLI_FAIL;
+		}
+		if (fflush(stdout) != 0) {
+			cli_error(cmd, "stdout: %s", strerror(errno));
+			return CLI_FAIL;
+		}
+		return CLI_OK;
+	}
+	size_t len = strlen(out) + 16;
+	char *tmp = malloc(len);
+	if (!tmp) {
+		cli_error(cmd, "out of memory");
+		return CLI_FAIL;
+	}
+	snprintf(tmp, len, "%s.tmpXXXXXX", out);
+	int fd = mkstemp(tmp);
+	/* mkstemp makes 0600; the pattern is an ordinary output: the umask's
+	 * mode, as fopen would give (the CLI is single-threaded) */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fd >= 0)
+		(void)fchmod(fd, 0666 & ~mask);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int rc = CLI_FAIL;
+	if (!f)
+		cli_error(cmd, "%s: %s", out, strerror(errno));
+	else if (topomatch_affinity_write(a, f, output_format(out, format), err) != TOPOMATCH_OK)
+		cli_error(cmd, "%s: %s", out, err);
+	else
+		rc = CLI_OK;
+	if (f && fclose(f) != 0 && rc == CLI_OK) {
+		cli_error(cmd, "%s: %s", out, strerror(errno));
+		rc = CLI_FAIL;
+	}
+	if (rc == CLI_OK && rename(tmp, out) != 0) {
+		cli_error(cmd, "%s: %s", out, strerror(errno));
+		rc = CLI_FAIL;
+	}
+	if (rc != CLI_OK && fd >= 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
 }

@@ -96,4 +96,11 @@ int cli_load(const char *cmd, const struct cli_inputs *in, struct cli_target *tg
 void cli_print_metrics(const char *mapper, int64_t ntasks, const topomatch_topology_t *t,
 		       const topomatch_metrics_t *m, double time_s, bool json);
 
+/* Write pattern a to out ("-" or NULL: stdout) in format (0: from out's
+ * suffix: .mat dense, .mtx/.mm mm, .grf grf, else triplets), through a
+ * temporary file renamed at the end; errors are printed as cmd's.
+ * CLI_OK or CLI_FAIL. */
+int cli_write_pattern(const char *cmd, const char *out, int format,
+		      const topomatch_affinity_t *a);
+
 #endif /* TM_CLI_H */

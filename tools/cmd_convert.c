@@ -15,8 +15,6 @@
 
 int cmd_convert(int argc, char **argv);
 /* cmd_gen.c */
-int cli_write_pattern(const char *cmd, const char *out, int format,
-		      const topomatch_affinity_t *a);
 
 static const char help[] =
 	"Usage: topomatch convert [OPTIONS] INPUT...\n"
