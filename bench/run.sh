@@ -21,6 +21,9 @@ if [ ! -x "$bin" ]; then
 	exit 1
 fi
 
+# the recorded profiles of the profile cases (bench/profiles/README.md)
+TM_BENCH_PROFILES=${TM_BENCH_PROFILES:-$top/bench/profiles}
+export TM_BENCH_PROFILES
 out=bench/results-$(date +%Y-%m-%d).txt
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*: *//' || true)
 {

@@ -128,6 +128,19 @@ printf '%s' "$out" >"$work/quick.json"
 expect_eq "natural order: auto no worse than the natural placement" yes \
 	"$(check natural-order)"
 
+# a profile recorded from a real program (bench/profiles, found through
+# $top_srcdir): read, mapped in the application's order, Scotch direct on
+# its rescaled weights
+run "$TM_BENCH" --case lj-64 --json
+expect_eq "--case lj-64 exits 0" 0 "$rc"
+printf '%s' "$out" >"$work/quick.json"
+expect_eq "lj-64: Scotch direct produced a valid row" valid "$(check direct)"
+expect_eq "lj-64: auto no worse than the natural placement" yes "$(check natural-order)"
+
+run "$TM_BENCH" --case lj-64 --profiles "$work/no-such-dir"
+expect_eq "missing profile: the case cannot be set up" 1 "$rc"
+expect_contains "missing profile named" "lammps-melt-64.sum.mat" "$err"
+
 run "$TM_BENCH" --case no-such-case
 expect_eq "unknown case: usage error" 2 "$rc"
 expect_contains "unknown case named" "no-such-case" "$err"
