@@ -362,9 +362,11 @@ static int read_dims(tm_cluster_desc_t *d, ynode *net, char *err)
 	if (rc == TOPOMATCH_OK && s->n > TOPOMATCH_MAX_DIMS)
 		rc = tm_yerr(d->doc, s, err, TOPOMATCH_ELIMIT, "dims: at most %d dimensions",
 			     TOPOMATCH_MAX_DIMS);
+	if (rc) /* s is NULL when 'dims' is missing */
+		return rc;
 	d->shape_pos = pos_of(s);
 	for (int64_t k = 0; rc == TOPOMATCH_OK && k < s->n; k++) {
-		int64_t v;
+		int64_t v = 0;
 		rc = tm_ynode_int(d->doc, s->items[k], "dims", 1, MAX_DIM, &v, err);
 		d->dims[k] = (int)v;
 	}

@@ -560,6 +560,10 @@ START_TEST(error_classes)
 		     "/nonexistent/topology.conf");
 	expect_error(HEAD "network:\n  type: fattree\n  levels:\n    - {arity: 4, cost: -1}\n",
 		     "cost: ");
+	/* found by tests/fuzz/fuzz_cluster: a grid without dims crashed */
+	expect_error(HEAD "network:\n  type: torus\n  nodes_per_router: 1\n",
+		     "c.yaml:6:3: network: missing 'dims'");
+	expect_error(HEAD "network:\n  type: mesh\n  dims: 4\n", "dims");
 	expect_error("", "c.yaml: empty file");
 	expect_error("cluster: x\nnodes: [\n", "c.yaml:");
 }
