@@ -28,37 +28,28 @@ run_suite() { # NAME DIR [configure args...]
 }
 
 run_suite "normal build" "$top/build"
-# the plugins on a real Slurm test cluster (contrib/testcluster)
-echo "== Slurm integration tests"
-for t in placement binding reorder; do
-	if ! "$top/tests/slurm/$t.sh" "$top/build" >"$top/build/slurm-$t.log" 2>&1; then
+# run_script TITLE SCRIPT LOG: a suite script that takes the build
+# directory and prints "slurm:" or "mpi:" counts (summed at the end)
+run_script() {
+	echo "== $1"
+	if ! "$top/$2" "$top/build" >"$top/build/$3" 2>&1; then
 		fail=1
 	fi
-	grep -E '^(FAIL|slurm:)' "$top/build/slurm-$t.log" || true
+	grep -E '^(FAIL|SKIP|slurm:|mpi:)' "$top/build/$3" || true
+}
+
+# the plugins on a real Slurm test cluster (contrib/testcluster)
+for t in placement binding reorder; do
+	run_script "Slurm: $t" "tests/slurm/$t.sh" "slurm-$t.log"
 done
 # topomatch sim's topomatch policy against the real select/topomatch
-if ! "$top/tests/sim/plugin_match.sh" "$top/build" >"$top/build/slurm-sim.log" 2>&1; then
-	fail=1
-fi
-grep -E '^(FAIL|slurm:)' "$top/build/slurm-sim.log" || true
-# the MPI helper of layout=reorder (contrib/mpi) under Open MPI's mpirun
-echo "== MPI helper"
-rc=0
-"$top/tests/mpi/reorder.sh" "$top/build" >"$top/build/mpi-reorder.log" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || fail=1
-grep -E '^(FAIL|SKIP|mpi:)' "$top/build/mpi-reorder.log" || true
-# the communication profiler (contrib/commprof) under Open MPI's mpirun
-echo "== MPI profiler"
-rc=0
-"$top/tests/mpi/commprof.sh" "$top/build" >"$top/build/mpi-commprof.log" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || fail=1
-grep -E '^(FAIL|SKIP|mpi:)' "$top/build/mpi-commprof.log" || true
-# topomatch convert on a live Open MPI monitoring run (tests/mpi/convert.sh)
-echo "== MPI monitoring convert"
-rc=0
-"$top/tests/mpi/convert.sh" "$top/build" >"$top/build/mpi-convert.log" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || fail=1
-grep -E '^(FAIL|SKIP|mpi:)' "$top/build/mpi-convert.log" || true
+run_script "Slurm: simulator against the plugin" tests/sim/plugin_match.sh slurm-sim.log
+# Open MPI's mpirun: the MPI helper of layout=reorder (contrib/mpi), the
+# communication profiler (contrib/commprof), topomatch convert on a live
+# monitoring run
+run_script "MPI helper" tests/mpi/reorder.sh mpi-reorder.log
+run_script "MPI profiler" tests/mpi/commprof.sh mpi-commprof.log
+run_script "MPI monitoring convert" tests/mpi/convert.sh mpi-convert.log
 SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
