@@ -286,3 +286,12 @@ int cli_write_pattern(const char *cmd, const char *out, int format,
 	free(tmp);
 	return rc;
 }
+
+int cli_output_format(const char *cmd, const char *arg, int *format)
+{
+	*format = topomatch_format_from_name(arg);
+	if (*format < 0 || *format == TOPOMATCH_FORMAT_AUTO)
+		return cli_usage_error(cmd, "--format: '%s' is not one of dense, mm, triplets, grf",
+				       arg);
+	return CLI_OK;
+}

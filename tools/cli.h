@@ -96,6 +96,10 @@ int cli_load(const char *cmd, const struct cli_inputs *in, struct cli_target *tg
 void cli_print_metrics(const char *mapper, int64_t ntasks, const topomatch_topology_t *t,
 		       const topomatch_metrics_t *m, double time_s, bool json);
 
+/* --format of an output (dense, mm, triplets, grf; not auto) into
+ * *format: CLI_OK, or a usage error's exit status. */
+int cli_output_format(const char *cmd, const char *arg, int *format);
+
 /* Write pattern a to out ("-" or NULL: stdout) in format (0: from out's
  * suffix: .mat dense, .mtx/.mm mm, .grf grf, else triplets), through a
  * temporary file renamed at the end; errors are printed as cmd's.

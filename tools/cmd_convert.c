@@ -99,12 +99,7 @@ static int parse_opt(int c, const char *arg, struct convert_args *a)
 		return CLI_OK;
 	}
 	case OPT_OUT: a->out = arg; return CLI_OK;
-	case OPT_FORMAT:
-		a->format = topomatch_format_from_name(arg);
-		if (a->format < 0 || a->format == TOPOMATCH_FORMAT_AUTO)
-			return cli_usage_error("convert", "--format: '%s' is not one of dense, mm, "
-							  "triplets, grf", arg);
-		return CLI_OK;
+	case OPT_FORMAT: return cli_output_format("convert", arg, &a->format);
 	default: return cli_usage_error("convert", "unknown option");
 	}
 }

@@ -205,12 +205,7 @@ static int parse_opt(int c, const char *arg, struct gen_args *g)
 	case G_FROM: g->from = arg; return CLI_OK;
 	case G_TOL: return cli_double("gen", "--tolerance", arg, 0, 1, &g->tolerance) ? 0 : 2;
 	case OPT_OUT: g->out = arg; return CLI_OK;
-	case OPT_FORMAT:
-		g->format = topomatch_format_from_name(arg);
-		if (g->format < 0 || g->format == TOPOMATCH_FORMAT_AUTO)
-			return cli_usage_error("gen", "--format: '%s' is not one of dense, mm, "
-						      "triplets, grf", arg);
-		return CLI_OK;
+	case OPT_FORMAT: return cli_output_format("gen", arg, &g->format);
 	default: return cli_usage_error("gen", "unknown option");
 	}
 }
