@@ -729,6 +729,15 @@ START_TEST(conf_input_limits)
 	tm_swtree_free(&t);
 	ck_assert_int_eq(tm_slurm_topology_parse(NULL, 3, NULL, &t, err), TOPOMATCH_EINVAL);
 	ck_assert_str_eq(err, "topology.conf: invalid arguments");
+	/* found by tests/fuzz/fuzz_slurm_topo: 40 bytes naming 17.8M nodes
+	 * whose names cut several ways made the duplicate check hash them all
+	 * (seconds, 256 MiB); a topology.conf attaches at most a cluster's nodes */
+	static const char many[] = "SwitchName=leaf Nodes=I-J8[0-17778861]\n";
+	double t0 = tm_now();
+	ck_assert_int_eq(tm_slurm_topology_parse(many, strlen(many), "t.conf", &t, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "more than 4194304 nodes");
+	ck_assert_msg(tm_now() - t0 < 1.0, "took %.2f s", tm_now() - t0);
 }
 END_TEST
 
