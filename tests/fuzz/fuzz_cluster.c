@@ -16,7 +16,7 @@
 
 #include "topomatch_cluster.h"
 
-static char dir[] = "/tmp/tm-fuzz-cluster-XXXXXX";
+static char dir[4096];
 
 static void cleanup(void)
 {
@@ -35,6 +35,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	char p[sizeof(dir) + 32];
 	(void)argc;
 	(void)argv;
+	fz_tmpdir(dir, sizeof(dir), "cluster");
 	if (!mkdtemp(dir))
 		abort();
 	atexit(cleanup);

@@ -93,4 +93,13 @@ static inline int fz_split(const uint8_t *data, size_t size, uint8_t sep, int ma
 	return n;
 }
 
+/* A mkdtemp() template under $TMPDIR (run.sh points it into the build
+ * directory, so that a crash leaves nothing in /tmp), else /tmp. */
+static inline void fz_tmpdir(char *buf, size_t len, const char *what)
+{
+	const char *t = getenv("TMPDIR");
+	if ((size_t)snprintf(buf, len, "%s/tm-fuzz-%s-XXXXXX", t && *t ? t : "/tmp", what) >= len)
+		abort();
+}
+
 #endif /* TM_FUZZ_COMMON_H */

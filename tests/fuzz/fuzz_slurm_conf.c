@@ -16,7 +16,7 @@
 
 #include "slurm_conf.h"
 
-static char dir[] = "/tmp/tm-fuzz-slurmconf-XXXXXX";
+static char dir[4096];
 static char path[sizeof(dir) + 32], inc[sizeof(dir) + 32];
 
 static void cleanup(void)
@@ -32,6 +32,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	static const char conf[] = "NodeName=m[0-3] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1\n";
 	(void)argc;
 	(void)argv;
+	fz_tmpdir(dir, sizeof(dir), "slurmconf");
 	if (!mkdtemp(dir))
 		abort();
 	atexit(cleanup);

@@ -116,6 +116,9 @@ fi
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# the private directories of fuzz_cluster and fuzz_slurm_conf
+mkdir -p "$out/tmp"
+export TMPDIR="$out/tmp"
 for h in $HARNESSES; do
 	bin=$out/bin/fuzz_$h
 	log=$out/logs/$h.log
