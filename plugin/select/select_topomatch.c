@@ -133,6 +133,16 @@ static topomatch_cluster_t *tm_cluster;
  * without relying on that.
  */
 #define TM_CACHE_DECISIONS 1024
+
+/*
+ * spank_job_env entries looked through for a pattern: its most entries
+ * and room for other SPANK plugins'.  Slurm accepts millions (a job of
+ * 2 million cost 65 ms per job test to scan, with slurmctld's locks
+ * held); a longer one is not read at all, and its job keeps cons_tres'
+ * choice, noted once under this key.
+ */
+#define TM_MAX_ENV_ENTRIES (TOPOMATCH_BLOB_MAX_ENTRIES + 4096)
+#define TM_KEY_ENV_TOO_LONG UINT64_C(0x5e5e5e5e5e5e5e5e)
 static pthread_mutex_t tm_mutex = PTHREAD_MUTEX_INITIALIZER;
 static tm_decision_cache_t tm_cache;
 static tm_cycle_t tm_cycles[2];
@@ -351,20 +361,43 @@ static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
 /*
  * A key for the job's pattern: its TOPOMATCH_PATTERN_ entries and the job
  * fields tm_pattern() checks them against.  0 when the job has none.
+ *
+ * Computed on every job test, before the cache is asked, so its cost must
+ * not grow with what a user put into spank_job_env (Slurm accepts entries
+ * of hundreds of MiB: hashing one of 64 MiB took 200 ms here, with
+ * slurmctld's locks held, at every scheduling attempt).  It reads no
+ * further than the decoder needs to reject the pattern whatever follows
+ * (topomatch_blob_decode_env with the default limits): a value of
+ * TOPOMATCH_BLOB_MAX_ENTRY bytes or more, a name without '=' soon after
+ * the prefix, more than TOPOMATCH_BLOB_MAX_ENTRIES entries, or values of
+ * more than TOPOMATCH_BLOB_MAX_TOTAL bytes in all.  The key then only
+ * tells this job's rejected pattern from its other states (spank_job_env
+ * does not change during a job's life anyway).
  */
 static uint64_t tm_pattern_key(job_record_t *job_ptr)
 {
-	size_t plen = strlen(TOPOMATCH_PATTERN_ENV);
+	const size_t plen = strlen(TOPOMATCH_PATTERN_ENV), name_max = plen + 8;
+	const size_t cap = name_max + TOPOMATCH_BLOB_MAX_ENTRY;
 	uint64_t h = TM_HASH_INIT;
+	size_t total = 0, count = 0;
 	bool any = false;
 
 	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
-		const char *e = job_ptr->spank_job_env[i];
+		const char *e = job_ptr->spank_job_env[i], *eq;
+		size_t n;
 
 		if (!e || strncmp(e, TOPOMATCH_PATTERN_ENV, plen))
 			continue;
-		h = tm_hash(h, e, strlen(e) + 1);
 		any = true;
+		n = strnlen(e, cap);
+		eq = memchr(e, '=', n < name_max ? n : name_max);
+		h = tm_hash(h, e, n);
+		if (n == cap || !eq || ++count > TOPOMATCH_BLOB_MAX_ENTRIES ||
+		    (total += n - (size_t) (eq + 1 - e) + 1) > TOPOMATCH_BLOB_MAX_TOTAL) {
+			h = tm_hash(h, "\1over", 6); /* rejected, whatever follows */
+			break;
+		}
+		h = tm_hash(h, "", 1);
 	}
 	h = tm_hash(h, &job_ptr->details->num_tasks, sizeof(job_ptr->details->num_tasks));
 	h = tm_hash(h, &job_ptr->details->cpus_per_task,
@@ -479,8 +512,22 @@ static topomatch_narrow_t topomatch_narrow(job_record_t *job_ptr,
 	uint64_t pkey;
 
 	*narrowed = NULL;
-	if (!tm_cluster || !job_ptr->spank_job_env_size || !job_ptr->details ||
-	    !(pkey = tm_pattern_key(job_ptr)))
+	if (!tm_cluster || !job_ptr->spank_job_env_size || !job_ptr->details)
+		return TOPOMATCH_KEEP;
+	if (job_ptr->spank_job_env_size > TM_MAX_ENV_ENTRIES) {
+		/* not even looked through for a pattern; said once per job */
+		slurm_mutex_lock(&tm_mutex);
+		if (!tm_decision_find(&tm_cache, job_ptr->job_id, TM_KEY_ENV_TOO_LONG)) {
+			tm_note(job_ptr, "spank_job_env has %u entries, more than the %d a pattern "
+				"comes with: not read", job_ptr->spank_job_env_size,
+				TM_MAX_ENV_ENTRIES);
+			tm_decision_store(&tm_cache, job_ptr->job_id, TM_KEY_ENV_TOO_LONG,
+					  TM_DECISION_KEEP, NULL, 0);
+		}
+		slurm_mutex_unlock(&tm_mutex);
+		return TOPOMATCH_KEEP;
+	}
+	if (!(pkey = tm_pattern_key(job_ptr)))
 		return TOPOMATCH_KEEP;
 	slurm_mutex_lock(&tm_mutex);
 	how = tm_decide(job_ptr, pkey, candidates, avail_core, narrowed);
