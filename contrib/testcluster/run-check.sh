@@ -7,7 +7,7 @@
 # when something failed.
 #   run-check.sh [--keep] [start.sh options]
 # Defaults differ from start.sh's so as not to disturb a cluster started with
-# the defaults: --dir /tmp/tm-testcluster-check --port-base 24001.
+# the defaults: --dir /tmp/tm-testcluster-check --port-base 25001.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -u
 
@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 keep=0
 dir=/tmp/tm-testcluster-check
-port_base=24001
+port_base=25001
 nodes=16
 args=()
 while [ $# -gt 0 ]; do
