@@ -52,9 +52,11 @@ static int64_t synthetic_product(const char *desc)
 			nest++;
 		else if ((*p == ')' || *p == '}' || *p == ']') && nest > 0)
 			nest--;
-		else if (*p == ':' && nest == 0 && isdigit((unsigned char)p[1])) {
+		else if (nest == 0 && isdigit((unsigned char)*p) &&
+			 (p == desc || isspace((unsigned char)p[-1]) || p[-1] == ':')) {
+			/* "type:N", or a bare "N", which hwloc reads as an arity too */
 			char *end;
-			long long v = strtoll(p + 1, &end, 10);
+			long long v = strtoll(p, &end, 10);
 			if (!tm_mul_ok(prod, v, &prod) || prod > INT64_C(1) << 40)
 				return INT64_MAX;
 			p = end - 1;

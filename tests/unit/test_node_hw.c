@@ -229,6 +229,10 @@ START_TEST(limits)
 {
 	/* refused before hwloc builds 2^30 objects */
 	synth_fails("pack:1024 core:1024 pu:1024", TOPOMATCH_ELIMIT, "more than 1048576 PUs");
+	/* bare arities count too (found by tests/fuzz/fuzz_cluster: hwloc spent
+	 * seconds building "6489606" PUs) */
+	synth_fails("6489606", TOPOMATCH_ELIMIT, "more than 1048576 PUs");
+	synth_fails("pack:2 1024 pu:1024", TOPOMATCH_ELIMIT, "more than 1048576 PUs");
 	/* nine levels of arity 2 (512 PUs) exceed TM_NODE_MAX_LEVELS */
 	synth_fails("group:2 group:2 group:2 group:2 group:2 group:2 pack:2 core:2 pu:2",
 		    TOPOMATCH_ELIMIT, "more than 8 levels");
