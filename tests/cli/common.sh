@@ -9,6 +9,17 @@ tm=$TOPOMATCH
 data=$top_srcdir/tests/data
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# TM_VALGRIND=1: every "$tm" runs under valgrind memcheck (valgrind.sh here),
+# logs in $TM_VG_DIR/SCRIPT when TM_VG_DIR is set, else in $work (removed)
+if [ "${TM_VALGRIND:-0}" = 1 ]; then
+	TM_VG_REAL=$TOPOMATCH
+	TM_VG_PATH=$PATH
+	TM_VG_DIR=${TM_VG_DIR:+$TM_VG_DIR/$(basename "$0" .sh)}
+	TM_VG_DIR=${TM_VG_DIR:-$work/vg}
+	export TM_VG_REAL TM_VG_PATH TM_VG_DIR
+	rm -rf "$TM_VG_DIR" && mkdir -p "$TM_VG_DIR" || exit 99
+	tm=$top_srcdir/tests/cli/valgrind.sh
+fi
 pass=0
 fail=0
 
@@ -42,6 +53,13 @@ json_get() {
 }
 
 finish() {
+	if [ "${TM_VALGRIND:-0}" = 1 ]; then
+		if "$top_srcdir/tests/cli/valgrind.sh" --scan "$TM_VG_DIR"; then
+			ok "valgrind: no memcheck error or leak"
+		else
+			not_ok "valgrind: memcheck errors or leaks (logs above)"
+		fi
+	fi
 	echo "cli: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
 }
