@@ -1,7 +1,8 @@
 #!/bin/sh
 # check.sh - install dependencies, build, and run the whole test suite:
 # unit and CLI tests in a normal build, the Slurm plugins on a real test
-# cluster, unit and CLI tests again under ASan+UBSan, then `make distcheck`.  Idempotent; ends with "N passed, N failed".
+# cluster, the CLI tests under valgrind, unit and CLI tests again under
+# ASan+UBSan, then `make distcheck`.  Idempotent; ends with "N passed, N failed".
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 top=$(cd "$(dirname "$0")" && pwd)
@@ -50,6 +51,14 @@ run_script "Slurm: simulator against the plugin" tests/sim/plugin_match.sh slurm
 run_script "MPI helper" tests/mpi/reorder.sh mpi-reorder.log
 run_script "MPI profiler" tests/mpi/commprof.sh mpi-commprof.log
 run_script "MPI monitoring convert" tests/mpi/convert.sh mpi-convert.log
+# the CLI scripts again with every topomatch run under valgrind memcheck
+# (tests/cli/run_valgrind.sh; third-party suppressions in tests/valgrind.supp)
+echo "== valgrind: CLI tests"
+if ! "$top/tests/cli/run_valgrind.sh" "$top/build" >"$top/build/valgrind.out" 2>&1; then
+	fail=1
+	cat "$top/build/valgrind.out"
+fi
+grep -E '^(PASS|FAIL|SKIP|valgrind: [0-9]+ runs)' "$top/build/valgrind.out" || true
 SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
@@ -69,7 +78,7 @@ fi
 # One closing line over both builds: Check's per-test counts plus the
 # assertions of the CLI test scripts.
 total=$(cat "$top"/build/tests/*/*.log "$top"/build-asan/tests/*/*.log \
-	"$top"/build/slurm-*.log "$top"/build/mpi-*.log 2>/dev/null | awk '
+	"$top"/build/valgrind/*.log "$top"/build/slurm-*.log "$top"/build/mpi-*.log 2>/dev/null | awk '
 	/^[0-9]+%: Checks: / { gsub(",", ""); c += $3; f += $5 + $7 }
 	/^(cli|slurm|mpi): [0-9]+ passed, [0-9]+ failed$/ { c += $2 + $4; f += $4 }
 	END { printf "%d %d", c - f, f }')

@@ -14,6 +14,8 @@ PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge"
 PACKAGES="$PACKAGES libopenmpi-dev openmpi-bin gfortran"
 # topomatch sim: .swf.gz traces (zlib) and its plots (gnuplot)
 PACKAGES="$PACKAGES zlib1g-dev gnuplot-nox"
+# the CLI tests under valgrind memcheck (tests/cli/run_valgrind.sh)
+PACKAGES="$PACKAGES valgrind"
 
 missing=""
 for p in $PACKAGES; do
