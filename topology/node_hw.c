@@ -22,7 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TM_NODE_MAX_PU (1 << 20)
+/* PUs of one node.  hwloc's synthetic loader is superlinear: 4096 PUs load
+ * in at most about 1 s whatever the shape, 65536 took 30 s and 2^20 many
+ * minutes (tests/fuzz/fuzz_cluster); no Slurm node has more than 4096. */
+#define TM_NODE_MAX_PU (1 << 12)
 
 /* One level of the CPU tree before arity-1 levels are dropped. */
 struct raw_level {
