@@ -30,22 +30,6 @@ static int64_t row_len(const topomatch_affinity_t *a, int64_t i)
 	return c.rowptr[i + 1] - c.rowptr[i];
 }
 
-/* Same tasks, same pattern, bit-identical weights. */
-static int same_matrix(const topomatch_affinity_t *a, const topomatch_affinity_t *b)
-{
-	topomatch_csr_t x = topomatch_affinity_directed(a), y = topomatch_affinity_directed(b);
-
-	if (x.n != y.n || x.rowptr[x.n] != y.rowptr[y.n])
-		return 0;
-	for (int64_t i = 0; i <= x.n; i++)
-		if (x.rowptr[i] != y.rowptr[i])
-			return 0;
-	for (int64_t p = 0; p < x.rowptr[x.n]; p++)
-		if (x.col[p] != y.col[p] || x.w[p] != y.w[p])
-			return 0;
-	return 1;
-}
-
 static void assert_symmetric(const topomatch_affinity_t *a)
 {
 	int64_t n = topomatch_affinity_ntasks(a);
@@ -424,8 +408,8 @@ START_TEST(hier_seed)
 	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 100, 4, 0.2, 7, &a, NULL), 0);
 	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 100, 4, 0.2, 7, &b, NULL), 0);
 	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 100, 4, 0.2, 8, &c, NULL), 0);
-	ck_assert(same_matrix(a, b));
-	ck_assert(!same_matrix(a, c));
+	ck_assert(tm_same_matrix(a, b));
+	ck_assert(!tm_same_matrix(a, c));
 	topomatch_affinity_destroy(a);
 	topomatch_affinity_destroy(b);
 	topomatch_affinity_destroy(c);
@@ -515,8 +499,8 @@ START_TEST(random_seed)
 	ck_assert_int_eq(topomatch_gen_random(100, 4, 8, 11, &a, NULL), 0);
 	ck_assert_int_eq(topomatch_gen_random(100, 4, 8, 11, &b, NULL), 0);
 	ck_assert_int_eq(topomatch_gen_random(100, 4, 8, 12, &c, NULL), 0);
-	ck_assert(same_matrix(a, b));
-	ck_assert(!same_matrix(a, c));
+	ck_assert(tm_same_matrix(a, b));
+	ck_assert(!tm_same_matrix(a, c));
 	topomatch_affinity_destroy(a);
 	topomatch_affinity_destroy(b);
 	topomatch_affinity_destroy(c);
@@ -670,12 +654,12 @@ START_TEST(shuffle_moves)
 	ck_assert_double_eq(topomatch_affinity_total(b), topomatch_affinity_total(a));
 
 	ck_assert_int_eq(topomatch_affinity_shuffle(a, 3, &c, err), TOPOMATCH_OK);
-	ck_assert(same_matrix(b, c));
+	ck_assert(tm_same_matrix(b, c));
 	ck_assert_mem_eq(topomatch_affinity_loads(b), topomatch_affinity_loads(c),
 			 6 * sizeof(double));
 	topomatch_affinity_destroy(c);
 	ck_assert_int_eq(topomatch_affinity_shuffle(a, 4, &c, err), TOPOMATCH_OK);
-	ck_assert(!same_matrix(b, c));
+	ck_assert(!tm_same_matrix(b, c));
 	topomatch_affinity_destroy(a);
 	topomatch_affinity_destroy(b);
 	topomatch_affinity_destroy(c);
@@ -744,7 +728,7 @@ START_TEST(noise_k0)
 
 	for (int model = TOPOMATCH_NOISE_GA; model <= TOPOMATCH_NOISE_UM; model++) {
 		topomatch_affinity_t *b = noisy(a, model, 0, 5);
-		ck_assert_msg(same_matrix(a, b), "model %d with k = 0 changed the matrix", model);
+		ck_assert_msg(tm_same_matrix(a, b), "model %d with k = 0 changed the matrix", model);
 		topomatch_affinity_destroy(b);
 	}
 	topomatch_affinity_destroy(a);
@@ -770,7 +754,7 @@ START_TEST(noise_multiplicative)
 			}
 		}
 		ck_assert_int_le(topomatch_affinity_nnz(b), 5);
-		ck_assert(!same_matrix(a, b));
+		ck_assert(!tm_same_matrix(a, b));
 		assert_positive(b);
 		topomatch_affinity_destroy(b);
 	}
@@ -846,8 +830,8 @@ START_TEST(noise_seed)
 		topomatch_affinity_t *b = noisy(a, model, 0.3, 21);
 		topomatch_affinity_t *c = noisy(a, model, 0.3, 21);
 		topomatch_affinity_t *d = noisy(a, model, 0.3, 22);
-		ck_assert(same_matrix(b, c));
-		ck_assert(!same_matrix(b, d));
+		ck_assert(tm_same_matrix(b, c));
+		ck_assert(!tm_same_matrix(b, d));
 		topomatch_affinity_destroy(b);
 		topomatch_affinity_destroy(c);
 		topomatch_affinity_destroy(d);
@@ -1231,7 +1215,7 @@ START_TEST(shape_mixed_wrap)
 	s.periodic[1] = 1;
 	ck_assert_int_eq(topomatch_gen_stencil_shape(&s, &a, err), 0);
 	b = stencil(2, s.dims, 5, 1, s.weight);
-	ck_assert(same_matrix(a, b));
+	ck_assert(tm_same_matrix(a, b));
 	topomatch_affinity_destroy(a);
 	topomatch_affinity_destroy(b);
 	s.periodic[0] = 2;
@@ -1300,7 +1284,7 @@ START_TEST(detect_round_trip)
 	topomatch_stencil_shape_t d = detect_ok(a, 0.0);
 	topomatch_affinity_t *b = shape_gen(&d);
 
-	ck_assert_msg(same_matrix(a, b), "shape %d", _i);
+	ck_assert_msg(tm_same_matrix(a, b), "shape %d", _i);
 	ck_assert_int_eq(d.ndims, s->ndims);
 	ck_assert_int_eq(d.points, s->points);
 	for (int k = 0; k < s->ndims; k++) {

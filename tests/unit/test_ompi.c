@@ -90,21 +90,6 @@ static void assert_ring(const topomatch_affinity_t *a, int msgs)
 	}
 }
 
-static int same_matrix(const topomatch_affinity_t *a, const topomatch_affinity_t *b)
-{
-	topomatch_csr_t x = topomatch_affinity_directed(a), y = topomatch_affinity_directed(b);
-
-	if (x.n != y.n || x.rowptr[x.n] != y.rowptr[y.n])
-		return 0;
-	for (int64_t i = 0; i <= x.n; i++)
-		if (x.rowptr[i] != y.rowptr[i])
-			return 0;
-	for (int64_t p = 0; p < x.rowptr[x.n]; p++)
-		if (x.col[p] != y.col[p] || x.w[p] != y.w[p])
-			return 0;
-	return 1;
-}
-
 /* ---------------------------------------------------------------- recorded runs */
 
 START_TEST(ring_exact_bytes_and_messages)
@@ -132,7 +117,7 @@ START_TEST(default_kinds_independent_of_enable_mode)
 	for (int metric = 0; metric < 2; metric++) {
 		topomatch_affinity_t *a = from_prefix("ompi_monitoring/ring_e1_coll", 0, metric);
 		topomatch_affinity_t *b = from_prefix("ompi_monitoring/ring_e2_coll", 0, metric);
-		ck_assert_msg(same_matrix(a, b), "metric %d", metric);
+		ck_assert_msg(tm_same_matrix(a, b), "metric %d", metric);
 		/* the allreduce's 4 bytes on top of the ring: C(0,1) = 10000 + 4 */
 		if (metric == TOPOMATCH_OMPI_BYTES) {
 			ck_assert_double_eq(cw(a, 0, 1), 10004.0);

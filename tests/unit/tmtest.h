@@ -168,4 +168,20 @@ static inline double tm_natural_hop_bytes(const topomatch_affinity_t *a,
 	return hb;
 }
 
+/* Same tasks, same pattern, bit-identical weights. */
+static inline int tm_same_matrix(const topomatch_affinity_t *a, const topomatch_affinity_t *b)
+{
+	topomatch_csr_t x = topomatch_affinity_directed(a), y = topomatch_affinity_directed(b);
+
+	if (x.n != y.n || x.rowptr[x.n] != y.rowptr[y.n])
+		return 0;
+	for (int64_t i = 0; i <= x.n; i++)
+		if (x.rowptr[i] != y.rowptr[i])
+			return 0;
+	for (int64_t p = 0; p < x.rowptr[x.n]; p++)
+		if (x.col[p] != y.col[p] || x.w[p] != y.w[p])
+			return 0;
+	return 1;
+}
+
 #endif /* TMTEST_H */
