@@ -1,8 +1,8 @@
 #!/bin/sh
 # check.sh - install dependencies, build, and run the whole test suite:
 # unit and CLI tests in a normal build, the Slurm plugins on a real test
-# cluster, the CLI tests under valgrind, unit and CLI tests again under
-# ASan+UBSan, then `make distcheck`.  Idempotent; ends with "N passed, N failed".
+# cluster, the CLI tests under valgrind, the fuzzing harnesses, unit and
+# CLI tests again under ASan+UBSan, then `make distcheck`.  Idempotent; ends with "N passed, N failed".
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 top=$(cd "$(dirname "$0")" && pwd)
@@ -59,6 +59,13 @@ if ! "$top/tests/cli/run_valgrind.sh" "$top/build" >"$top/build/valgrind.out" 2>
 	cat "$top/build/valgrind.out"
 fi
 grep -E '^(PASS|FAIL|SKIP|valgrind: [0-9]+ runs)' "$top/build/valgrind.out" || true
+# every parser and decoder under libFuzzer with ASan+UBSan, 30 s each
+# (tests/fuzz/run.sh; two harnesses at a time on two cores)
+echo "== fuzzing"
+if ! "$top/tests/fuzz/run.sh" "$top/build" 30 >"$top/build/fuzz.log" 2>&1; then
+	fail=1
+fi
+grep -E '^(FAIL|SKIP|fuzz:)' "$top/build/fuzz.log" || true
 SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
@@ -78,9 +85,10 @@ fi
 # One closing line over both builds: Check's per-test counts plus the
 # assertions of the CLI test scripts.
 total=$(cat "$top"/build/tests/*/*.log "$top"/build-asan/tests/*/*.log \
-	"$top"/build/valgrind/*.log "$top"/build/slurm-*.log "$top"/build/mpi-*.log 2>/dev/null | awk '
+	"$top"/build/valgrind/*.log "$top"/build/slurm-*.log "$top"/build/mpi-*.log \
+	"$top"/build/fuzz.log 2>/dev/null | awk '
 	/^[0-9]+%: Checks: / { gsub(",", ""); c += $3; f += $5 + $7 }
-	/^(cli|slurm|mpi): [0-9]+ passed, [0-9]+ failed$/ { c += $2 + $4; f += $4 }
+	/^(cli|slurm|mpi|fuzz): [0-9]+ passed, [0-9]+ failed$/ { c += $2 + $4; f += $4 }
 	END { printf "%d %d", c - f, f }')
 passed=${total% *}
 failed=${total#* }

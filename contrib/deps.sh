@@ -16,6 +16,8 @@ PACKAGES="$PACKAGES libopenmpi-dev openmpi-bin gfortran"
 PACKAGES="$PACKAGES zlib1g-dev gnuplot-nox"
 # the CLI tests under valgrind memcheck (tests/cli/run_valgrind.sh)
 PACKAGES="$PACKAGES valgrind"
+# the libFuzzer harnesses (tests/fuzz/run.sh)
+PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 
 missing=""
 for p in $PACKAGES; do

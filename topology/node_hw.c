@@ -417,6 +417,16 @@ int tm_node_hw_xml(const char *path, tm_node_hw_t *out, char *err)
 	return load_and_derive(topo, what, out, err);
 }
 
+int tm_node_hw_copy(const tm_node_hw_t *src, tm_node_hw_t *dst)
+{
+	*dst = *src;
+	dst->os_index = malloc((size_t)src->npu * sizeof(*dst->os_index));
+	if (!dst->os_index)
+		return 0;
+	memcpy(dst->os_index, src->os_index, (size_t)src->npu * sizeof(*dst->os_index));
+	return 1;
+}
+
 void tm_node_hw_free(tm_node_hw_t *hw)
 {
 	if (!hw)

@@ -38,6 +38,8 @@ typedef struct tm_node_hw {
 int tm_node_hw_synthetic(const char *desc, tm_node_hw_t *out, char *err);
 /* From an hwloc XML file (e.g. `lstopo node.xml`). */
 int tm_node_hw_xml(const char *path, tm_node_hw_t *out, char *err);
+/* A deep copy; 0 when out of memory (dst then holds nothing to free). */
+int tm_node_hw_copy(const tm_node_hw_t *src, tm_node_hw_t *dst);
 void tm_node_hw_free(tm_node_hw_t *hw);
 
 #endif /* TM_NODE_HW_H */

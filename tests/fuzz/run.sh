@@ -9,6 +9,7 @@
 # -timeout=10 -rss_limit_mb=2048.  New inputs go to BUILD_DIR/fuzz/
 # corpus/NAME, crashes to BUILD_DIR/fuzz/artifacts; nothing is written
 # into the source tree.  FUZZ_ONLY="a b" runs only those harnesses.
+# FUZZ_JOBS (default: the number of cores) harnesses run at a time.
 # Prints "ok"/"FAIL" per harness and "fuzz: N passed, M failed".
 # Without clang or libFuzzer (Debian: clang libclang-rt-14-dev) it builds
 # the harnesses with cc and tests/fuzz/replay_main.c, replays the corpora
@@ -28,7 +29,6 @@ slurm_conf hostlist blob blob_env"}
 
 passed=0
 failed=0
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
 not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
 
 mkdir -p "$out/corpus" "$out/artifacts" "$out/logs" || exit 2
@@ -119,9 +119,13 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # the private directories of fuzz_cluster and fuzz_slurm_conf
 mkdir -p "$out/tmp"
 export TMPDIR="$out/tmp"
-for h in $HARNESSES; do
+# run_one NAME: replay then fuzz one harness; its verdict ("ok - ..." or
+# "FAIL - ...", with the log's excerpt) goes to logs/NAME.result
+run_one() {
+	h=$1
 	bin=$out/bin/fuzz_$h
 	log=$out/logs/$h.log
+	res=$out/logs/$h.result
 	seeds=$fz/corpus/$h
 	regress=$fz/regress/$h
 	inputs=""
@@ -136,14 +140,14 @@ for h in $HARNESSES; do
 	fi
 	rc=$?
 	if [ $rc -ne 0 ]; then
-		tail -n 40 "$log"
-		not_ok "$h: its corpus and regression inputs replay (exit $rc, $log)"
-		continue
+		{ tail -n 40 "$log"
+		  echo "FAIL - $h: its corpus and regression inputs replay (exit $rc, $log)"; } >"$res"
+		return
 	fi
 	if [ "$mode" = replay ] || [ "$secs" -eq 0 ]; then
 		# shellcheck disable=SC2086
-		ok "$h: $( [ -z "$inputs" ] || find $inputs -type f | wc -l) inputs replay"
-		continue
+		echo "ok - $h: $( [ -z "$inputs" ] || find $inputs -type f | wc -l) inputs replay" >"$res"
+		return
 	fi
 	mkdir -p "$out/corpus/$h"
 	dict=
@@ -156,10 +160,36 @@ for h in $HARNESSES; do
 	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
 	stats="${runs:-?} runs, $cov"
 	if [ $rc -eq 0 ]; then
-		ok "$h: ${secs}s of fuzzing, no crash, leak or hang ($stats)"
+		echo "ok - $h: ${secs}s of fuzzing, no crash, leak or hang ($stats)" >"$res"
 	else
-		grep -E 'ERROR|SUMMARY|fuzz property|fuzz:|Test unit written|^    #[0-9]' "$log" | head -n 30
-		not_ok "$h: fuzzing found a problem (exit $rc; $log, $out/artifacts/$h-*)"
+		{ grep -E 'ERROR|SUMMARY|fuzz property|fuzz:|Test unit written|^    #[0-9]' "$log" | head -n 30
+		  echo "FAIL - $h: fuzzing found a problem (exit $rc; $log, $out/artifacts/$h-*)"; } >"$res"
+	fi
+}
+
+# FUZZ_JOBS harnesses at a time (default: one per core), each for SECONDS
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in '' | *[!0-9]* | 0) jobs=1 ;; esac
+running=0
+for h in $HARNESSES; do
+	rm -f "$out/logs/$h.result"
+	run_one "$h" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait
+		running=0
+	fi
+done
+wait
+for h in $HARNESSES; do
+	if [ ! -f "$out/logs/$h.result" ]; then
+		not_ok "$h: no verdict (the harness run was killed?)"
+	elif tail -n 1 "$out/logs/$h.result" | grep -q '^ok - '; then
+		cat "$out/logs/$h.result"
+		passed=$((passed + 1))
+	else
+		cat "$out/logs/$h.result"
+		failed=$((failed + 1))
 	fi
 done
 echo "fuzz: $passed passed, $failed failed"

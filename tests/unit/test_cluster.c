@@ -329,6 +329,42 @@ START_TEST(graph_costs)
 }
 END_TEST
 
+/* Groups that repeat a node type share its description (loaded once):
+ * each node still gets its own PUs, OS numbers and shape. */
+START_TEST(repeated_hardware)
+{
+	static const char yaml[] =
+		"cluster: rep\nnodes:\n"
+		"  - names: a[1-2]\n    hardware: \"pack:2 core:2 pu:2\"\n"
+		"  - names: b1\n    hardware: \"pack:1 core:3 pu:1\"\n"
+		"  - names: c[1-2]\n    hardware: \"pack:2 core:2 pu:2\"\n"
+		"network:\n  type: tree\n  switches:\n"
+		"    - {name: top, nodes: \"a[1-2],b1,c[1-2]\"}\n";
+	topomatch_cluster_t *c;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_msg(topomatch_cluster_load_buffer(yaml, strlen(yaml), "rep.yaml", NULL, &c,
+						    err) == 0, "%s", err);
+	ck_assert_int_eq(topomatch_cluster_npu(c), 8 + 8 + 3 + 8 + 8);
+	static const char *const names[] = { "a2", "b1", "c1", "c2" };
+	static const int want_pus[] = { 8, 3, 8, 8 }, want_threads[] = { 2, 1, 2, 2 };
+	for (int k = 0; k < 4; k++) {
+		int64_t node = topomatch_cluster_node_find(c, names[k]), cnt;
+		int64_t first = topomatch_cluster_node_pus(c, node, &cnt);
+		int s, co, th;
+		ck_assert_int_eq(cnt, want_pus[k]);
+		ck_assert_int_eq(topomatch_cluster_node_hw(c, node, &s, &co, &th), 0);
+		ck_assert_int_eq(th, want_threads[k]);
+		unsigned char seen[8] = { 0 };
+		for (int64_t p = first; p < first + cnt; p++) {
+			int os = topomatch_cluster_pu_os_index(c, p);
+			ck_assert(os >= 0 && os < cnt && !seen[os]);
+			seen[os] = 1;
+		}
+	}
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
 /* hardware_xml, relative to the YAML file; PUs are hardware threads */
 START_TEST(xml_hardware_threads)
 {
@@ -585,6 +621,7 @@ int main(void)
 	tcase_add_test(tc, dragonfly_one_global_hop);
 	tcase_add_test(tc, graph_costs);
 	tcase_add_test(tc, xml_hardware_threads);
+	tcase_add_test(tc, repeated_hardware);
 	tcase_add_test(tc, select_gathers_under_one_switch);
 	tcase_add_test(tc, slots_for_cpus_per_task);
 	tcase_add_test(tc, select_slots_gather_under_one_switch);
