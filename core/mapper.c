@@ -9,7 +9,9 @@
  */
 #include "config.h"
 #include "mapper_internal.h"
+#include "topology_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +192,20 @@ static int check_opts(const topomatch_map_opts_t *o, tm_map_ctx_t *c, char *err)
 	c->tau = o->tau > 0 ? o->tau : TOPOMATCH_DEFAULT_TAU;
 	c->sparse_factor = o->sparse_factor;
 	c->deadline = o->time_budget_s > 0 ? tm_now() + o->time_budget_s : 0;
+	return TOPOMATCH_OK;
+}
+
+/* Costs sum weight x route cost over both directions and the refinement
+ * adds and subtracts them: refuse what could reach infinity, where every
+ * mapping would compare equal. */
+static int check_weights(const tm_map_ctx_t *c, char *err)
+{
+	double total = topomatch_affinity_total(c->a), route = tm_topology_cost_bound(c->t);
+	if (!(8.0 * total * route <= DBL_MAX))
+		return tm_err(err, TOPOMATCH_EINVAL,
+			      "the pattern's weights (%g in all) times the topology's longest route "
+			      "cost (%g) exceed the largest double: scale the weights down",
+			      total, route);
 	return TOPOMATCH_OK;
 }
 
@@ -518,6 +534,8 @@ int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 	int rc = set_allowed(o, &c, &owned, err);
 	if (rc == TOPOMATCH_OK)
 		rc = check_opts(o, &c, err);
+	if (rc == TOPOMATCH_OK)
+		rc = check_weights(&c, err);
 	if (rc == TOPOMATCH_OK && mp)
 		rc = check_applicable(mp, &c, err);
 	if (rc == TOPOMATCH_OK) {

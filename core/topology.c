@@ -689,6 +689,24 @@ int64_t topomatch_topology_hops(const topomatch_topology_t *t, int64_t p, int64_
 	}
 }
 
+double tm_topology_cost_bound(const topomatch_topology_t *t)
+{
+	double local = t->nlevels > 0 ? 2.0 * t->costsum[0] : 0.0, link = 0.0;
+	switch (t->kind) {
+	case TOPOMATCH_TOPO_TREE:
+		return local;
+	case TOPOMATCH_TOPO_TORUS:
+	case TOPOMATCH_TOPO_MESH:
+		return (double)t->grid_maxhops * t->grid_cost + local;
+	case TOPOMATCH_TOPO_GRAPH:
+		for (int64_t k = 0; k < t->adj_ptr[t->nvert]; k++)
+			link = t->adj[k].cost > link ? t->adj[k].cost : link;
+		return (double)t->maxhops * link;
+	default:
+		return (double)t->maxhops;
+	}
+}
+
 /* Hypercube links cost 1, so the cost is the hop count; trees sum the
  * per-level costs of both branches under the LCA, grids add the router
  * links to both whole branches of the local tree. */

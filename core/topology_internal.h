@@ -94,6 +94,8 @@ int tm_topology_parse_buf(const char *buf, size_t len, const char *name,
  */
 int tm_tree_lca(const topomatch_topology_t *t, int64_t p, int64_t q);
 int64_t tm_tree_node(const topomatch_topology_t *t, int k, int64_t p);
+/* At least the cost of any route between two PUs (cheap: no routing). */
+double tm_topology_cost_bound(const topomatch_topology_t *t);
 
 /* Coordinate of PU p (of its router) in grid dimension k. */
 static inline int64_t tm_grid_coord(const topomatch_topology_t *t, int k, int64_t p)

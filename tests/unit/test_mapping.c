@@ -9,6 +9,7 @@
 #include "tmtest.h"
 #include "mapper_internal.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -168,6 +169,38 @@ START_TEST(option_errors)
 	topomatch_map_opts_t oo = { .oversub = 5000 };
 	ck_assert_int_eq(topomatch_map(a, t, &oo, pu, NULL, err), TOPOMATCH_EINVAL);
 	ck_assert_contains(err, "oversubscription factor 5000");
+	topomatch_affinity_destroy(a);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
+/* Weights that read fine but whose hop-bytes would overflow: a clear
+ * error (every mapping would cost inf and compare equal), for every
+ * mapper; 1e300 each maps. */
+START_TEST(overflowing_weights)
+{
+	topomatch_topology_t *t = tm_topo("tleaf 2 2 100 2 10");
+	int64_t s[] = { 0, 1, 2, 3 }, d[] = { 1, 2, 3, 0 }, pu[4];
+	double w[] = { 1e307, 1e307, 1e307, 1e307 };
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_affinity_t *a;
+	ck_assert_msg(topomatch_affinity_create(4, 4, s, d, w, NULL, &a, err) == 0, "%s", err);
+	static const char *const mappers[] = { "auto", "portfolio", "treematch", "scotch",
+					       "greedymap", "round-robin" };
+	for (int k = 0; k < 6; k++) {
+		topomatch_map_opts_t o = { .mapper = mappers[k] };
+		ck_assert_int_eq(topomatch_map(a, t, &o, pu, NULL, err), TOPOMATCH_EINVAL);
+		ck_assert_contains(err, "the pattern's weights (4e+307 in all) times the "
+					"topology's longest route cost (220) exceed the largest double");
+	}
+	topomatch_affinity_destroy(a);
+	for (int k = 0; k < 4; k++)
+		w[k] = 1e300;
+	ck_assert_msg(topomatch_affinity_create(4, 4, s, d, w, NULL, &a, err) == 0, "%s", err);
+	topomatch_metrics_t m;
+	ck_assert_msg(topomatch_map(a, t, NULL, pu, NULL, err) == 0, "%s", err);
+	ck_assert_int_eq(topomatch_metrics_compute(a, t, pu, &m, err), 0);
+	ck_assert(isfinite(m.hop_bytes));
 	topomatch_affinity_destroy(a);
 	topomatch_topology_destroy(t);
 }
@@ -604,6 +637,7 @@ int main(void)
 	tcase_add_test(tc, random_oversubscribed_fills_every_slot);
 	tcase_add_test(tc, auto_never_worse_than_natural);
 	tcase_add_test(tc, option_errors);
+	tcase_add_test(tc, overflowing_weights);
 	tcase_add_test(tc, id_list_reader);
 	suite_add_tcase(s, tc);
 	TCase *tp = tcase_create("properties");
