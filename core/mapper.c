@@ -241,11 +241,22 @@ static int run_checked(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *
 	return rc == TOPOMATCH_OK ? verify(c, mp->name, pu, err) : rc;
 }
 
-static double hop_bytes_of(const tm_map_ctx_t *c, const int64_t *pu, int *rc, char *err)
+/* pu[] takes alt[] when alt's hop-bytes are lower: ties keep pu[], so
+ * the caller's order of candidates settles them.  *taken (may be NULL)
+ * says which. */
+static int take_if_lower(const tm_map_ctx_t *c, int64_t *pu, const int64_t *alt, bool *taken,
+			 char *err)
 {
-	double hb = 0.0;
-	*rc = tm_metrics_hop_bytes(c->a, c->t, pu, &hb, err);
-	return hb;
+	double hb = 0, hb_alt = 0;
+	int rc = tm_metrics_hop_bytes(c->a, c->t, pu, &hb, err);
+	if (rc == TOPOMATCH_OK)
+		rc = tm_metrics_hop_bytes(c->a, c->t, alt, &hb_alt, err);
+	bool lower = rc == TOPOMATCH_OK && hb_alt < hb;
+	if (lower)
+		memcpy(pu, alt, (size_t)c->ntasks * sizeof(*pu));
+	if (taken)
+		*taken = lower;
+	return rc;
 }
 
 /*
@@ -331,16 +342,11 @@ static int run_renumbered(const struct mapper *mp, const tm_map_ctx_t *c, int64_
 		rn.a = ra;
 		rc = run_checked(mp, &rn, alt, err);
 	}
-	double hb = 0, hb_rn = 0;
 	if (rc == TOPOMATCH_OK) {
 		for (int64_t v = 0; v < n; v++) /* back to the given numbering */
 			list[v] = alt[pos[v]];
-		hb = hop_bytes_of(c, pu, &rc, err);
+		rc = take_if_lower(c, pu, list, NULL, err);
 	}
-	if (rc == TOPOMATCH_OK)
-		hb_rn = hop_bytes_of(c, list, &rc, err);
-	if (rc == TOPOMATCH_OK && hb_rn < hb)
-		memcpy(pu, list, (size_t)n * sizeof(*pu));
 	topomatch_affinity_destroy(ra);
 	free(list);
 	free(pos);
@@ -361,14 +367,9 @@ static int run_fig3(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu,
 		return TOPOMATCH_OK; /* the first result stands */
 	tm_map_ctx_t whole = *c;
 	whole.sparse_factor = 0;
-	double hb = 0, hb_full = 0;
 	rc = run_checked(mp, &whole, full, err);
 	if (rc == TOPOMATCH_OK)
-		hb = hop_bytes_of(c, pu, &rc, err);
-	if (rc == TOPOMATCH_OK)
-		hb_full = hop_bytes_of(c, full, &rc, err);
-	if (rc == TOPOMATCH_OK && hb_full < hb)
-		memcpy(pu, full, (size_t)c->ntasks * sizeof(*pu));
+		rc = take_if_lower(c, pu, full, NULL, err);
 	free(full);
 	return rc;
 }
@@ -400,10 +401,10 @@ static bool wants_grid_candidates(const tm_map_ctx_t *c)
 	       nnz <= GRID_CANDIDATES_MAX_DEGREE * c->ntasks;
 }
 
-/* Mapper `name`, refined, in pu[] with its hop-bytes when they are lower
- * than *hb.  Out of memory only skips it. */
-static int try_candidate(const char *name, const tm_map_ctx_t *c, int64_t *pu, double *hb,
-			 bool *taken, char *err)
+/* Mapper `name`, refined, in pu[] when its hop-bytes are lower.  Out of
+ * memory only skips it. */
+static int try_candidate(const char *name, const tm_map_ctx_t *c, int64_t *pu, bool *taken,
+			 char *err)
 {
 	int64_t *alt = tm_alloc(c->ntasks, sizeof(*alt));
 	*taken = false;
@@ -412,14 +413,8 @@ static int try_candidate(const char *name, const tm_map_ctx_t *c, int64_t *pu, d
 	int rc = run_checked(find_mapper(name), c, alt, err);
 	if (rc == TOPOMATCH_OK)
 		rc = refine(c, alt, err);
-	double h = 0;
 	if (rc == TOPOMATCH_OK)
-		h = hop_bytes_of(c, alt, &rc, err);
-	if (rc == TOPOMATCH_OK && h < *hb) {
-		memcpy(pu, alt, (size_t)c->ntasks * sizeof(*pu));
-		*hb = h;
-		*taken = true;
-	}
+		rc = take_if_lower(c, pu, alt, taken, err);
 	free(alt);
 	return rc == TOPOMATCH_ENOMEM ? TOPOMATCH_OK : rc;
 }
@@ -441,25 +436,19 @@ static int map_auto(const tm_map_ctx_t *c, int64_t *pu, char *name, char *err)
 	int rc = run_fig3(mp, c, pu, err);
 	if (rc == TOPOMATCH_OK)
 		rc = refine(c, pu, err);
-	double hb = 0, hb_rr = 0;
 	const char *grid[] = { "analytical", "greedymap" }, *won = mp->name;
-	if (rc == TOPOMATCH_OK)
-		hb = hop_bytes_of(c, pu, &rc, err);
+	bool taken = false;
 	for (int i = 0; i < 2 && rc == TOPOMATCH_OK && wants_grid_candidates(c); i++) {
-		bool taken;
-		rc = try_candidate(grid[i], c, pu, &hb, &taken, err);
+		rc = try_candidate(grid[i], c, pu, &taken, err);
 		won = taken ? grid[i] : won;
 	}
-	if (rc == TOPOMATCH_OK) {
+	if (rc == TOPOMATCH_OK) { /* round-robin wins ties */
 		map_round_robin(c, rr, err);
-		hb_rr = hop_bytes_of(c, rr, &rc, err);
+		rc = take_if_lower(c, rr, pu, &taken, err);
 	}
 	if (rc == TOPOMATCH_OK) {
-		strcpy(name, won);
-		if (hb_rr <= hb) {
-			memcpy(pu, rr, (size_t)c->ntasks * sizeof(*pu));
-			strcpy(name, "round-robin");
-		}
+		memcpy(pu, rr, (size_t)c->ntasks * sizeof(*pu));
+		strcpy(name, taken ? won : "round-robin");
 	}
 	free(rr);
 	return rc;

@@ -34,24 +34,12 @@ out=$build/tests/mpi/commprof
 tm=$build/tools/topomatch
 n=4
 
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-finish() {
-	echo "mpi: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
-
-for p in mpicc mpirun; do
-	command -v $p >/dev/null || { echo "SKIP: no $p (apt-get install libopenmpi-dev openmpi-bin)"; exit 77; }
-done
+# shellcheck source=tests/mpi/lib.sh
+. "$top/tests/mpi/lib.sh"
+need_mpi mpicc mpirun
 unset TOPOMATCH_PROF_OUT TOPOMATCH_PROF_EXCLUDE TOPOMATCH_PROF_COUNTS
 rm -rf "$out"
 mkdir -p "$out"
-CFLAGS="-std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Werror -g -O2"
 lib=$out/libcommprof.so
 # shellcheck disable=SC2086 # CFLAGS: several words
 if mpicc $CFLAGS -fPIC -shared -o "$lib" "$top/contrib/commprof/commprof.c" 2>"$out/build.err" &&

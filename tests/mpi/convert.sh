@@ -15,27 +15,15 @@ out=$build/tests/mpi
 tm=$build/tools/topomatch
 np=4
 
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-finish() {
-	echo "mpi: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
-
-for p in mpicc mpirun ompi_info; do
-	command -v $p >/dev/null || { echo "SKIP: no $p (apt-get install libopenmpi-dev openmpi-bin)"; exit 77; }
-done
+# shellcheck source=tests/mpi/lib.sh
+. "$top/tests/mpi/lib.sh"
+need_mpi mpicc mpirun ompi_info
 if ! ompi_info | grep -q 'MCA pml: monitoring'; then
 	echo "SKIP: this Open MPI has no pml monitoring component"
 	exit 77
 fi
 [ -x "$tm" ] || { echo "FAIL - no $tm: build first"; failed=1; finish; }
 mkdir -p "$out"
-CFLAGS="-std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Werror -g -O2"
 # shellcheck disable=SC2086
 if mpicc $CFLAGS -o "$out/convert_ring" "$top/tests/mpi/convert_ring.c" 2>"$out/build.err"; then
 	ok "convert_ring builds with mpicc, warnings as errors"

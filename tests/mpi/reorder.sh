@@ -20,22 +20,10 @@ build=$(cd "${1:?usage: reorder.sh BUILD_DIR}" && pwd)
 out=$build/tests/mpi
 np=4
 
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-finish() {
-	echo "mpi: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
-
-for p in mpicc mpirun; do
-	command -v $p >/dev/null || { echo "SKIP: no $p (apt-get install libopenmpi-dev openmpi-bin)"; exit 77; }
-done
+# shellcheck source=tests/mpi/lib.sh
+. "$top/tests/mpi/lib.sh"
+need_mpi mpicc mpirun
 mkdir -p "$out"
-CFLAGS="-std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Werror -g -O2"
 # shellcheck disable=SC2086
 if mpicc $CFLAGS -I"$top/contrib/mpi" -o "$out/reorder_test" "$top/tests/mpi/reorder_test.c" \
 	"$top/contrib/mpi/topomatch_mpi.c" 2>"$out/build.err"; then
