@@ -1,6 +1,7 @@
 /*
  * affinity_transform.c - derive a new pattern from an existing one:
- * random relabelling of the tasks, and the noise models of TopoMatch §5.5.
+ * random relabelling of the tasks, scaling of the weights, and the noise
+ * models of TopoMatch §5.5.
  *
  * Both are deterministic for a seed: the RNG is drawn in a fixed order
  * (Fisher-Yates from the last task down; noise row-major over i, then j).
@@ -39,8 +40,9 @@ static int64_t *make_perm(int64_t n, uint64_t seed)
 	return perm;
 }
 
-static int relabel(const topomatch_affinity_t *a, const int64_t *perm, double **loads,
-		   tm_coo_t *coo)
+/* C'(perm[i], perm[j]) = scale x C(i, j); perm NULL: the identity. */
+static int relabel(const topomatch_affinity_t *a, const int64_t *perm, double scale,
+		   double **loads, tm_coo_t *coo)
 {
 	topomatch_csr_t c = topomatch_affinity_directed(a);
 	const double *in = topomatch_affinity_loads(a);
@@ -50,7 +52,8 @@ static int relabel(const topomatch_affinity_t *a, const int64_t *perm, double **
 		return TOPOMATCH_ENOMEM;
 	for (int64_t i = 0; i < c.n; i++)
 		for (int64_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++)
-			(void)tm_coo_push(coo, perm[i], perm[c.col[p]], c.w[p], coo->cap);
+			(void)tm_coo_push(coo, perm ? perm[i] : i, perm ? perm[c.col[p]] : c.col[p],
+					  scale * c.w[p], coo->cap);
 	if (!in)
 		return TOPOMATCH_OK;
 	*loads = tm_alloc(c.n, sizeof(**loads));
@@ -59,22 +62,34 @@ static int relabel(const topomatch_affinity_t *a, const int64_t *perm, double **
 		return TOPOMATCH_ENOMEM;
 	}
 	for (int64_t i = 0; i < c.n; i++)
-		(*loads)[perm[i]] = in[i];
+		(*loads)[perm ? perm[i] : i] = in[i];
 	return TOPOMATCH_OK;
+}
+
+static int transform(const topomatch_affinity_t *a, const int64_t *perm, double scale,
+		     topomatch_affinity_t **out, char *err)
+{
+	int64_t n = topomatch_affinity_ntasks(a);
+	tm_coo_t coo;
+	double *loads;
+	int rc = relabel(a, perm, scale, &loads, &coo);
+	if (rc != TOPOMATCH_OK)
+		return tm_err(err, rc, "pattern copy: out of memory for %lld tasks", (long long)n);
+	rc = gen_coo_finish(n, &coo, loads, out, err);
+	free(loads);
+	return rc;
 }
 
 int tm_affinity_relabel(const topomatch_affinity_t *a, const int64_t *perm,
 			topomatch_affinity_t **out, char *err)
 {
-	int64_t n = topomatch_affinity_ntasks(a);
-	tm_coo_t coo;
-	double *loads;
-	int rc = relabel(a, perm, &loads, &coo);
-	if (rc != TOPOMATCH_OK)
-		return tm_err(err, rc, "relabel: out of memory for %lld tasks", (long long)n);
-	rc = gen_coo_finish(n, &coo, loads, out, err);
-	free(loads);
-	return rc;
+	return transform(a, perm, 1.0, out, err);
+}
+
+int tm_affinity_scale(const topomatch_affinity_t *a, double scale, topomatch_affinity_t **out,
+		      char *err)
+{
+	return transform(a, NULL, scale, out, err);
 }
 
 int topomatch_affinity_shuffle(const topomatch_affinity_t *a, uint64_t seed,

@@ -11,7 +11,6 @@
 #include "mapper_internal.h"
 #include "topology_internal.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,18 +194,29 @@ static int check_opts(const topomatch_map_opts_t *o, tm_map_ctx_t *c, char *err)
 	return TOPOMATCH_OK;
 }
 
-/* Costs sum weight x route cost over both directions and the refinement
- * adds and subtracts them: refuse what could reach infinity, where every
- * mapping would compare equal. */
-static int check_weights(const tm_map_ctx_t *c, char *err)
+/*
+ * Costs sum weight x route cost over both directions and the refinement
+ * adds and subtracts them: past DBL_MAX every mapping would cost inf and
+ * compare equal.  Such a pattern (weights near DBL_MAX read and decode
+ * fine) is mapped scaled down by a power of two, which keeps every
+ * comparison as it was: only weights under 2^-1022 times the factor lose
+ * bits.  *scaled: the copy to free, NULL when the weights fit.
+ */
+#define WEIGHT_ROUTE_MAX_EXP 1000 /* total x route under 2^1000, 8x under DBL_MAX */
+
+static int fit_weights(tm_map_ctx_t *c, topomatch_affinity_t **scaled, char *err)
 {
 	double total = topomatch_affinity_total(c->a), route = tm_topology_cost_bound(c->t);
-	if (!(8.0 * total * route <= DBL_MAX))
-		return tm_err(err, TOPOMATCH_EINVAL,
-			      "the pattern's weights (%g in all) times the topology's longest route "
-			      "cost (%g) exceed the largest double: scale the weights down",
-			      total, route);
-	return TOPOMATCH_OK;
+	*scaled = NULL;
+	if (!(total > 0 && route > 0))
+		return TOPOMATCH_OK;
+	int e = ilogb(total) + 1 + ilogb(route) + 1 - WEIGHT_ROUTE_MAX_EXP;
+	if (e <= 0)
+		return TOPOMATCH_OK;
+	int rc = tm_affinity_scale(c->a, ldexp(1.0, -e), scaled, err);
+	if (rc == TOPOMATCH_OK)
+		c->a = *scaled;
+	return rc;
 }
 
 static int check_applicable(const struct mapper *mp, const tm_map_ctx_t *c, char *err)
@@ -523,8 +533,9 @@ int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 	int rc = set_allowed(o, &c, &owned, err);
 	if (rc == TOPOMATCH_OK)
 		rc = check_opts(o, &c, err);
+	topomatch_affinity_t *scaled = NULL;
 	if (rc == TOPOMATCH_OK)
-		rc = check_weights(&c, err);
+		rc = fit_weights(&c, &scaled, err);
 	if (rc == TOPOMATCH_OK && mp)
 		rc = check_applicable(mp, &c, err);
 	if (rc == TOPOMATCH_OK) {
@@ -546,6 +557,7 @@ int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 		}
 	}
 	free(owned);
+	topomatch_affinity_destroy(scaled);
 	if (rc != TOPOMATCH_OK)
 		return rc;
 	r.time_s = tm_now() - t0;

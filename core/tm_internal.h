@@ -67,6 +67,9 @@ int tm_affinity_from_coo(int64_t ntasks, const tm_coo_t *coo, const double *load
  * C'(perm[i], perm[j]) = C(i, j), loads likewise (affinity_transform.c). */
 int tm_affinity_relabel(const topomatch_affinity_t *a, const int64_t *perm,
 			topomatch_affinity_t **out, char *err);
+/* The pattern with every weight multiplied by scale (> 0), loads kept. */
+int tm_affinity_scale(const topomatch_affinity_t *a, double scale, topomatch_affinity_t **out,
+		      char *err);
 
 /* hop_bytes of topomatch_metrics_compute, the same to the bit, without the
  * routes and link loads the other metrics need (metrics.c). */

@@ -9,7 +9,6 @@
 #include "tmtest.h"
 #include "mapper_internal.h"
 
-#include <math.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -174,34 +173,36 @@ START_TEST(option_errors)
 }
 END_TEST
 
-/* Weights that read fine but whose hop-bytes would overflow: a clear
- * error (every mapping would cost inf and compare equal), for every
- * mapper; 1e300 each maps. */
+/* Weights whose hop-bytes would overflow (each 1e307: 4e307 in all, 220
+ * the longest route cost) map as if they were small, by every mapper. */
 START_TEST(overflowing_weights)
 {
 	topomatch_topology_t *t = tm_topo("tleaf 2 2 100 2 10");
-	int64_t s[] = { 0, 1, 2, 3 }, d[] = { 1, 2, 3, 0 }, pu[4];
-	double w[] = { 1e307, 1e307, 1e307, 1e307 };
+	int64_t s[] = { 0, 1, 2, 3, 0 }, d[] = { 2, 3, 0, 1, 1 }, pu[4], want[4];
+	double w[] = { 1e307, 1e307, 1e307, 1e307, 1e305 }, w1[] = { 100, 100, 100, 100, 1 };
 	char err[TOPOMATCH_ERRLEN];
-	topomatch_affinity_t *a;
-	ck_assert_msg(topomatch_affinity_create(4, 4, s, d, w, NULL, &a, err) == 0, "%s", err);
+	topomatch_affinity_t *a, *a1;
+	ck_assert_msg(topomatch_affinity_create(4, 5, s, d, w, NULL, &a, err) == 0, "%s", err);
+	ck_assert_msg(topomatch_affinity_create(4, 5, s, d, w1, NULL, &a1, err) == 0, "%s", err);
 	static const char *const mappers[] = { "auto", "portfolio", "treematch", "scotch",
-					       "greedymap", "round-robin" };
+					       "greedymap", "eagermap" };
 	for (int k = 0; k < 6; k++) {
 		topomatch_map_opts_t o = { .mapper = mappers[k] };
-		ck_assert_int_eq(topomatch_map(a, t, &o, pu, NULL, err), TOPOMATCH_EINVAL);
-		ck_assert_contains(err, "the pattern's weights (4e+307 in all) times the "
-					"topology's longest route cost (220) exceed the largest double");
+		ck_assert_msg(topomatch_map(a1, t, &o, want, NULL, err) == 0, "%s", err);
+		ck_assert_msg(topomatch_map(a, t, &o, pu, NULL, err) == 0, "%s: %s", mappers[k], err);
+		for (int i = 0; i < 4; i++)
+			ck_assert_msg(pu[i] == want[i], "%s: task %d on PU %lld, not %lld",
+				      mappers[k], i, (long long)pu[i], (long long)want[i]);
 	}
-	topomatch_affinity_destroy(a);
-	for (int k = 0; k < 4; k++)
-		w[k] = 1e300;
-	ck_assert_msg(topomatch_affinity_create(4, 4, s, d, w, NULL, &a, err) == 0, "%s", err);
+	/* 0-2 and 1-3 talk most: each pair shares a leaf switch */
+	ck_assert_int_eq(want[0] / 2, want[2] / 2);
+	ck_assert_int_eq(want[1] / 2, want[3] / 2);
 	topomatch_metrics_t m;
-	ck_assert_msg(topomatch_map(a, t, NULL, pu, NULL, err) == 0, "%s", err);
 	ck_assert_int_eq(topomatch_metrics_compute(a, t, pu, &m, err), 0);
-	ck_assert(isfinite(m.hop_bytes));
+	/* 4 x 1e307 bytes 2 hops, 1e305 bytes 4 hops */
+	ck_assert_double_eq_tol(m.hop_bytes, 8.04e307, 1e293);
 	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(a1);
 	topomatch_topology_destroy(t);
 }
 END_TEST
