@@ -195,6 +195,7 @@ struct lr {
 	size_t n;       /* bytes kept in line[] */
 	bool truncated; /* the line had more than LINE_MAX_BYTES */
 	int64_t lineno;
+	int64_t over_line; /* past max_bytes: the line of the first byte past it */
 };
 
 static bool lr_fill(struct lr *r)
@@ -213,6 +214,20 @@ static bool lr_fill(struct lr *r)
 	return true;
 }
 
+/*
+ * The block just read went past max_bytes (lr_next checks after each
+ * fill, so r->pos is 0 and r->lineno the line at its start): the line of
+ * the first byte past the limit, named as tm_read_all names it.  false.
+ */
+static bool lr_over(struct lr *r)
+{
+	int64_t start = r->bytes - (int64_t)r->len;
+	r->over_line = r->lineno;
+	for (int64_t i = r->pos; i < r->max_bytes - start; i++)
+		r->over_line += r->blk[i] == '\n';
+	return false;
+}
+
 /* Next line (without '\n' or a final '\r') into r->line; false at the end
  * of input (or on a read error, or past max_bytes: the caller checks). */
 static bool lr_next(struct lr *r)
@@ -224,7 +239,7 @@ static bool lr_next(struct lr *r)
 	r->lineno++;
 	for (;;) {
 		if (r->bytes > r->max_bytes)
-			return false;
+			return lr_over(r);
 		char *nl = memchr(r->blk + r->pos, '\n', r->len - r->pos);
 		size_t take = (nl ? (size_t)(nl - r->blk) : r->len) - r->pos;
 		size_t room = LINE_MAX_BYTES - r->n;
@@ -648,8 +663,8 @@ static int read_lines(struct fread_state *f, FILE *in)
 	while (rc == TOPOMATCH_OK && lr_next(r))
 		rc = parse_line(f, r);
 	if (rc == TOPOMATCH_OK && r->bytes > r->max_bytes)
-		rc = tm_err(f->err, TOPOMATCH_ELIMIT, "%s: more than %lld bytes (limit)", f->name,
-			    (long long)r->max_bytes);
+		rc = tm_err(f->err, TOPOMATCH_ELIMIT, "%s:%lld: larger than the limit of %lld bytes",
+			    f->name, (long long)r->over_line, (long long)r->max_bytes);
 	else if (rc == TOPOMATCH_OK && r->ioerr)
 		rc = tm_err(f->err, TOPOMATCH_EIO, "%s: read error: %s", f->name,
 			    strerror(r->ioerr));

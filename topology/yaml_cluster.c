@@ -475,6 +475,26 @@ static int read_layout(tm_cluster_desc_t *d, ynode *net, char *err)
 	return TOPOMATCH_OK;
 }
 
+/*
+ * The dragonfly's links, bounded before they are built: every group is a
+ * clique of a routers, and its a x h global ports give at most a x h / 2
+ * links per group.  Without the bound, 2 groups of 65536 routers ask for
+ * 2^32 local links (100 GB).
+ */
+static int df_links_fit(const tm_cluster_desc_t *d, ynode *g, char *err)
+{
+	int64_t a = d->df_routers, local, ports, links;
+	if (!tm_mul_ok(d->df_groups, a * (a - 1) / 2, &local) ||
+	    !tm_mul_ok(d->df_groups * a, d->df_global, &ports) ||
+	    !tm_add_ok(local, ports / 2, &links) || links > TM_CLUSTER_MAX_LINKS)
+		return tm_yerr(d->doc, g, err, TOPOMATCH_ELIMIT,
+			       "%lld groups of %lld routers with %lld global links per router "
+			       "ask for more than the limit of %lld links",
+			       (long long)d->df_groups, (long long)a, (long long)d->df_global,
+			       (long long)TM_CLUSTER_MAX_LINKS);
+	return TOPOMATCH_OK;
+}
+
 static int read_dragonfly(tm_cluster_desc_t *d, ynode *net, char *err)
 {
 	static const char *const keys[] = { "type", "groups", "routers_per_group",
@@ -519,7 +539,7 @@ static int read_dragonfly(tm_cluster_desc_t *d, ynode *net, char *err)
 			       "routers_per_group x global_links_per_router = %lld",
 			       (long long)d->df_groups, (long long)d->df_groups - 1,
 			       (long long)(d->df_routers * d->df_global));
-	return TOPOMATCH_OK;
+	return df_links_fit(d, g, err);
 }
 
 /* ----------------------------------------------------------------- graph */

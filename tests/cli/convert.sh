@@ -106,7 +106,7 @@ run "$tm" convert "$work/nothing"
 expect_eq "no such prefix" \
 	"1:topomatch convert: $work/nothing: no monitoring files $work/nothing.RANK.prof" "$rc:$err"
 run "$tm" convert "$mon/ring_e1" --max-bytes 100
-expect_contains "--max-bytes per file" "ring_e1.0.prof: more than 100 bytes (limit)" "$err"
+expect_contains "--max-bytes per file" "ring_e1.0.prof:2: larger than the limit of 100 bytes" "$err"
 run "$tm" convert "$mon/ring_e1" --max-tasks 3
 expect_contains "--max-tasks" "ring_e1.0.prof:3: peer rank 3 is beyond the limit of 3 ranks" "$err"
 run "$tm" convert "$mon/ring_e1" --max-nnz 7

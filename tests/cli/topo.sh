@@ -139,4 +139,73 @@ expect_eq "map --cpus-per-task without a cluster: exit 2" 2 "$rc"
 run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" --cpus-per-task 0
 expect_eq "map --cpus-per-task 0: exit 2" 2 "$rc"
 
+# SECURITY.md's limits on a cluster, just past each (exit 1, FILE:LINE:COL)
+# and at it where that is cheap.  limit_yaml FILE NAMES HARDWARE: the
+# header of a cluster file; the network follows on stdin.
+limit_yaml() {
+	{ printf 'cluster: x\nnodes:\n  - names: %s\n    hardware: "%s"\n' "$2" "$3"; cat; } >"$work/$1"
+}
+# limit_fails DESC FILE MESSAGE: topo check refuses it with MESSAGE
+limit_fails() {
+	run "$tm" topo check "$work/$2"
+	expect_eq "$1: exit 1" 1 "$rc"
+	expect_contains "$1: says where and why" "$2:$3" "$err"
+}
+fattree_2048() { printf 'network:\n  type: fattree\n  levels:\n    - arity: 2048\n    - arity: %s\n' "$1"; }
+# TM_CLUSTER_MAX_NODES: 2^22 nodes; 2^22 x 16 = 2^26 PUs (TOPOMATCH_MAX_PUS)
+fattree_2048 2048 | limit_yaml nodes_at.yaml "n[0000000-4194303]" "core:16 pu:1"
+run "$tm" topo check "$work/nodes_at.yaml"
+expect_contains "2^22 nodes of 16 PUs: valid" "4194304 nodes, 67108864 PUs" "$out"
+fattree_2048 2049 | limit_yaml nodes_over.yaml "n[0000000-4194304]" "pu:1"
+limit_fails "2^22 + 1 nodes" nodes_over.yaml "3:12: names: column 3: more than 4194304 names"
+fattree_2048 2049 | limit_yaml positions_over.yaml "n[0000000-4194303]" "pu:1"
+limit_fails "2^22 + 2048 fat-tree positions" positions_over.yaml \
+	"8:5: levels: more than 4194304 node positions"
+printf 'network:\n  type: torus\n  dims: [2048, 2049]\n' |
+	limit_yaml routers_over.yaml "n[0000000-4194303]" "pu:1"
+limit_fails "2^22 + 2048 torus routers" routers_over.yaml "7:9: dims: more than 4194304 routers"
+printf 'network:\n  type: graph\n  switches: s[0000000-4194304]\n  links: []\n  attach:\n    - {switch: s0000000, nodes: n1}\n' |
+	limit_yaml switches_over.yaml n1 "pu:1"
+limit_fails "2^22 + 1 graph switches" switches_over.yaml \
+	"7:13: switches: column 3: more than 4194304 names"
+# TM_CLUSTER_MAX_LINKS: 2 groups of 4096 routers, 1 global link each, make
+# 2 x 4096 x 4095 / 2 + 4096 = 2^24 links; 2 global links each go past
+printf 'network:\n  type: dragonfly\n  groups: 2\n  routers_per_group: 4096\n  global_links_per_router: 2\n' |
+	limit_yaml links_over.yaml "n[0000-8191]" "pu:1"
+limit_fails "dragonfly of 2^24 + 4096 links" links_over.yaml \
+	"7:11: 2 groups of 4096 routers with 2 global links per router ask for more than the limit of 16777216 links"
+# TOPOMATCH_MAX_PUS over all nodes: one node of 17 PUs among 2^22
+fattree_2048 2048 >"$work/net"
+printf 'cluster: x\nnodes:\n  - names: n[0000000-4194302]\n    hardware: "core:16 pu:1"\n  - names: n4194303\n    hardware: "core:17 pu:1"\n' |
+	cat - "$work/net" >"$work/pus_over.yaml"
+limit_fails "2^26 + 1 PUs" pus_over.yaml "3:12: 67108865 PUs in all, more than 67108864"
+# PUs of one node (topology/node_hw.c)
+fattree_2048 1 | sed 's/2048/1/' | limit_yaml hw_over.yaml n1 "pack:1 core:4097 pu:1"
+limit_fails "4097 PUs in a node" hw_over.yaml \
+	"4:15: 'pack:1 core:4097 pu:1' has more than 4096 PUs"
+fattree_2048 1 | sed 's/2048/1/' | limit_yaml hw_at.yaml n1 "pack:2 core:32 pu:64"
+run "$tm" topo check "$work/hw_at.yaml"
+expect_contains "4096 PUs in a node: valid" "1 nodes, 4096 PUs" "$out"
+# levels (TOPOMATCH_MAX_LEVELS less the node's 8) and dimensions
+levels() { printf 'network:\n  type: fattree\n  levels:\n'; for _ in $(seq "$1"); do printf '    - arity: 1\n'; done; }
+levels 24 | limit_yaml levels_at.yaml n1 "pu:1"
+run "$tm" topo check "$work/levels_at.yaml"
+expect_eq "24 network levels: valid" 0 "$rc"
+levels 25 | limit_yaml levels_over.yaml n1 "pu:1"
+limit_fails "25 network levels" levels_over.yaml "8:5: levels: at most 24 levels"
+printf 'network:\n  type: torus\n  dims: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n' |
+	limit_yaml dims_at.yaml n1 "pu:1"
+run "$tm" topo check "$work/dims_at.yaml"
+expect_eq "16 dimensions: valid" 0 "$rc"
+printf 'network:\n  type: torus\n  dims: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n' |
+	limit_yaml dims_over.yaml n1 "pu:1"
+limit_fails "17 dimensions" dims_over.yaml "7:9: dims: at most 16 dimensions"
+# the YAML file itself (tm_ylimits_t defaults): 16 MiB, depth 64
+{ printf 'cluster: x\n'; head -c 16777206 /dev/zero | tr '\0' '#'; } >"$work/bytes_over.yaml"
+limit_fails "16 MiB + 1 bytes of YAML" bytes_over.yaml "2: larger than the limit of 16777216 bytes"
+{ printf 'cluster: '; head -c 64 /dev/zero | tr '\0' '['; } >"$work/deep.yaml"
+limit_fails "YAML nested 65 deep" deep.yaml "1:73: nested deeper than the limit of 64 levels"
+printf 'cluster: &a x\n' >"$work/anchor.yaml"
+limit_fails "a YAML anchor" anchor.yaml "1:10: anchors and aliases are not supported"
+
 finish

@@ -340,6 +340,17 @@ START_TEST(line_too_long)
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_int_eq(add_text(m, text, "f", -1, err), TOPOMATCH_ELIMIT);
 	ck_assert_contains(err, "f:1: line longer than 16384 bytes");
+	topomatch_ompi_destroy(m);
+	/* 16384 bytes before the newline fit, one more does not (the last
+	 * count of the histogram gets a digit more) */
+	memcpy(text + 16383, "0\n", 3);
+	m = mk(0, 0, 0);
+	ck_assert_msg(add_text(m, text, "f", -1, err) == 0, "%s", err);
+	topomatch_ompi_destroy(m);
+	memcpy(text + 16384, "0\n", 3);
+	m = mk(0, 0, 0);
+	ck_assert_int_eq(add_text(m, text, "f", -1, err), TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(err, "f:1: line longer than 16384 bytes");
 	free(text);
 	topomatch_ompi_destroy(m);
 }
@@ -347,14 +358,35 @@ END_TEST
 
 START_TEST(file_byte_limit)
 {
+	static const char two[] = "E\t0\t1\t1 bytes\t1 msgs sent\nE\t0\t2\t1 bytes\t1 msgs sent\n";
 	topomatch_ompi_opts_t o = { .limits = { .max_bytes = 40 } };
 	topomatch_ompi_t *m;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_int_eq(topomatch_ompi_create(&o, &m, err), 0);
-	ck_assert_int_eq(add_text(m, "E\t0\t1\t1 bytes\t1 msgs sent\nE\t0\t2\t1 bytes\t1 msgs sent\n",
-				  "f", -1, err), TOPOMATCH_ELIMIT);
-	ck_assert_contains(err, "f: more than 40 bytes (limit)");
+	/* byte 41 is on line 2: named as the pattern readers name it */
+	ck_assert_int_eq(add_text(m, two, "f", -1, err), TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(err, "f:2: larger than the limit of 40 bytes");
 	topomatch_ompi_destroy(m);
+	/* at the limit it reads */
+	o.limits.max_bytes = (int64_t)strlen(two);
+	ck_assert_int_eq(topomatch_ompi_create(&o, &m, err), 0);
+	ck_assert_int_eq(add_text(m, two, "f", -1, err), 0);
+	topomatch_ompi_destroy(m);
+	/* past the first 64 KiB block: lines of 100 bytes, the 65601st byte
+	 * on line 657 */
+	char *text = malloc(70001);
+	ck_assert_ptr_nonnull(text);
+	for (int i = 0; i < 700; i++) {
+		memset(text + 100 * i, '#', 99);
+		text[100 * i + 99] = '\n';
+	}
+	text[70000] = '\0';
+	o.limits.max_bytes = 65600;
+	ck_assert_int_eq(topomatch_ompi_create(&o, &m, err), 0);
+	ck_assert_int_eq(add_text(m, text, "f", 0, err), TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(err, "f:657: larger than the limit of 65600 bytes");
+	topomatch_ompi_destroy(m);
+	free(text);
 }
 END_TEST
 
