@@ -160,7 +160,8 @@ static void sort_row(int64_t *col, double *w, int64_t len)
 static int csr_build(int64_t n, int64_t m, const int64_t *src, const int64_t *dst,
 		     const double *w, bool both, struct csr *out)
 {
-	int64_t *rowptr = tm_zalloc(n + 1, sizeof(*rowptr));
+	int64_t rows; /* n + 1, and n may be anything a caller's limits allow */
+	int64_t *rowptr = tm_add_ok(n, 1, &rows) ? tm_zalloc(rows, sizeof(*rowptr)) : NULL;
 	if (!rowptr)
 		return TOPOMATCH_ENOMEM;
 	for (int64_t k = 0; k < m; k++) {

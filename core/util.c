@@ -75,7 +75,10 @@ void *tm_alloc(int64_t n, size_t sz)
 
 void *tm_zalloc(int64_t n, size_t sz)
 {
-	if (n < 0 || (uint64_t)n > SIZE_MAX)
+	int64_t bytes;
+	/* calloc checks n x sz too, but sanitizers abort on it instead of
+	 * returning NULL: the library's own check comes first */
+	if (!tm_mul_ok(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX)
 		return NULL;
 	return calloc(n ? (size_t)n : 1, sz);
 }

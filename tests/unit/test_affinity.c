@@ -458,6 +458,92 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* SECURITY.md's pattern limits at their value: the same4 files (4 tasks,
+ * 6 non-zeros) read in every format, one less is refused (bads[]). */
+START_TEST(test_limits_at)
+{
+	static const char *const files[] = { "same4.mat", "same4.mtx", "same4.tri", "same4.grf" };
+	char rel[64], err[TOPOMATCH_ERRLEN] = "";
+
+	for (int f = 0; f < 4; f++) {
+		snprintf(rel, sizeof(rel), "affinity/%s", files[f]);
+		FILE *in = fopen(tm_data(rel), "rb");
+		ck_assert_ptr_nonnull(in);
+		ck_assert_int_eq(fseek(in, 0, SEEK_END), 0);
+		topomatch_limits_t lim = { 4, 6, ftell(in) };
+		fclose(in);
+		topomatch_affinity_t *a;
+		int rc = topomatch_affinity_read_file(tm_data(rel), 0, &lim, &a, err);
+		ck_assert_msg(rc == TOPOMATCH_OK, "%s: %s", files[f], err);
+		assert_pattern(a, 4, same4_c, NULL, files[f]);
+		topomatch_affinity_destroy(a);
+		lim.max_bytes--;
+		rc = topomatch_affinity_read_file(tm_data(rel), 0, &lim, &a, err);
+		ck_assert_int_eq(rc, TOPOMATCH_ELIMIT);
+		ck_assert_contains(err, "bytes");
+	}
+}
+END_TEST
+
+/* The default limits, just past them; sizes in the text are refused
+ * before memory is sized from them. */
+static const struct {
+	const char *text;
+	const char *msg;
+} past_defaults[] = {
+	{ "# tasks 4194305\n0 1 1\n", "p:1: 4194305 tasks: more than the limit of 4194304 tasks" },
+	{ "0 1 1\n0 4194304 1\n", "p:2: task index 4194304: more than the limit of 4194304 tasks" },
+	{ "%%MatrixMarket matrix coordinate real general\n4194305 4194305 1\n1 2 1\n",
+	  "p:2: 4194305 tasks: more than the limit of 4194304 tasks" },
+	{ "%%MatrixMarket matrix coordinate real general\n4 4 268435457\n1 2 1\n",
+	  "p:2: more than 268435456 non-zeros (limit)" },
+	{ "0\n4194305 2\n0 000\n1 1\n1 0\n", "p:2: 4194305 tasks: more than the limit of 4194304 tasks" },
+	{ "0\n2 268435457\n0 000\n1 1\n1 0\n", "p:2: more than 268435456 non-zeros (limit)" },
+};
+
+START_TEST(test_limits_past_defaults)
+{
+	char err[TOPOMATCH_ERRLEN] = "";
+	topomatch_affinity_t *a = (topomatch_affinity_t *)&a;
+	const char *text = past_defaults[_i].text;
+
+	int rc = topomatch_affinity_read_buffer(text, strlen(text), "p", 0, NULL, &a, err);
+	ck_assert_msg(rc == TOPOMATCH_ELIMIT, "rc %d: %s", rc, err);
+	ck_assert_ptr_null(a);
+	ck_assert_str_eq(err, past_defaults[_i].msg);
+}
+END_TEST
+
+/* At the default task limit: the last task index is 4194303. */
+START_TEST(test_limits_tasks_at_default)
+{
+	static const char text[] = "0 4194303 1\n";
+	char err[TOPOMATCH_ERRLEN] = "";
+	topomatch_affinity_t *a;
+
+	int rc = topomatch_affinity_read_buffer(text, strlen(text), "p", 0, NULL, &a, err);
+	ck_assert_msg(rc == TOPOMATCH_OK, "%s", err);
+	ck_assert_int_eq(topomatch_affinity_ntasks(a), TOPOMATCH_DEFAULT_MAX_TASKS);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/* Limits raised to INT64_MAX (the CLI allows it): sizes stay checked, the
+ * task count INT64_MAX is out of memory, never an overflow. */
+START_TEST(test_limits_raised_to_max)
+{
+	static const char text[] = "0 9223372036854775806 1\n";
+	topomatch_limits_t lim = { INT64_MAX, INT64_MAX, INT64_MAX };
+	char err[TOPOMATCH_ERRLEN] = "";
+	topomatch_affinity_t *a = (topomatch_affinity_t *)&a;
+
+	int rc = topomatch_affinity_read_buffer(text, strlen(text), "p", 0, &lim, &a, err);
+	ck_assert_int_eq(rc, TOPOMATCH_ENOMEM);
+	ck_assert_ptr_null(a);
+	ck_assert_contains(err, "out of memory building a 9223372036854775807-task pattern");
+}
+END_TEST
+
 /* The buffer entry point enforces max_bytes itself and names the line. */
 START_TEST(test_bytes_limit_buffer)
 {
@@ -772,6 +858,11 @@ static Suite *affinity_suite(void)
 	tcase_add_test(tc, test_format_names);
 	tcase_add_loop_test(tc, test_bad_input, 0, NBAD);
 	tcase_add_test(tc, test_bytes_limit_buffer);
+	tcase_add_test(tc, test_limits_at);
+	tcase_add_loop_test(tc, test_limits_past_defaults, 0,
+			    (int)(sizeof(past_defaults) / sizeof(past_defaults[0])));
+	tcase_add_test(tc, test_limits_tasks_at_default);
+	tcase_add_test(tc, test_limits_raised_to_max);
 	tcase_add_test(tc, test_bad_arguments);
 	tcase_add_test(tc, test_pipe);
 	tcase_add_test(tc, test_pipe_large);

@@ -889,6 +889,94 @@ START_TEST(reject_limits)
 }
 END_TEST
 
+/* SECURITY.md's blob limits at their defaults (NULL limits), just past
+ * each: one entry of 64 KiB, 512 KiB in all, 65,535 entries. */
+START_TEST(reject_default_limits)
+{
+	/* one entry of 65,536 bytes with its NUL */
+	char *big = malloc(TOPOMATCH_BLOB_MAX_ENTRY + 1);
+	int n;
+	char **v = three_entries(4, 0.0, &n);
+	memset(big, 'A', TOPOMATCH_BLOB_MAX_ENTRY);
+	memcpy(big, v[0], HDR);
+	big[TOPOMATCH_BLOB_MAX_ENTRY] = '\0';
+	char *w[1] = { big };
+	reject(w, 1, NULL, TOPOMATCH_ELIMIT, "pattern entry 0: longer than the limit of 65536 bytes");
+	/* with its NUL, 65,535 bytes pass the length check (the data then do not) */
+	big[TOPOMATCH_BLOB_MAX_ENTRY - 1] = '\0';
+	topomatch_affinity_t *a;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_int_ne(topomatch_blob_decode((const char *const *)w, 1, NULL, &a, NULL, err),
+			 TOPOMATCH_OK);
+	ck_assert_ptr_null(strstr(err, "limit"));
+	free(big);
+	topomatch_blob_free(v, n);
+
+	/* 9 full entries of 65,535 bytes: 8 are 524,280 bytes, the 9th goes past */
+	size_t room = (TOPOMATCH_BLOB_MAX_ENTRY - 1 - HDR) / 4 * 4, L = 9 * room / 4 * 3;
+	uint8_t *p = calloc(L, 1);
+	v = reseal(p, L, room, &n);
+	ck_assert_int_eq(n, 9);
+	ck_assert_uint_eq(strlen(v[8]) + 1, TOPOMATCH_BLOB_MAX_ENTRY - 1);
+	reject(v, n, NULL, TOPOMATCH_ELIMIT,
+	       "pattern entries: more than the limit of 524288 bytes in all");
+	/* 8 of them are in the limit: refused for what they hold, not their size */
+	ck_assert_int_ne(topomatch_blob_decode((const char *const *)v, 8, NULL, &a, NULL, err),
+			 TOPOMATCH_OK);
+	ck_assert_ptr_null(strstr(err, "limit"));
+	topomatch_blob_free(v, n);
+	free(p);
+
+	/* 65,536 entries, as an array and as environment names (duplicates) */
+	const char **many = malloc(65536 * sizeof(*many));
+	for (int k = 0; k < 65536; k++)
+		many[k] = "TOPOMATCH_PATTERN_0=x";
+	ck_assert_int_eq(topomatch_blob_decode(many, 65536, NULL, &a, NULL, err), TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(err, "pattern blob: 65536 entries, more than 65535");
+	ck_assert_int_ne(topomatch_blob_decode(many, 65535, NULL, &a, NULL, err), TOPOMATCH_OK);
+	ck_assert_ptr_null(strstr(err, "65535"));
+	ck_assert_int_eq(topomatch_blob_decode_env(many, 65536, NULL, NULL, &a, NULL, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(err, "pattern: more than 65535 TOPOMATCH_PATTERN_ entries");
+	ck_assert_int_eq(topomatch_blob_decode_env(many, 65535, NULL, NULL, &a, NULL, err),
+			 TOPOMATCH_EPARSE);
+	ck_assert_contains(err, "set twice");
+	/* the last index is 65534 */
+	many[0] = "TOPOMATCH_PATTERN_65535=x";
+	ck_assert_int_eq(topomatch_blob_decode_env(many, 1, NULL, NULL, &a, NULL, err),
+			 TOPOMATCH_EPARSE);
+	ck_assert_contains(err, "name without a valid index");
+	many[0] = "TOPOMATCH_PATTERN_65534=x";
+	ck_assert_int_eq(topomatch_blob_decode_env(many, 1, NULL, NULL, &a, NULL, err),
+			 TOPOMATCH_EPARSE);
+	ck_assert_contains(err, "TOPOMATCH_PATTERN_65534 set, but 1 entries are not numbered 0..0");
+	free(many);
+}
+END_TEST
+
+/* 2^20 tasks (TOPOMATCH_BLOB_MAX_TASKS) travel when the bytes allow it;
+ * one more is refused by the encoder and the decoder. */
+START_TEST(tasks_at_default_limit)
+{
+	topomatch_affinity_t *a = stencil(1 << 20, 1, 1, 7, 0, NULL), *b;
+	topomatch_blob_limits_t l = limits(0, 8 << 20, 0);
+	int n;
+	char **v = enc(a, 0.0, &l, &n, NULL);
+
+	b = dec(v, n, &l, NULL);
+	ck_assert_int_eq(topomatch_affinity_ntasks(b), TOPOMATCH_BLOB_MAX_TASKS);
+	ck_assert_int_eq(topomatch_affinity_nnz(b), topomatch_affinity_nnz(a));
+	topomatch_affinity_destroy(b);
+	topomatch_blob_free(v, n);
+	topomatch_affinity_destroy(a);
+	a = stencil((1 << 20) + 1, 1, 1, 7, 0, NULL);
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_int_eq(topomatch_blob_encode(a, 0.0, &l, &v, &n, NULL, err), TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(err, "pattern blob: 1048577 tasks, more than the limit of 1048576");
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
 /* ------------------------------------------------ rejections: the payload */
 
 START_TEST(payload_valid_baseline)
@@ -1157,6 +1245,37 @@ START_TEST(env_rejects)
 }
 END_TEST
 
+/* slurmctld decodes with topomatch.conf's MaxTasks (default 4096) as
+ * max_tasks (select_topomatch.c, tm_pattern): 4096 tasks are mapped,
+ * 4097 refused with the reason it logs. */
+START_TEST(max_tasks_of_slurmctld)
+{
+	topomatch_blob_limits_t l = limits(0, 0, 4096);
+	char err[TOPOMATCH_ERRLEN] = "";
+	topomatch_affinity_t *a = stencil(4096, 1, 1, 7, 0, NULL), *b;
+	size_t ne;
+	int n;
+	char **v = enc(a, 0.0, NULL, &n, NULL), **env = make_env(v, n, &ne);
+
+	ck_assert_int_eq(decode_env(env, ne, NULL, &l, &b, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_ntasks(b), 4096);
+	topomatch_affinity_destroy(b);
+	free_env(env, ne);
+	topomatch_blob_free(v, n);
+	topomatch_affinity_destroy(a);
+	a = stencil(4097, 1, 1, 7, 0, NULL);
+	v = enc(a, 0.0, NULL, &n, NULL);
+	env = make_env(v, n, &ne);
+	b = (topomatch_affinity_t *)&b;
+	ck_assert_int_eq(decode_env(env, ne, NULL, &l, &b, err), TOPOMATCH_ELIMIT);
+	ck_assert_ptr_null(b);
+	ck_assert_str_eq(err, "pattern: 4097 tasks, more than the limit of 4096");
+	free_env(env, ne);
+	topomatch_blob_free(v, n);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
 /* ------------------------------------------------------------------- fuzz */
 
 /* Everything a successful decode returns must be usable as is. */
@@ -1335,6 +1454,9 @@ int main(void)
 	tcase_add_test(rj, reject_order_and_count);
 	tcase_add_test(rj, reject_data);
 	tcase_add_test(rj, reject_limits);
+	tcase_add_test(rj, reject_default_limits);
+	tcase_add_test(rj, tasks_at_default_limit);
+	tcase_add_test(rj, max_tasks_of_slurmctld);
 	tcase_add_test(rj, payload_valid_baseline);
 	tcase_add_test(rj, reject_payload_header);
 	tcase_add_test(rj, reject_payload_varints);

@@ -392,6 +392,24 @@ START_TEST(limits)
 	load_fails("a: [1, 2]\nb: 3\n", &lim, TOPOMATCH_ELIMIT,
 		   "t.yaml:2:1: more than the limit of 5 nodes");
 
+	/* the default node limit (1,000,000): a flow sequence of 999,999
+	 * scalars fits, one more does not */
+	char *many = malloc(2000002);
+	ck_assert_ptr_nonnull(many);
+	many[0] = '[';
+	for (int i = 0; i < 1000000; i++)
+		memcpy(many + 1 + 2 * i, "0,", 2);
+	many[2 * 999999] = ']';
+	d = NULL;
+	ck_assert_int_eq(tm_ydoc_load_buffer(many, 2 * 999999 + 1, "t.yaml", NULL, &d, err), 0);
+	ck_assert_int_eq(d->root->n, 999999);
+	tm_ydoc_free(d);
+	many[2 * 999999] = ',';
+	many[2 * 1000000] = ']';
+	many[2 * 1000000 + 1] = '\0';
+	load_fails(many, NULL, TOPOMATCH_ELIMIT, "t.yaml:1:2000000: more than the limit of 1000000 nodes");
+	free(many);
+
 	/* bytes: both from a buffer and from a file */
 	lim = (tm_ylimits_t){ 10, 0, 0 };
 	d = NULL;
