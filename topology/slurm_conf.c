@@ -877,7 +877,13 @@ static int sc_read_file(sc_reader_t *r, const char *path, int depth, sc_file_t *
 		return rc;
 	f.buf = buf;
 	r->total_bytes += (int64_t)f.len;
-	if (r->total_bytes > TM_SLURM_MAX_TOTAL_BYTES)
+	/* only an Include can go past (one file is at most a quarter of it):
+	 * named there, as the other limits on files are */
+	if (r->total_bytes > TM_SLURM_MAX_TOTAL_BYTES && from)
+		rc = sc_err(r, from, at, TOPOMATCH_ELIMIT,
+			    "Include: %s: the files read exceed the limit of %lld bytes in all",
+			    f.name, (long long)TM_SLURM_MAX_TOTAL_BYTES);
+	else if (r->total_bytes > TM_SLURM_MAX_TOTAL_BYTES)
 		rc = tm_err(r->err, TOPOMATCH_ELIMIT,
 			    "%s: the files read exceed the limit of %lld bytes in all", f.name,
 			    (long long)TM_SLURM_MAX_TOTAL_BYTES);

@@ -374,6 +374,12 @@ START_TEST(hostlist_errors)
 	snprintf(big, sizeof(big), "NodeName=n[1-%lld]\n", (long long)TM_SLURM_MAX_NODES + 1);
 	text_fails(big, TOPOMATCH_ELIMIT, ":1:10: NodeName=n[1-1048577]: more than 1048576 node "
 					  "names in all");
+	/* at the limit */
+	tm_slurm_conf_t c;
+	snprintf(big, sizeof(big), "NodeName=n[1-%lld]\n", (long long)TM_SLURM_MAX_NODES);
+	text_ok(big, &c);
+	ck_assert_int_eq(c.nnames, TM_SLURM_MAX_NODES);
+	tm_slurm_conf_free(&c);
 }
 END_TEST
 
@@ -516,6 +522,73 @@ START_TEST(limits)
 }
 END_TEST
 
+/* dir/name with len bytes of text; the path into path (4200 bytes). */
+static const char *write_in(const char *dir, const char *name, const char *text, size_t len,
+			    char *path)
+{
+	snprintf(path, 4200, "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	fclose(f);
+	return path;
+}
+
+/* Include limits, at and just past: 1024 files read, 64 MiB in all. */
+START_TEST(include_limits)
+{
+	char dir[] = "/tmp/tm_slurm_inc_XXXXXX", path[4200], err[TOPOMATCH_ERRLEN] = "";
+	static const char inc[] = "Include empty.conf\n", big_inc[] = "Include big.conf\n";
+	const size_t il = sizeof(inc) - 1, bl = sizeof(big_inc) - 1;
+	tm_slurm_conf_t c;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	write_in(dir, "empty.conf", "", 0, path);
+	/* the main file and 1023 Includes are 1024 files; one more is refused */
+	char *text = malloc(1024 * il);
+	for (int i = 0; i < 1024; i++)
+		memcpy(text + i * il, inc, il);
+	ck_assert_int_eq(tm_slurm_conf_read(write_in(dir, "files.conf", text, 1023 * il, path),
+					    &c, err), TOPOMATCH_OK);
+	ck_assert_int_eq(c.nfiles, 1024);
+	tm_slurm_conf_free(&c);
+	ck_assert_int_eq(tm_slurm_conf_read(write_in(dir, "files.conf", text, 1024 * il, path),
+					    &c, err), TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "files.conf:1024:9: Include: more than 1024 files read in all");
+	free(text);
+
+	/* the main file (4 Includes) and 4 files of 16 MiB, the last one
+	 * 4 x bl bytes shorter: 64 MiB in all, exactly; one byte more is past */
+	size_t n = (size_t)TM_SLURM_MAX_FILE_BYTES;
+	char *big = malloc(n);
+	memset(big, '#', n);
+	for (size_t i = 79; i < n; i += 80)
+		big[i] = '\n';
+	write_in(dir, "big.conf", big, n, path);
+	char main_text[4 * sizeof(big_inc) + 32];
+	snprintf(main_text, sizeof(main_text), "%s%s%sInclude last.conf\n", big_inc, big_inc,
+		 big_inc);
+	ck_assert_uint_eq(strlen(main_text), 4 * bl + 1); /* "last" is a byte longer than "big" */
+	write_in(dir, "last.conf", big, n - 4 * bl - 1, path);
+	write_in(dir, "bytes.conf", main_text, strlen(main_text), path);
+	ck_assert_msg(tm_slurm_conf_read(path, &c, err) == TOPOMATCH_OK, "%s", err);
+	tm_slurm_conf_free(&c);
+	write_in(dir, "last.conf", big, n - 4 * bl, path);
+	ck_assert_int_eq(tm_slurm_conf_read(write_in(dir, "bytes.conf", main_text,
+						     strlen(main_text), path), &c, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "bytes.conf:4:9: Include: ");
+	ck_assert_contains(err, "/last.conf: the files read exceed the limit of 67108864 bytes "
+				"in all");
+	free(big);
+	static const char *const names[] = { "empty.conf", "files.conf", "big.conf", "last.conf",
+					      "bytes.conf" };
+	for (int i = 0; i < 5; i++)
+		unlink(write_in(dir, names[i], "", 0, path));
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(many_nodes)
 {
 	/* 100,000 one-node lines, as generated configurations have them */
@@ -572,6 +645,7 @@ int main(void)
 	tcase_add_test(tc, duplicates);
 	tcase_add_test(tc, find_leading_zeros);
 	tcase_add_test(tc, limits);
+	tcase_add_test(tc, include_limits);
 	tcase_add_test(tc, many_nodes);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);

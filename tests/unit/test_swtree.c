@@ -738,6 +738,11 @@ START_TEST(conf_input_limits)
 			 TOPOMATCH_ELIMIT);
 	ck_assert_contains(err, "more than 4194304 nodes");
 	ck_assert_msg(tm_now() - t0 < 1.0, "took %.2f s", tm_now() - t0);
+	/* one node past TM_SLURM_TOPO_MAX_NODES, named where it is */
+	static const char over[] = "SwitchName=leaf Nodes=n[0000000-4194304]\n";
+	ck_assert_int_eq(tm_slurm_topology_parse(over, strlen(over), "t.conf", &t, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(err, "t.conf:1:23: more than 4194304 nodes");
 }
 END_TEST
 
