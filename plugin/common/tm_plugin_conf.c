@@ -88,14 +88,21 @@ static int setting(tm_plugin_conf_t *c, const char *key, const char *v, const ch
 	if (!strcasecmp(key, "ClusterYAML"))
 		return v[0] == '/' ? string(v, c->cluster_yaml, sizeof(c->cluster_yaml))
 				   : (*why = "ClusterYAML must be an absolute path", -1);
-	if (!strcasecmp(key, "JobBudgetMs"))
+	if (!strcasecmp(key, "JobBudgetMs")) {
+		*why = "JobBudgetMs: expected milliseconds from 1 to 60000";
 		return number(v, 1, 60000, &c->job_budget_ms);
-	if (!strcasecmp(key, "CycleBudgetMs"))
+	}
+	if (!strcasecmp(key, "CycleBudgetMs")) {
+		*why = "CycleBudgetMs: expected milliseconds from 1 to 600000";
 		return number(v, 1, 600000, &c->cycle_budget_ms);
+	}
 	if (!strcasecmp(key, "MaxTasks")) {
-		int rc = number(v, 1, 1 << 20, &x);
+		/* the blob carries at most 2^20 tasks (TOPOMATCH_BLOB_MAX_TASKS) */
+		*why = "MaxTasks: expected a whole number of tasks from 1 to 1048576";
+		if (number(v, 1, 1 << 20, &x) || x != floor(x))
+			return -1;
 		c->max_tasks = (int64_t)x;
-		return rc;
+		return 0;
 	}
 	if (!strcasecmp(key, "Mapper"))
 		return string(v, c->mapper, sizeof(c->mapper));

@@ -2,7 +2,8 @@
  * test_decision.c - select/topomatch's decision cache and per-cycle
  * budget (plugin/select/tm_decision.c), which decide whether slurmctld
  * maps a job again or reuses what it decided, and when a cycle has spent
- * its mapping time.
+ * its mapping time; and topomatch.conf's MaxTasks, the largest pattern
+ * it maps (plugin/common/tm_plugin_conf.c).
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -10,7 +11,10 @@
 #include "config.h"
 #include "tmtest.h"
 
+#include "../../plugin/common/tm_plugin_conf.h"
 #include "../../plugin/select/tm_decision.h"
+
+#include <unistd.h>
 
 START_TEST(hash_separates_inputs)
 {
@@ -122,6 +126,41 @@ START_TEST(cycle_window_ages)
 }
 END_TEST
 
+/* topomatch.conf holding text, read into c; the status, err filled. */
+static int read_conf(const char *text, tm_plugin_conf_t *c, char *err, char *path)
+{
+	strcpy(path, "/tmp/tm_conf_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	int rc = tm_plugin_conf_read(path, c, err, TOPOMATCH_ERRLEN);
+	unlink(path);
+	return rc;
+}
+
+/* MaxTasks: 4096 by default, at most 2^20 (the blob's limit), a clear
+ * error past it (slurmctld then logs it and maps nothing). */
+START_TEST(conf_max_tasks)
+{
+	static const char *const bad[] = { "MaxTasks=1048577\n", "MaxTasks=0\n",
+					   "MaxTasks=4096.5\n", "MaxTasks=many\n" };
+	tm_plugin_conf_t c;
+	char err[TOPOMATCH_ERRLEN] = "", path[32], want[TOPOMATCH_ERRLEN + 32];
+
+	ck_assert_int_eq(read_conf("ClusterYAML=/etc/slurm/c.yaml\n", &c, err, path), 0);
+	ck_assert_int_eq(c.max_tasks, 4096);
+	ck_assert_int_eq(read_conf("MaxTasks=1048576\n", &c, err, path), 0);
+	ck_assert_int_eq(c.max_tasks, TOPOMATCH_BLOB_MAX_TASKS);
+	for (int k = 0; k < 4; k++) {
+		ck_assert_int_eq(read_conf(bad[k], &c, err, path), -1);
+		snprintf(want, sizeof(want),
+			 "%s:1: MaxTasks: expected a whole number of tasks from 1 to 1048576", path);
+		ck_assert_str_eq(err, want);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("decision");
@@ -133,6 +172,7 @@ int main(void)
 	tcase_add_test(tc, store_rejects_bad_lists);
 	tcase_add_test(tc, cycle_budget_per_counter);
 	tcase_add_test(tc, cycle_window_ages);
+	tcase_add_test(tc, conf_max_tasks);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);
 }
