@@ -314,13 +314,14 @@ static int64_t decimal(const char **p, int64_t max)
 	return v;
 }
 
-/* "V;JOBID;NTASKS;NAMES;" of a map, NAMES non-empty and without empty
- * names; 0 or -1. */
+/* "V;JOBID;NTASKS;NAMES;" of a map of at most TM_MAP_MAX_BYTES, NAMES
+ * non-empty and without empty names; 0 or -1. */
 static int map_head(const char *map, map_head_t *h)
 {
 	const char *p = map;
 	int64_t v;
-	if (!p || (v = decimal(&p, 9)) < 0 || *p++ != ';' ||
+	if (!p || strnlen(map, TM_MAP_MAX_BYTES + 1) > TM_MAP_MAX_BYTES ||
+	    (v = decimal(&p, 9)) < 0 || *p++ != ';' ||
 	    (h->jobid = decimal(&p, MAX_FIELD)) < 0 || *p++ != ';' ||
 	    (h->ntasks = decimal(&p, MAX_FIELD)) < 0 || *p++ != ';')
 		return -1;

@@ -57,6 +57,10 @@ char *tm_map_encode(uint32_t jobid, int64_t ntasks, const char *const *names, in
 		    const int64_t *node, const int *cpu);
 /* Version of a map (its first field): TM_MAP_*, or -1 when unknown. */
 int tm_map_version(const char *map);
+/* Largest TOPOMATCH_MAP: srun publishes none longer (one environment
+ * string must stay well under the kernel's 128 KiB, SLURM-NOTES.md), and
+ * the readers refuse one. */
+#define TM_MAP_MAX_BYTES (64 * 1024)
 /* A rank's OS CPUs. */
 #define TM_MAP_MAX_CPUS 1024
 typedef struct {

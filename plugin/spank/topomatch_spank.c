@@ -189,10 +189,6 @@ static int pattern_problem(const char *msg)
 /* srun: the ranks' layout inside the allocation                      */
 /* ------------------------------------------------------------------ */
 
-/* Largest TOPOMATCH_MAP passed to the tasks: one environment string must
- * stay well under the kernel's 128 KiB (SLURM-NOTES.md). */
-#define MAX_MAP_BYTES (64 * 1024)
-
 /* A step that does not fit the pattern: a note, Slurm's layout. */
 static int layout_note(const char *why)
 {
@@ -370,7 +366,7 @@ static int publish(char *const *rank_node, int64_t n, const char *map)
 			return layout_problem(msg);
 		setenv("SLURM_HOSTFILE", hostfile, 1);
 	}
-	if (strlen(map) <= MAX_MAP_BYTES) {
+	if (strlen(map) <= TM_MAP_MAX_BYTES) {
 		setenv("TOPOMATCH_MAP", map, 1);
 		return 0;
 	}
@@ -742,7 +738,7 @@ static int place_reorder(const char *map, task_place_t *t)
 /* This task's place from TOPOMATCH_MAP; 0, or -1 when it has none. */
 static int task_place(spank_t sp, task_place_t *t)
 {
-	size_t maplen = 2 * MAX_MAP_BYTES;
+	size_t maplen = TM_MAP_MAX_BYTES + 1; /* a longer map is not read */
 	char *map = malloc(maplen);
 	int rc = -1;
 	memset(t, 0, sizeof(*t));

@@ -95,6 +95,30 @@ START_TEST(several_cpus_per_rank)
 }
 END_TEST
 
+/* A map of TM_MAP_MAX_BYTES (what srun publishes at most) is read; one
+ * byte longer is refused by every reader.  The second node's long name
+ * pads it: "1;7;1;n1,xxx...;0.0". */
+START_TEST(map_bytes_limit)
+{
+	char *map = malloc(TM_MAP_MAX_BYTES + 2), name[16];
+	tm_cpus_t c;
+	for (size_t len = TM_MAP_MAX_BYTES; len <= TM_MAP_MAX_BYTES + 1; len++) {
+		memcpy(map, "1;7;1;n1,", 9);
+		memset(map + 9, 'x', len - 13);
+		memcpy(map + len - 4, ";0.0", 5);
+		ck_assert_uint_eq(strlen(map), len);
+		int want = len <= TM_MAP_MAX_BYTES ? 0 : -1;
+		ck_assert_int_eq(tm_map_version(map), want ? -1 : TM_MAP_ARBITRARY);
+		ck_assert_int_eq(tm_map_lookup(map, 7, 1, 0, name, sizeof(name), &c), want);
+		if (!want)
+			ck_assert_str_eq(name, "n1");
+		map[0] = '2'; /* the same as a version 2 map */
+		ck_assert_int_eq(tm_map_version(map), want ? -1 : TM_MAP_REORDER);
+	}
+	free(map);
+}
+END_TEST
+
 /* ------------------------------------------------------------ version 2 */
 
 /* 8 ranks on 3 nodes: n1 gets ranks 1, 3, 7; n2 0, 4, 5; n3 2, 6. */
@@ -510,6 +534,7 @@ int main(void)
 	TCase *misc = tcase_create("misc");
 	tcase_add_test(map, v1_roundtrip);
 	tcase_add_test(map, several_cpus_per_rank);
+	tcase_add_test(map, map_bytes_limit);
 	tcase_add_test(map, cpulist_parse);
 	tcase_add_test(map, v2_encode);
 	tcase_add_test(map, v2_lookup_block);
