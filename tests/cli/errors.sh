@@ -52,9 +52,22 @@ run "$tm" eval -t "$topo" -c "$work/ok.mat" -s "$work/double.map" -o 1
 expect_eq "doubled PU with -o 1: exit 1" 1 "$rc"
 expect_contains "doubled PU with -o 1: names the PU" "PU 0" "$err"
 
+# the pattern limits (SECURITY.md): at each (4 tasks, 6 non-zeros, 32
+# bytes), and one past with file and line
+run "$tm" map -t "$topo" -c "$work/ok.mat" --max-tasks 4 --max-nnz 6 --max-bytes 32
+expect_eq "at the task, non-zero and byte limits: exit 0" 0 "$rc"
 run "$tm" map -t "$topo" -c "$work/ok.mat" --max-tasks 3
 expect_eq "over the task limit: exit 1" 1 "$rc"
-expect_contains "over the task limit: file and line" "ok.mat:1:" "$err"
+expect_contains "over the task limit: file and line" \
+	"ok.mat:1: 4 tasks: more than the limit of 3 tasks" "$err"
+run "$tm" map -t "$topo" -c "$work/ok.mat" --max-nnz 5
+expect_eq "over the non-zero limit: exit 1" 1 "$rc"
+expect_contains "over the non-zero limit: file and line" \
+	"ok.mat:4: more than 5 non-zeros (limit)" "$err"
+run "$tm" map -t "$topo" -c "$work/ok.mat" --max-bytes 31
+expect_eq "over the byte limit: exit 1" 1 "$rc"
+expect_contains "over the byte limit: file and line" \
+	"ok.mat:4: larger than the limit of 31 bytes" "$err"
 run "$tm" map -t "$topo" -c "$work/ok.mat" --max-bytes 10
 expect_contains "over the byte limit" "limit of 10 bytes" "$err"
 
