@@ -181,6 +181,17 @@ START_TEST(parse_limits)
 	topomatch_topology_t *t = must_parse("tleaf 2 8192 1 8192 1");
 	ck_assert_int_eq(topomatch_topology_npu(t), INT64_C(1) << 26);
 	topomatch_topology_destroy(t);
+	/* so are 32 levels and 16 dimensions */
+	char levels[300];
+	int len = snprintf(levels, sizeof(levels), "tleaf 32");
+	for (int k = 0; k < 32; k++)
+		len += snprintf(levels + len, sizeof(levels) - (size_t)len, " %d 1", k < 2 ? 2 : 1);
+	t = must_parse(levels);
+	ck_assert_int_eq(topomatch_topology_npu(t), 4);
+	topomatch_topology_destroy(t);
+	t = must_parse("hcub 16");
+	ck_assert_int_eq(topomatch_topology_npu(t), 65536);
+	topomatch_topology_destroy(t);
 
 	/* the API refuses the same */
 	int big[2] = { 1 << 20, 1 << 20 };
