@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void tm_scan_init(tm_scan_t *sc, const char *buf, size_t len, const char *name,
 		  const char *comments)
@@ -151,13 +152,46 @@ const char *tm_tok_str(const tm_token_t *t, char *buf, size_t len)
 	return buf;
 }
 
+static int too_large(const char *name, int64_t line, int64_t max_bytes, char *err)
+{
+	return tm_err(err, TOPOMATCH_ELIMIT, "%s:%lld: larger than the limit of %lld bytes", name,
+		      (long long)line, (long long)max_bytes);
+}
+
+/*
+ * A regular file already known to be too large: its line at the limit,
+ * counted through a small buffer, not the gigabytes the limit allows
+ * (sbatch would otherwise hold 2 GiB before refusing a 5 GiB file).
+ */
+static int too_large_file(FILE *in, const char *name, int64_t max_bytes, char *err)
+{
+	char chunk[65536];
+	int64_t line = 1, left = max_bytes;
+	while (left > 0) {
+		size_t want = left < (int64_t)sizeof(chunk) ? (size_t)left : sizeof(chunk);
+		size_t got = fread(chunk, 1, want, in);
+		for (size_t i = 0; i < got; i++)
+			line += chunk[i] == '\n';
+		if (got < want)
+			break;
+		left -= (int64_t)got;
+	}
+	return too_large(name, line, max_bytes, err);
+}
+
 int tm_read_all(FILE *in, const char *name, int64_t max_bytes, char **buf, size_t *len,
 		char *err)
 {
-	size_t cap = 65536, n = 0;
-	char *b = malloc(cap);
 	*buf = NULL;
 	*len = 0;
+	struct stat st;
+	off_t at = ftello(in);
+	if (at >= 0 && fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size - at > max_bytes)
+		return too_large_file(in, name, max_bytes, err);
+
+	size_t cap = 65536, n = 0;
+	char *b = malloc(cap);
 	if (!b)
 		return tm_err(err, TOPOMATCH_ENOMEM, "%s: out of memory", name);
 	for (;;) {
@@ -182,9 +216,7 @@ int tm_read_all(FILE *in, const char *name, int64_t max_bytes, char **buf, size_
 			for (int64_t i = 0; i < max_bytes; i++)
 				line += b[i] == '\n';
 			free(b);
-			return tm_err(err, TOPOMATCH_ELIMIT,
-				      "%s:%lld: larger than the limit of %lld bytes", name,
-				      (long long)line, (long long)max_bytes);
+			return too_large(name, line, max_bytes, err);
 		}
 		if (got == 0) {
 			if (ferror(in)) {
