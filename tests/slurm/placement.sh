@@ -7,7 +7,8 @@
 #      own choice, which spans switches (both node lists asserted); the
 #      same with 16 tasks of 4 CPUs (-c 4);
 #  (c) a malformed pattern: refused naming file and line with --comm-strict,
-#      a warning and default placement without it;
+#      a warning and default placement without it; a pattern file over
+#      sbatch's 1 GiB limit refused;
 #  a pattern whose task count differs from the job's: default placement,
 #      the reason in SystemComment;
 #  (d) forged or corrupted blobs in spank_job_env: rejected, the job runs;
@@ -108,6 +109,16 @@ expect_contains "(c) without --comm-strict: a warning" "bad.mat:3:" "$out"
 expect_contains "(c) without --comm-strict: default placement" "keeps Slurm's default placement" "$out"
 expect_eq "(c) without --comm-strict: the job is submitted" 1 \
 	"$(printf '%s\n' "$out" | grep -cE '^[0-9]+$')"
+# a pattern over sbatch's 1 GiB (MAX_PATTERN_BYTES in the SPANK plugin): a
+# sparse file, refused without reading it into memory
+printf '0 1\n1 0\n' >"$work/huge.mat"
+truncate -s $(((1 << 30) + 1)) "$work/huge.mat"
+out=$(sbatch -n 2 --comm-pattern="$work/huge.mat" --comm-strict -o /dev/null --wrap true 2>&1)
+rc=$?
+expect_eq "(c) 1 GiB + 1 byte pattern, --comm-strict: sbatch fails" 1 "$rc"
+expect_contains "(c) 1 GiB + 1 byte pattern: the limit, with file and line" \
+	"huge.mat:3: larger than the limit of 1073741824 bytes" "$out"
+rm -f "$work/huge.mat"
 
 # a pattern of 64 tasks on a job of 32: default placement, reason recorded
 id=$(sbatch --parsable -n 32 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 5")
