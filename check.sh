@@ -1,8 +1,9 @@
 #!/bin/sh
 # check.sh - install dependencies, build, and run the whole test suite:
 # unit and CLI tests in a normal build, the Slurm plugins on a real test
-# cluster, the CLI tests under valgrind, the fuzzing harnesses, unit and
-# CLI tests again under ASan+UBSan, then `make distcheck`.  Idempotent; ends with "N passed, N failed".
+# cluster, the MPI helpers, the CLI and unit tests under valgrind, the
+# fuzzing harnesses, unit and CLI tests again under ASan+UBSan, then
+# `make distcheck`.  Idempotent; ends with "N passed, N failed".
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 top=$(cd "$(dirname "$0")" && pwd)
@@ -59,6 +60,13 @@ if ! "$top/tests/cli/run_valgrind.sh" "$top/build" >"$top/build/valgrind.out" 2>
 	cat "$top/build/valgrind.out"
 fi
 grep -E '^(PASS|FAIL|SKIP|valgrind: [0-9]+ runs)' "$top/build/valgrind.out" || true
+# the unit suites under valgrind memcheck too (tests/unit/run_valgrind.sh)
+echo "== valgrind: unit tests"
+if ! "$top/tests/unit/run_valgrind.sh" "$top/build" >"$top/build/valgrind-unit.out" 2>&1; then
+	fail=1
+	cat "$top/build/valgrind-unit.out"
+fi
+grep -E '^valgrind-unit: ' "$top/build/valgrind-unit.out" || true
 # every parser and decoder under libFuzzer with ASan+UBSan, 30 s each
 # (tests/fuzz/run.sh; two harnesses at a time on two cores)
 echo "== fuzzing"
@@ -85,7 +93,7 @@ fi
 # One closing line over both builds: Check's per-test counts plus the
 # assertions of the CLI test scripts.
 total=$(cat "$top"/build/tests/*/*.log "$top"/build-asan/tests/*/*.log \
-	"$top"/build/valgrind/*.log "$top"/build/slurm-*.log "$top"/build/mpi-*.log \
+	"$top"/build/valgrind/*.log "$top"/build/valgrind-unit/*.log "$top"/build/slurm-*.log "$top"/build/mpi-*.log \
 	"$top"/build/fuzz.log 2>/dev/null | awk '
 	/^[0-9]+%: Checks: / { gsub(",", ""); c += $3; f += $5 + $7 }
 	/^(cli|slurm|mpi|fuzz): [0-9]+ passed, [0-9]+ failed$/ { c += $2 + $4; f += $4 }
