@@ -76,10 +76,13 @@ fi
 grep -E '^(FAIL|SKIP|fuzz:)' "$top/build/fuzz.log" || true
 SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
+# sanitized code runs 2-5x slower: Check's per-test timeouts x 4 (the
+# 2 x 10^6-node YAML limit test took 2.4 s of the default 4 under ASan)
+export CK_TIMEOUT_MULTIPLIER=4
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 run_suite "ASan+UBSan build" "$top/build-asan" CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined"
-unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS CK_TIMEOUT_MULTIPLIER
 
 echo "== make distcheck"
 if ! make -s -C "$top/build" distcheck >"$top/build/distcheck.out" 2>&1; then
