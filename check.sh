@@ -30,14 +30,19 @@ run_suite() { # NAME DIR [configure args...]
 }
 
 run_suite "normal build" "$top/build"
-# run_script TITLE SCRIPT LOG: a suite script that takes the build
-# directory and prints "slurm:" or "mpi:" counts (summed at the end)
+# run_script TITLE SCRIPT LOG [ARGS...]: a suite script that takes the
+# build directory (then ARGS) and prints "slurm:", "mpi:" or "fuzz:"
+# counts (summed at the end)
 run_script() {
-	echo "== $1"
-	if ! "$top/$2" "$top/build" >"$top/build/$3" 2>&1; then
+	title=$1
+	script=$2
+	log=$top/build/$3
+	shift 3
+	echo "== $title"
+	if ! "$top/$script" "$top/build" "$@" >"$log" 2>&1; then
 		fail=1
 	fi
-	grep -E '^(FAIL|SKIP|slurm:|mpi:)' "$top/build/$3" || true
+	grep -E '^(FAIL|SKIP|slurm:|mpi:|fuzz:)' "$log" || true
 }
 
 # the plugins on a real Slurm test cluster (contrib/testcluster)
@@ -69,11 +74,7 @@ fi
 grep -E '^valgrind-unit: ' "$top/build/valgrind-unit.out" || true
 # every parser and decoder under libFuzzer with ASan+UBSan, 30 s each
 # (tests/fuzz/run.sh; two harnesses at a time on two cores)
-echo "== fuzzing"
-if ! "$top/tests/fuzz/run.sh" "$top/build" 30 >"$top/build/fuzz.log" 2>&1; then
-	fail=1
-fi
-grep -E '^(FAIL|SKIP|fuzz:)' "$top/build/fuzz.log" || true
+run_script "fuzzing" tests/fuzz/run.sh fuzz.log 30
 SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 # sanitized code runs 2-5x slower: Check's per-test timeouts x 4 (the
