@@ -337,7 +337,7 @@ int topomatch_cluster_hostlist_pus(const topomatch_cluster_t *c, const char *hos
 				   int64_t **pus, int64_t *npus, char *err)
 {
 	tm_hostlist_t *h;
-	char why[TOPOMATCH_ERRLEN], name[256];
+	char why[TOPOMATCH_ERRLEN], name[TM_HOSTLIST_MAX_NAME + 1];
 	if (!hostlist || !pus || !npus)
 		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_hostlist_pus: NULL argument");
 	int rc = tm_hostlist_parse(hostlist, TM_CLUSTER_MAX_NODES, &h, why);

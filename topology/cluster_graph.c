@@ -88,7 +88,7 @@ static int df_switches(topomatch_cluster_t *c, tm_coo_t *l, int64_t *nsw, char *
 static int graph_switches(topomatch_cluster_t *c, tm_coo_t *l, int64_t *nsw, char *err)
 {
 	tm_cluster_desc_t *d = &c->d;
-	char name[256];
+	char name[TM_HOSTLIST_MAX_NAME + 1];
 	for (int64_t k = 0; k < d->nlinks; k++)
 		if (add_link(l, d->link[k].a, d->link[k].b, d->link[k].cost))
 			return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
@@ -120,7 +120,7 @@ static int swtree_switches(topomatch_cluster_t *c, tm_coo_t *l, int64_t *nsw, ch
 {
 	tm_cluster_desc_t *d = &c->d;
 	const tm_swtree_t *t = &d->sw;
-	char name[256];
+	char name[TM_HOSTLIST_MAX_NAME + 1];
 	for (int64_t s = 0; s < t->n; s++) {
 		const tm_switch_t *sw = &t->sw[s];
 		for (int64_t k = 0; k < sw->nchild; k++)
@@ -205,7 +205,7 @@ static int make_graph(topomatch_cluster_t *c, tm_coo_t *l, int64_t nsw, char *er
 
 int tm_cluster_check_attached(const topomatch_cluster_t *c, char *err)
 {
-	char name[256];
+	char name[TM_HOSTLIST_MAX_NAME + 1];
 	for (int64_t i = 0; i < c->d.nnodes; i++)
 		if (c->slot[i] < 0) {
 			tm_hostlist_name(c->d.all, i, name, sizeof(name));

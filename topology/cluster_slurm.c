@@ -20,7 +20,7 @@
 static int64_t check_node(const topomatch_cluster_t *c, const tm_slurm_conf_t *sc, int64_t i,
 			  FILE *report)
 {
-	char name[256];
+	char name[TM_HOSTLIST_MAX_NAME + 1];
 	int s, cores, t;
 	topomatch_cluster_node_name(c, i, name, sizeof(name));
 	topomatch_cluster_node_hw(c, i, &s, &cores, &t);
@@ -48,7 +48,7 @@ static int64_t check_node(const topomatch_cluster_t *c, const tm_slurm_conf_t *s
 static int64_t check_reverse(const topomatch_cluster_t *c, const tm_slurm_conf_t *sc,
 			     FILE *report)
 {
-	char name[256];
+	char name[TM_HOSTLIST_MAX_NAME + 1];
 	int64_t bad = 0;
 	for (int64_t k = 0; k < sc->n; k++) {
 		const tm_slurm_node_t *n = &sc->node[k];
@@ -147,7 +147,7 @@ static int write_groups(const tm_swtree_t *t, const tm_slurm_conf_t *sc, FILE *o
 	struct group_writer w = { .out = out };
 	int64_t *order = NULL, nsw = 0;
 	int rc = tree_order(t, &order, &nsw);
-	char name[256], hw[128];
+	char name[TM_HOSTLIST_MAX_NAME + 1], hw[128];
 	for (int64_t k = 0; rc == TOPOMATCH_OK && k < nsw; k++) {
 		const tm_switch_t *s = &t->sw[order[k]];
 		for (int64_t j = 0; rc == TOPOMATCH_OK && s->nodes &&

@@ -90,6 +90,12 @@ static int64_t digits_value(const char *s, size_t n)
 	return v;
 }
 
+/* Length of the name of value v in segment sg. */
+static size_t seg_name_len(const hl_seg_t *sg, int64_t v)
+{
+	return sg->npre + (sg->width ? (size_t)numlen(v, sg->width) + sg->nsuf : 0);
+}
+
 /* Shows a bad character readably in a one-line message. */
 static void char_repr(char c, char *buf, size_t len)
 {
@@ -129,6 +135,14 @@ static int bad_char(hl_parser_t *p, size_t at)
 	char c[8];
 	char_repr(p->s[at], c, sizeof(c));
 	return perr(p, at, TOPOMATCH_EPARSE, "bad character %s", c);
+}
+
+/* Every name must fit the callers' TM_HOSTLIST_MAX_NAME + 1 buffers: a longer
+ * one was truncated there and then not found (fuzz_cluster found it). */
+static int name_too_long(hl_parser_t *p, size_t item)
+{
+	return perr(p, item, TOPOMATCH_ELIMIT, "a name longer than %d characters",
+		    TM_HOSTLIST_MAX_NAME);
 }
 
 /* Appends a segment and accounts its names against the limit. */
@@ -263,11 +277,16 @@ static int parse_item(hl_parser_t *p)
 		return perr(p, item, TOPOMATCH_EPARSE, "empty item");
 	if (!bracket) {
 		hl_seg_t sg = { .pre = item, .npre = p->pos - item };
+		if (sg.npre > TM_HOSTLIST_MAX_NAME)
+			return name_too_long(p, item);
 		return push_seg(p, &sg, item);
 	}
 	for (int64_t k = first; k < p->h->nseg; k++) {
-		p->h->seg[k].suf = close;
-		p->h->seg[k].nsuf = p->pos - close;
+		hl_seg_t *sg = &p->h->seg[k];
+		sg->suf = close;
+		sg->nsuf = p->pos - close;
+		if (seg_name_len(sg, sg->hi) > TM_HOSTLIST_MAX_NAME) /* hi is the longest */
+			return name_too_long(p, item);
 	}
 	return TOPOMATCH_OK;
 }
@@ -344,11 +363,6 @@ static size_t seg_name(const tm_hostlist_t *h, const hl_seg_t *sg, int64_t v, ch
 	}
 	buf[n] = '\0';
 	return n;
-}
-
-static size_t seg_name_len(const hl_seg_t *sg, int64_t v)
-{
-	return sg->npre + (sg->width ? (size_t)numlen(v, sg->width) + sg->nsuf : 0);
 }
 
 int tm_hostlist_name(const tm_hostlist_t *h, int64_t i, char *buf, size_t len)

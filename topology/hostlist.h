@@ -15,11 +15,16 @@
 
 typedef struct tm_hostlist tm_hostlist_t;
 
+/* Longest name accepted (Linux allows 64 for a host name, DNS 253 for a
+ * full one); callers hold a name in TM_HOSTLIST_MAX_NAME + 1 bytes. */
+#define TM_HOSTLIST_MAX_NAME 255
+
 /*
  * Parse `text`.  Syntax (Slurm's): comma-separated items; an item is a
  * name, or prefix[ranges]suffix where ranges is a comma-separated list of
  * N or N-M with N <= M (leading zeros set the width: "n[001-128]" gives
- * n001..n128; at most 18 digits).  One bracket group per item.  Names are [A-Za-z0-9._-].
+ * n001..n128; at most 18 digits).  One bracket group per item.  Names are
+ * [A-Za-z0-9._-], at most TM_HOSTLIST_MAX_NAME characters (ELIMIT).
  * Names keep the order written.  On error returns a topomatch_status and
  * err (TOPOMATCH_ERRLEN bytes) reads "column C: what is wrong", C 1-based
  * in text.  max_names bounds the expanded count (ELIMIT above it; <= 0

@@ -587,7 +587,8 @@ static int sc_hosts(sc_reader_t *r, sc_file_t *f, const sc_line_t *ln, const sc_
 		r->c->nnames += tm_hostlist_count(*out);
 		return TOPOMATCH_OK;
 	}
-	if (rc == TOPOMATCH_ELIMIT)
+	/* the count limit, told as the file's limit rather than what was left */
+	if (rc == TOPOMATCH_ELIMIT && (left <= 0 || strstr(herr, ": more than ")))
 		return sc_err(r, f, sc_at(ln, nm->vpos), rc,
 			      "NodeName=%s: more than %lld node names in all", q,
 			      (long long)TM_SLURM_MAX_NODES);
@@ -933,19 +934,6 @@ static bool sc_is_name(const tm_slurm_conf_t *c, int64_t g, const char *name, si
 	return !strcmp(buf, name);
 }
 
-/* The i-th name of entry e into *buf, grown as needed. */
-static int sc_name_of(const tm_slurm_conf_t *c, int64_t e, int64_t i, char **buf, size_t *cap)
-{
-	while (tm_hostlist_name(c->node[e].hosts, i, *buf, *cap) == TOPOMATCH_ELIMIT) {
-		char *nb = realloc(*buf, *cap * 2);
-		if (!nb)
-			return TOPOMATCH_ENOMEM;
-		*buf = nb;
-		*cap *= 2;
-	}
-	return TOPOMATCH_OK;
-}
-
 /* slurmctld refuses a name defined twice ("Duplicated NodeHostName"). */
 static int sc_duplicate(const tm_slurm_conf_t *c, int64_t g_old, int64_t e, const char *name,
 			char *err)
@@ -1003,23 +991,18 @@ static int sc_index_alloc(tm_slurm_conf_t *c)
 	return TOPOMATCH_OK;
 }
 
-/* Insert the names of entry e; name and cmp (cap + 2 bytes) are scratch. */
-static int sc_index_entry(tm_slurm_conf_t *c, int64_t e, char **name, char **cmp, size_t *cap,
-			  char *err)
+/* Insert the names of entry e. */
+static int sc_index_entry(tm_slurm_conf_t *c, int64_t e, char *err)
 {
+	/* the host list parser refuses longer names */
+	char name[TM_HOSTLIST_MAX_NAME + 1], cmp[TM_HOSTLIST_MAX_NAME + 2];
 	int64_t cnt = tm_hostlist_count(c->node[e].hosts);
 
 	for (int64_t i = 0; i < cnt; i++) {
-		size_t old = *cap;
-		if (sc_name_of(c, e, i, name, cap))
-			return TOPOMATCH_ENOMEM;
-		if (*cap != old) {
-			char *nc = realloc(*cmp, *cap + 2);
-			if (!nc)
-				return TOPOMATCH_ENOMEM;
-			*cmp = nc;
-		}
-		int rc = sc_insert(c, c->index->first[e] + i, e, *name, *cmp, err);
+		if (tm_hostlist_name(c->node[e].hosts, i, name, sizeof(name)))
+			return tm_err(err, TOPOMATCH_EINVAL, "internal error: node name %lld of entry %lld is too long",
+				      (long long)i, (long long)e);
+		int rc = sc_insert(c, c->index->first[e] + i, e, name, cmp, err);
 		if (rc)
 			return rc;
 	}
@@ -1029,14 +1012,10 @@ static int sc_index_entry(tm_slurm_conf_t *c, int64_t e, char **name, char **cmp
 /* Hash every name once (O(names)), refusing duplicates, so lookups are O(1). */
 static int sc_index_build(tm_slurm_conf_t *c, char *err)
 {
-	size_t cap = 256;
-	char *name = malloc(cap), *cmp = malloc(cap + 2);
-	int rc = name && cmp ? sc_index_alloc(c) : TOPOMATCH_ENOMEM;
+	int rc = sc_index_alloc(c);
 
 	for (int64_t e = 0; e < c->n && !rc; e++)
-		rc = sc_index_entry(c, e, &name, &cmp, &cap, err);
-	free(name);
-	free(cmp);
+		rc = sc_index_entry(c, e, err);
 	if (rc == TOPOMATCH_ENOMEM)
 		return tm_err(err, rc, "out of memory");
 	return rc;
@@ -1085,25 +1064,17 @@ int tm_slurm_conf_read(const char *path, tm_slurm_conf_t *out, char *err)
 
 int64_t tm_slurm_conf_find(const tm_slurm_conf_t *c, const char *name)
 {
-	char small[256], *buf = small;
-	int64_t found = -1;
+	char buf[TM_HOSTLIST_MAX_NAME + 2];
 
 	if (!c || !c->index || !name)
 		return -1;
 	struct tm_slurm_index *x = c->index;
 	size_t len = strlen(name);
-	if (len > x->maxlen)
-		return -1;
-	if (len + 2 > sizeof(small) && !(buf = malloc(len + 2)))
+	if (len > x->maxlen) /* at most TM_HOSTLIST_MAX_NAME */
 		return -1;
 	uint64_t mask = (uint64_t)x->size - 1;
-	for (uint64_t s = sc_hash(name) & mask; x->slot[s] >= 0; s = (s + 1) & mask) {
-		if (sc_is_name(c, x->slot[s], name, len, buf)) {
-			found = sc_entry_of(c, x->slot[s]);
-			break;
-		}
-	}
-	if (buf != small)
-		free(buf);
-	return found;
+	for (uint64_t s = sc_hash(name) & mask; x->slot[s] >= 0; s = (s + 1) & mask)
+		if (sc_is_name(c, x->slot[s], name, len, buf))
+			return sc_entry_of(c, x->slot[s]);
+	return -1;
 }

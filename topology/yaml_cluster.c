@@ -185,7 +185,7 @@ static int join_groups(tm_cluster_desc_t *d, char *err)
 		return tm_err(err, -dup, "nodes: cannot check for duplicate names");
 	if (dup == 0)
 		return TOPOMATCH_OK;
-	char name[256];
+	char name[TM_HOSTLIST_MAX_NAME + 1];
 	tm_hostlist_name(d->all, b, name, sizeof(name));
 	int64_t ga = 0, gb = 0;
 	for (int64_t i = 0; i < d->ngroups; i++) {
@@ -666,7 +666,7 @@ static int read_graph(tm_cluster_desc_t *d, ynode *net, char *err)
 	int64_t a, b;
 	int dup = tm_hostlist_duplicate(d->switches, &a, &b);
 	if (dup > 0) {
-		char name[256];
+		char name[TM_HOSTLIST_MAX_NAME + 1];
 		tm_hostlist_name(d->switches, b, name, sizeof(name));
 		return tm_yerr(d->doc, s, err, TOPOMATCH_EPARSE, "switch %s is listed twice",
 			       name);

@@ -179,6 +179,17 @@ fattree_2048 2048 >"$work/net"
 printf 'cluster: x\nnodes:\n  - names: n[0000000-4194302]\n    hardware: "core:16 pu:1"\n  - names: n4194303\n    hardware: "core:17 pu:1"\n' |
 	cat - "$work/net" >"$work/pus_over.yaml"
 limit_fails "2^26 + 1 PUs" pus_over.yaml "3:12: 67108865 PUs in all, more than 67108864"
+# TM_HOSTLIST_MAX_NAME: node names of 255 characters (the fuzz finding had
+# 8 names of 276, which were truncated and then not found)
+long=$(printf '%0250d' 0 | tr 0 x)
+printf 'network:\n  type: mesh\n  dims: [4, 2]\n' |
+	limit_yaml name_at.yaml "m[0-7]${long}yyy" "core:2 pu:1"
+run "$tm" topo check "$work/name_at.yaml"
+expect_contains "names of 255 characters: valid" "8 nodes, 16 PUs" "$out"
+printf 'network:\n  type: mesh\n  dims: [4, 2]\n' |
+	limit_yaml name_over.yaml "m[0-7]${long}yyyy" "core:2 pu:1"
+limit_fails "a name of 256 characters" name_over.yaml \
+	"3:12: names: column 1: a name longer than 255 characters"
 # PUs of one node (topology/node_hw.c)
 fattree_2048 1 | sed 's/2048/1/' | limit_yaml hw_over.yaml n1 "pack:1 core:4097 pu:1"
 limit_fails "4097 PUs in a node" hw_over.yaml \

@@ -1,27 +1,51 @@
 #!/bin/sh
-# tests/fuzz/run.sh BUILD_DIR [SECONDS] - the libFuzzer harnesses of
-# tests/fuzz/ (README.md there): builds them with clang
-# -fsanitize=fuzzer,address,undefined against the library sources (those
-# of core_libtopomatch_la_SOURCES in Makefile.am, compiled into
+# tests/fuzz/run.sh [--runs N [--seed S]] BUILD_DIR [SECONDS] - the
+# libFuzzer harnesses of tests/fuzz/ (README.md there): builds them with
+# clang -fsanitize=fuzzer,address,undefined against the library sources
+# (those of core_libtopomatch_la_SOURCES in Makefile.am, compiled into
 # BUILD_DIR/fuzz), then for each harness replays its seed corpus
 # (tests/fuzz/corpus/NAME) and its regression inputs (tests/fuzz/regress/
-# NAME) and fuzzes for SECONDS (default 30; 0: replay only) with
-# -timeout=10 -rss_limit_mb=2048.  New inputs go to BUILD_DIR/fuzz/
-# corpus/NAME, crashes to BUILD_DIR/fuzz/artifacts; nothing is written
-# into the source tree.  FUZZ_ONLY="a b" runs only those harnesses.
-# FUZZ_JOBS (default: the number of cores) harnesses run at a time.
-# Prints "ok"/"FAIL" per harness and "fuzz: N passed, M failed".
+# NAME), then fuzzes it with -timeout=10 -rss_limit_mb=2048:
+#  - open-ended (the default): for SECONDS (default 30; 0: replay only)
+#    from a random seed, new inputs kept in BUILD_DIR/fuzz/corpus/NAME
+#    across runs; what to run before a release, by hand;
+#  - deterministic (--runs N): exactly N inputs from seed S (default 1),
+#    starting again from the committed corpus every time (new inputs go to
+#    a scratch directory emptied first); what check.sh runs, so that the
+#    suite gives the same verdict on the same code.
+# Crashes go to BUILD_DIR/fuzz/artifacts; nothing is written into the
+# source tree.  FUZZ_ONLY="a b" runs only those harnesses.  FUZZ_JOBS
+# (default: the number of cores) harnesses run at a time.  Prints
+# "ok"/"FAIL" per harness and "fuzz: N passed, M failed".
 # Without clang or libFuzzer (Debian: clang libclang-rt-14-dev) it builds
 # the harnesses with cc and tests/fuzz/replay_main.c, replays the corpora
 # and regression inputs, and exits 77 (skip) when they pass.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-[ $# -ge 1 ] || { echo "usage: run.sh BUILD_DIR [SECONDS]" >&2; exit 2; }
-mkdir -p "$1" || exit 2
-build=$(cd "$1" && pwd)
-secs=${2:-30}
-case $secs in '' | *[!0-9]*) echo "run.sh: SECONDS must be a whole number" >&2; exit 2 ;; esac
+usage() { echo "usage: run.sh [--runs N [--seed S]] BUILD_DIR [SECONDS]" >&2; exit 2; }
+runs=
+seed=1
+dir=
+secs=
+while [ $# -gt 0 ]; do # options before or after the operands
+	case $1 in
+	--runs) [ $# -ge 2 ] || usage; runs=$2; shift ;;
+	--seed) [ $# -ge 2 ] || usage; seed=$2; shift ;;
+	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) usage ;;
+	*) if [ -z "$dir" ]; then dir=$1; elif [ -z "$secs" ]; then secs=$1; else usage; fi ;;
+	esac
+	shift
+done
+[ -n "$dir" ] || usage
+secs=${secs:-30}
+for v in "$runs" "$seed" "$secs"; do
+	case $v in *[!0-9]*) echo "run.sh: --runs, --seed and SECONDS take a whole number" >&2; exit 2 ;; esac
+done
+[ "$seed" -ge 1 ] 2>/dev/null || { echo "run.sh: --seed must be at least 1 (libFuzzer's 0 is a random seed)" >&2; exit 2; }
+mkdir -p "$dir" || exit 2
+build=$(cd "$dir" && pwd)
 out=$build/fuzz
 fz=$top/tests/fuzz
 HARNESSES=${FUZZ_ONLY:-"dense mm triplets grf ompi topology yaml_doc cluster slurm_topo \
@@ -113,6 +137,15 @@ if ! make -s -C "$out" -j"$(nproc 2>/dev/null || echo 2)" TOP="$top" FZ="$fz" SR
 fi
 
 # ---------------------------------------------------------------- run
+aslr_off=
+if [ -n "$runs" ] && [ "$mode" = fuzz ]; then
+	if setarch "$(uname -m)" -R true 2>/dev/null; then
+		aslr_off="setarch $(uname -m) -R"
+	else
+		echo "note: setarch -R fails here: with address-space randomisation on," \
+			"a seed does not give the same inputs every run"
+	fi
+fi
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -144,30 +177,47 @@ run_one() {
 		  echo "FAIL - $h: its corpus and regression inputs replay (exit $rc, $log)"; } >"$res"
 		return
 	fi
-	if [ "$mode" = replay ] || [ "$secs" -eq 0 ]; then
+	if [ "$mode" = replay ] || { [ -z "$runs" ] && [ "$secs" -eq 0 ]; } || [ "${runs:-1}" -eq 0 ]; then
 		# shellcheck disable=SC2086
 		echo "ok - $h: $( [ -z "$inputs" ] || find $inputs -type f | wc -l) inputs replay" >"$res"
 		return
 	fi
-	mkdir -p "$out/corpus/$h"
 	dict=
 	[ -f "$fz/$h.dict" ] && dict="-dict=$fz/$h.dict"
+	if [ -n "$runs" ]; then
+		# the first directory receives new inputs: a scratch one, emptied,
+		# so that the run starts from the committed corpus alone
+		corpus=$out/corpus-runs/$h
+		rm -rf "$corpus"
+		limit="-runs=$runs -seed=$seed -reload=0"
+		# libFuzzer's mutations take compared values, pointers included:
+		# with address-space randomisation on, one seed fuzzes differently
+		# from run to run
+		norand=$aslr_off
+		what="seed $seed"
+	else
+		corpus=$out/corpus/$h
+		limit="-max_total_time=$secs"
+		norand=
+		what="${secs} s"
+	fi
+	mkdir -p "$corpus"
 	# shellcheck disable=SC2086
-	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$out/artifacts/$h-" $dict "$out/corpus/$h" $inputs >>"$log" 2>&1
+	$norand "$bin" $limit -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$out/artifacts/$h-" $dict "$corpus" $inputs >>"$log" 2>&1
 	rc=$?
-	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	done_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
-	stats="${runs:-?} runs, $cov"
+	stats="${done_runs:-?} runs ($what), $cov"
 	if [ $rc -eq 0 ]; then
-		echo "ok - $h: ${secs}s of fuzzing, no crash, leak or hang ($stats)" >"$res"
+		echo "ok - $h: $stats, no crash, leak or hang" >"$res"
 	else
 		{ grep -E 'ERROR|SUMMARY|fuzz property|fuzz:|Test unit written|^    #[0-9]' "$log" | head -n 30
 		  echo "FAIL - $h: fuzzing found a problem (exit $rc; $log, $out/artifacts/$h-*)"; } >"$res"
 	fi
 }
 
-# FUZZ_JOBS harnesses at a time (default: one per core), each for SECONDS
+# FUZZ_JOBS harnesses at a time (default: one per core)
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 case $jobs in '' | *[!0-9]* | 0) jobs=1 ;; esac
 running=0

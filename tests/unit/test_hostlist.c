@@ -333,6 +333,39 @@ START_TEST(limit)
 }
 END_TEST
 
+/* Names of up to TM_HOSTLIST_MAX_NAME characters, plain or from a range
+ * whose widest number sets the length; one more is refused at its item. */
+START_TEST(name_length)
+{
+	tm_hostlist_t *h;
+	char err[TOPOMATCH_ERRLEN] = "", text[1024], buf[TM_HOSTLIST_MAX_NAME + 1];
+	char pre[TM_HOSTLIST_MAX_NAME + 2];
+	memset(pre, 'a', sizeof(pre));
+	pre[TM_HOSTLIST_MAX_NAME] = '\0';
+	ck_assert_int_eq(tm_hostlist_parse(pre, 0, &h, err), TOPOMATCH_OK);
+	ck_assert_str_eq(name_at(h, 0, buf, sizeof(buf)), pre);
+	tm_hostlist_destroy(h);
+	pre[TM_HOSTLIST_MAX_NAME] = 'a';
+	pre[TM_HOSTLIST_MAX_NAME + 1] = '\0';
+	snprintf(text, sizeof(text), "n1,%s", pre);
+	ck_assert_int_eq(tm_hostlist_parse(text, 0, &h, err), TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(err, "column 4: a name longer than 255 characters");
+	/* 250 + "[1-10]" + 3: the last name, "a...a10xyz", is 255 characters */
+	pre[250] = '\0';
+	snprintf(text, sizeof(text), "%s[1-10]xyz", pre);
+	ck_assert_int_eq(tm_hostlist_parse(text, 0, &h, err), TOPOMATCH_OK);
+	ck_assert_int_eq(strlen(name_at(h, 9, buf, sizeof(buf))), TM_HOSTLIST_MAX_NAME);
+	ck_assert_int_eq(tm_hostlist_find(h, buf), 9);
+	tm_hostlist_destroy(h);
+	snprintf(text, sizeof(text), "m,%s[1-9,100]xyz", pre);
+	ck_assert_int_eq(tm_hostlist_parse(text, 0, &h, err), TOPOMATCH_ELIMIT);
+	ck_assert_str_eq(err, "column 3: a name longer than 255 characters");
+	/* the width, not the value, can make it long too */
+	snprintf(text, sizeof(text), "%s[001-002]xyz", pre);
+	ck_assert_int_eq(tm_hostlist_parse(text, 0, &h, err), TOPOMATCH_ELIMIT);
+}
+END_TEST
+
 START_TEST(huge_list_not_expanded)
 {
 	double t0 = tm_now();
@@ -455,6 +488,7 @@ static Suite *hostlist_suite(void)
 	tcase_add_test(tc, compress);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, limit);
+	tcase_add_test(tc, name_length);
 	tcase_add_test(tc, huge_list_not_expanded);
 	tcase_add_test(tc, property_random);
 	suite_add_tcase(s, tc);

@@ -480,18 +480,23 @@ START_TEST(find_leading_zeros)
 	ck_assert_int_eq(tm_slurm_conf_find(&c, longname), -1);
 	tm_slurm_conf_free(&c);
 
-	/* names longer than the lookup's stack buffer */
+	/* names of 255 characters, the longest a host list takes */
 	char text[1200], name[600];
-	memset(name, 'q', 300);
-	snprintf(name + 300, sizeof(name) - 300, "[0007-0009]");
+	memset(name, 'q', 251);
+	snprintf(name + 251, sizeof(name) - 251, "[0007-0009]");
 	snprintf(text, sizeof(text), "NodeName=a1\nNodeName=%s\n", name);
 	text_ok(text, &c);
-	memset(name, 'q', 300);
-	snprintf(name + 300, sizeof(name) - 300, "0008");
+	snprintf(name + 251, sizeof(name) - 251, "0008");
 	ck_assert_int_eq(tm_slurm_conf_find(&c, name), 1);
-	snprintf(name + 300, sizeof(name) - 300, "008");
+	snprintf(name + 251, sizeof(name) - 251, "008");
 	ck_assert_int_eq(tm_slurm_conf_find(&c, name), -1);
 	tm_slurm_conf_free(&c);
+	/* one more is refused where the name starts, not as a count limit */
+	memset(name, 'q', 252);
+	snprintf(name + 252, sizeof(name) - 252, "[0007-0009]");
+	snprintf(text, sizeof(text), "NodeName=a1\nNodeName=%s\n", name);
+	text_fails(text, TOPOMATCH_ELIMIT, ":2:10: NodeName=");
+	text_fails(text, TOPOMATCH_ELIMIT, ": a name longer than 255 characters");
 }
 END_TEST
 
