@@ -35,6 +35,9 @@ Start a Slurm test cluster on this machine (root; Debian bookworm).
   --topomatch-conf   write DIR/topomatch.conf (ClusterYAML=DIR/cluster.yaml)
   --sched-params S   SchedulerParameters (e.g. "bf_interval=1"; default none)
                                                              [TESTCLUSTER_SCHED_PARAMS]
+  --select-params P  SelectTypeParameters (default CR_Core); with memory
+                     (CR_Core_Memory) each CPU gets DefMemPerCPU, its share
+                     of the nodes' 1024 MB                   [TESTCLUSTER_SELECT_PARAMS]
   --task-plugin P    TaskPlugin; default auto: task/affinity when a node has no
                      more CPUs than this machine, else task/none (task/affinity
                      cannot lay out tasks on CPUs the host lacks)
@@ -61,6 +64,7 @@ spank_args=${TESTCLUSTER_SPANK_ARGS:-}
 select_dir=${TESTCLUSTER_SELECT_DIR:-}
 task_plugin=${TESTCLUSTER_TASK_PLUGIN:-auto}
 sched_params=${TESTCLUSTER_SCHED_PARAMS:-}
+select_params=${TESTCLUSTER_SELECT_PARAMS:-CR_Core}
 timeout=${TESTCLUSTER_TIMEOUT:-}
 tm=${TESTCLUSTER_TOPOMATCH:-$top/build/tools/topomatch}
 tmconf=0
@@ -83,11 +87,12 @@ while [ $# -gt 0 ]; do
 	--select-dir) need_arg "$@"; select_dir=$2; shift ;;
 	--task-plugin) need_arg "$@"; task_plugin=$2; shift ;;
 	--sched-params) need_arg "$@"; sched_params=$2; shift ;;
+	--select-params) need_arg "$@"; select_params=$2; shift ;;
 	--timeout) need_arg "$@"; timeout=$2; shift ;;
 	--topomatch) need_arg "$@"; tm=$2; shift ;;
 	--nodes=* | --sockets=* | --cores=* | --threads=* | --leaf-size=* | --dir=* | \
 		--port-base=* | --spank=* | --spank-args=* | --select-dir=* | --task-plugin=* | \
-		--timeout=* | --topomatch=* | --sched-params=*)
+		--timeout=* | --topomatch=* | --sched-params=* | --select-params=*)
 		opt=${1%%=*}
 		set -- "$opt" "${1#*=}" "${@:2}"
 		continue
@@ -159,6 +164,13 @@ if [ -n "$spank_args" ]; then
 fi
 case $sched_params in
 *[!A-Za-z0-9=._,:-]*) tc_err "--sched-params: one comma-separated list, no spaces"; exit 2 ;;
+esac
+case $select_params in
+'' | *[!A-Za-z0-9_,]*) tc_err "--select-params: one comma-separated list such as CR_Core_Memory"; exit 2 ;;
+esac
+defmem=
+case $select_params in
+*Memory*) defmem="DefMemPerCPU=$((1024 / (sockets * cores * threads) > 0 ? 1024 / (sockets * cores * threads) : 1))" ;;
 esac
 if [ "$(id -u)" -ne 0 ]; then
 	tc_err "run as root (the daemons run as root, munged is started as user munge)"
@@ -249,7 +261,7 @@ fi
 new="$dir/new"
 rm -rf "$new"
 mkdir -p "$new"
-optline="nodes=$nodes sockets=$sockets cores=$cores threads=$threads leaf-size=$leaf port-base=$port_base task-plugin=$task_plugin"
+optline="nodes=$nodes sockets=$sockets cores=$cores threads=$threads leaf-size=$leaf port-base=$port_base task-plugin=$task_plugin select-params=$select_params"
 
 cat >"$new/slurm.conf" <<EOF
 # slurm.conf of the slurm-topomatch test cluster, written by
@@ -276,8 +288,9 @@ SlurmdDebug=info
 SchedulerType=sched/backfill
 ${sched_params:+SchedulerParameters=$sched_params
 }SelectType=$select_type
-SelectTypeParameters=CR_Core
-TopologyPlugin=topology/tree
+SelectTypeParameters=$select_params
+${defmem:+$defmem
+}TopologyPlugin=topology/tree
 ProctrackType=proctrack/linuxproc
 TaskPlugin=$task_plugin
 MpiDefault=none

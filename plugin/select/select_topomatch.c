@@ -143,10 +143,12 @@ static topomatch_cluster_t *tm_cluster;
  */
 #define TM_MAX_ENV_ENTRIES (TOPOMATCH_BLOB_MAX_ENTRIES + 4096)
 #define TM_KEY_ENV_TOO_LONG UINT64_C(0x5e5e5e5e5e5e5e5e)
+/* A job whose narrowed set cons_tres could not allocate: logged once. */
+#define TM_KEY_FELL_BACK UINT64_C(0xfb0fb0fb0fb0fb0f)
 static pthread_mutex_t tm_mutex = PTHREAD_MUTEX_INITIALIZER;
 static tm_decision_cache_t tm_cache;
 static tm_cycle_t tm_cycles[2];
-static unsigned long long tm_reused, tm_computed; /* for the log */
+static unsigned long long tm_reused, tm_computed, tm_fallbacks; /* for the log */
 
 /* The mode of the select_p_job_test in progress on this thread. */
 static __thread uint16_t tm_job_test_mode = SELECT_MODE_RUN_NOW;
@@ -158,8 +160,26 @@ static double tm_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Why a job keeps cons_tres' choice: in the log, and in the job's
- * SystemComment, which `scontrol show job` shows. */
+/*
+ * The job's SystemComment (`scontrol show job`, sacct) gets one line of
+ * the plugin's, "topomatch: msg", replacing its earlier one: Slurm's own
+ * lines are kept, and the line says the latest decision.
+ */
+static void tm_comment(job_record_t *job_ptr, const char *msg)
+{
+	char *merged = tm_comment_merge(job_ptr->system_comment, msg);
+
+	if (!merged || (job_ptr->system_comment && !strcmp(merged, job_ptr->system_comment))) {
+		free(merged);
+		return;
+	}
+	xfree(job_ptr->system_comment);
+	job_ptr->system_comment = xstrdup(merged);
+	free(merged);
+}
+
+/* Why a job keeps cons_tres' choice: in the log (info, once per decision:
+ * decisions are cached) and in the job's SystemComment. */
 static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
@@ -171,16 +191,16 @@ static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	info("%pJ: %s", job_ptr, msg);
-	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = xstrdup_printf("topomatch: %s", msg);
+	tm_comment(job_ptr, msg);
 }
 
-/* How much the cache saved, for the log. */
+/* How much the cache saved and how often cons_tres refused a narrowed
+ * set, for the log. */
 static void tm_cache_stats(const char *when)
 {
 	if (tm_reused || tm_computed)
-		info("%s: %llu decisions computed, %llu reused", when,
-		     tm_computed, tm_reused);
+		info("%s: %llu decisions computed, %llu reused; %llu fell back to cons_tres' "
+		     "choice", when, tm_computed, tm_reused, tm_fallbacks);
 }
 
 /* Read topomatch.conf and the cluster YAML it names (slurmctld only). */
@@ -214,34 +234,71 @@ static void tm_load(void)
 	     (long long) topomatch_cluster_npu(tm_cluster), tm_conf.job_budget_ms);
 }
 
+/* One job test as cons_tres hands it to choose_nodes. */
+typedef struct {
+	job_record_t *job;
+	bitstr_t *node_map;		/* the candidate nodes */
+	bitstr_t **avail_core;		/* their free cores (may be NULL) */
+	avail_res_t **avail_res;	/* what each can give the job */
+	uint32_t min_nodes, max_nodes, req_nodes;
+	uint16_t cr_type;
+	bool prefer_alloc_nodes;
+	gres_mc_data_t *tres_mc;
+} tm_test_t;
+
+static uint16_t tm_cpt(const tm_test_t *t)
+{
+	return t->job->details->cpus_per_task > 1 ? t->job->details->cpus_per_task : 1;
+}
+
 /*
- * The free PUs of the candidate nodes, in cluster numbering: the PUs of
- * the cores avail_core leaves free (every PU of a core when PUs are
- * hardware threads).  slurm_of[cluster node] = Slurm's node index.
+ * The CPUs node i can give the job's tasks: what cons_tres computed for
+ * it (avail_cpus: free cores, memory, GRES, --ntasks-per-node,
+ * --ntasks-per-socket, -c), and with -N M no more than the tasks' share
+ * of M nodes, so that the mapping spreads over at least M.
  */
-static void tm_free_pus(bitstr_t *candidates, bitstr_t **avail_core,
-			int64_t *pus, int64_t *npus, int64_t *slurm_of)
+static int64_t tm_node_cap(const tm_test_t *t, int i)
+{
+	struct job_details *d = t->job->details;
+	int64_t cap = t->avail_res[i] ? t->avail_res[i]->avail_cpus : 0;
+
+	if (t->min_nodes > 1 && d->num_tasks) {
+		int64_t share = ((int64_t) d->num_tasks + t->min_nodes - 1) / t->min_nodes;
+		cap = MIN(cap, share * tm_cpt(t));
+	}
+	return cap;
+}
+
+/*
+ * The PUs of the candidate nodes the mapping may use, in cluster
+ * numbering: the PUs of the cores avail_core leaves free (every PU of a
+ * core when PUs are hardware threads), at most tm_node_cap() of each
+ * node.  slurm_of[cluster node] = Slurm's node index.
+ */
+static void tm_free_pus(const tm_test_t *t, int64_t *pus, int64_t *npus, int64_t *slurm_of)
 {
 	*npus = 0;
 	for (int i = 0; i < node_record_count; i++) {
 		node_record_t *node = node_record_table_ptr[i];
-		int64_t cn, first, count;
+		int64_t cn, first, count, cap, kept = 0;
 
-		if (!bit_test(candidates, i) || !node)
+		if (!bit_test(t->node_map, i) || !node)
 			continue;
 		cn = topomatch_cluster_node_find(tm_cluster, node->name);
 		if (cn < 0)
 			continue; /* not in the YAML: never chosen by the mapper */
 		slurm_of[cn] = i;
 		first = topomatch_cluster_node_pus(tm_cluster, cn, &count);
-		for (int64_t k = 0; k < count; k++) {
+		cap = tm_node_cap(t, i);
+		for (int64_t k = 0; k < count && kept < cap; k++) {
 			int64_t core = count > node->tot_cores && node->tot_cores ?
 				k / (count / node->tot_cores) : k;
-			if (avail_core && avail_core[i] &&
-			    (core >= bit_size(avail_core[i]) ||
-			     !bit_test(avail_core[i], core)))
+			if (t->avail_core && t->avail_core[i] &&
+			    (core >= bit_size(t->avail_core[i]) ||
+			     !bit_test(t->avail_core[i], core)))
 				continue;
 			pus[(*npus)++] = first + k;
+			kept++;
 		}
 	}
 }
@@ -295,33 +352,157 @@ static topomatch_affinity_t *tm_pattern(job_record_t *job_ptr)
 }
 
 /* The decision's node list as a bitmap of Slurm node indices. */
-static bitstr_t *tm_node_bitmap(const int64_t *nodes, int64_t nn, const int64_t *slurm_of)
-{
-	bitstr_t *b = bit_alloc(node_record_count);
 
-	for (int64_t k = 0; k < nn; k++)
-		if (slurm_of[nodes[k]] >= 0)
-			bit_set(b, slurm_of[nodes[k]]);
-	return b;
+/* Hop-bytes of the pattern with task k on cluster PU pu[k]; -1 on error. */
+static double tm_hop_bytes(const topomatch_affinity_t *a, const int64_t *pu)
+{
+	int64_t n = topomatch_affinity_ntasks(a), *tpu = xcalloc(n + 1, sizeof(*tpu));
+	topomatch_metrics_t m;
+	char err[TOPOMATCH_ERRLEN];
+	double hb = -1;
+
+	for (int64_t k = 0; k < n; k++)
+		tpu[k] = topomatch_cluster_pu_to_topology(tm_cluster, pu[k]);
+	if (!topomatch_metrics_compute(a, topomatch_cluster_topology(tm_cluster), tpu, &m, err))
+		hb = m.hop_bytes;
+	xfree(tpu);
+	return hb;
+}
+
+/*
+ * cons_tres' own choice for the job, made on copies so that nothing of the
+ * job test changes: the CPUs it would give the job on each Slurm node (0
+ * where it chose none), or NULL when it cannot be asked that way (a job
+ * with GRES: cons_tres rewrites its per-socket GRES lists as it chooses)
+ * or finds no allocation.
+ */
+static uint16_t *tm_cons_tres_choice(const tm_test_t *t)
+{
+	job_record_t *job = t->job;
+	bool best_switch = job->best_switch;
+	uint32_t req_switch = job->req_switch;
+	bitstr_t *map, **cores;
+	avail_res_t **res;
+	uint16_t *cpus = NULL;
+
+	if (job->gres_list_req)
+		return NULL;
+	map = bit_copy(t->node_map);
+	cores = copy_core_array(t->avail_core);
+	res = xcalloc(node_record_count, sizeof(*res));
+	for (int i = 0; i < node_record_count; i++) {
+		if (!t->avail_res[i])
+			continue;
+		res[i] = xmalloc(sizeof(**res));
+		*res[i] = *t->avail_res[i];
+		res[i]->sock_gres_list = NULL;
+		if (t->avail_res[i]->avail_cores_per_sock) {
+			size_t bytes = t->avail_res[i]->sock_cnt * sizeof(uint16_t);
+			res[i]->avail_cores_per_sock = xmalloc(bytes ? bytes : 1);
+			memcpy(res[i]->avail_cores_per_sock,
+			       t->avail_res[i]->avail_cores_per_sock, bytes);
+		}
+	}
+	if (tm_cons_tres_choose_nodes(job, map, cores, t->min_nodes, t->max_nodes,
+				      t->req_nodes, res, t->cr_type, t->prefer_alloc_nodes,
+				      t->tres_mc) == SLURM_SUCCESS) {
+		cpus = xcalloc(node_record_count, sizeof(*cpus));
+		for (int i = 0; i < node_record_count; i++)
+			if (res[i] && bit_test(map, i))
+				cpus[i] = res[i]->avail_cpus;
+	}
+	job->best_switch = best_switch; /* set by cons_tres' topology choice */
+	job->req_switch = req_switch;
+	for (int i = 0; i < node_record_count; i++) {
+		if (res[i])
+			xfree(res[i]->avail_cores_per_sock);
+		xfree(res[i]);
+	}
+	xfree(res);
+	free_core_array(&cores);
+	FREE_NULL_BITMAP(map);
+	return cpus;
+}
+
+/*
+ * Hop-bytes of the job placed as it would be without the pattern: cons_tres'
+ * nodes (cpus[] per Slurm node), ranks in Slurm's block order, each node's
+ * ranks on its first PUs of pus[] (the mapping's candidates).  -1 when
+ * those PUs do not hold every rank.
+ */
+static double tm_block_hop_bytes(const tm_test_t *t, const topomatch_affinity_t *a,
+				 const int64_t *pus, int64_t npus, const int64_t *slurm_of,
+				 const uint16_t *cpus)
+{
+	int64_t n = topomatch_affinity_ntasks(a), r = 0, prev = -1, taken = 0;
+	int64_t *pu = xcalloc(n + 1, sizeof(*pu));
+	double hb = -1;
+
+	for (int64_t k = 0; k < npus && r < n; k++) {
+		int64_t cn = topomatch_cluster_pu_node(tm_cluster, pus[k], NULL);
+		int64_t i = cn >= 0 ? slurm_of[cn] : -1;
+
+		if (cn != prev)
+			taken = 0;
+		prev = cn;
+		if (i < 0 || taken >= cpus[i] / tm_cpt(t))
+			continue;
+		pu[r++] = pus[k];
+		taken++;
+	}
+	if (r == n)
+		hb = tm_hop_bytes(a, pu);
+	xfree(pu);
+	return hb;
+}
+
+/*
+ * What the decision says in SystemComment: the mapper, the hop-bytes on
+ * the chosen nodes and, the gain, those of the same job on cons_tres' own
+ * choice.
+ */
+static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a,
+			     const int64_t *pu, const char *mapper, int64_t nn,
+			     const int64_t *pus, int64_t npus, const int64_t *slurm_of,
+			     char *note, size_t len)
+{
+	double hb = tm_hop_bytes(a, pu), hbc = -1;
+	uint16_t *cons = tm_cons_tres_choice(t);
+	int w;
+
+	if (cons)
+		hbc = tm_block_hop_bytes(t, a, pus, npus, slurm_of, cons);
+	xfree(cons);
+	w = snprintf(note, len, "%s mapped %lld tasks onto %lld nodes: %.6g hop-bytes",
+		     mapper, (long long) topomatch_affinity_ntasks(a), (long long) nn, hb);
+	if (w < 0 || (size_t) w >= len)
+		return;
+	if (hbc > 0)
+		snprintf(note + w, len - w, "; cons_tres' own nodes: %.6g (x%.2f)", hbc,
+			 hb / hbc);
+	else
+		snprintf(note + w, len - w, "; cons_tres' own nodes: not evaluated (%s)",
+			 t->job->gres_list_req ? "GRES" : "no allocation or PUs");
 }
 
 /*
  * Map the pattern onto the free PUs within budget_ms; the nodes that got
- * tasks.  Outcomes that depend only on the inputs are remembered under
- * key; a run cut short by its budget is not (another cycle may have the
- * time).
+ * tasks and how many each.  Outcomes that depend only on the inputs are
+ * remembered under key; a run cut short by its budget is not (another
+ * cycle may have the time).
  */
-static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
+static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 				 const int64_t *pus, int64_t npus,
-				 const int64_t *slurm_of, double budget_ms,
-				 uint64_t key, bitstr_t **narrowed)
+				 const int64_t *slurm_of, double budget_ms, uint64_t key)
 {
-	int64_t n = topomatch_affinity_ntasks(a), nn = 0;
+	job_record_t *job_ptr = t->job;
+	int64_t n = topomatch_affinity_ntasks(a), nn = 0, nnodes = topomatch_cluster_nnodes(tm_cluster);
 	int64_t *pu = xcalloc(n + 1, sizeof(*pu));
-	int64_t *nodes = xcalloc(topomatch_cluster_nnodes(tm_cluster) + 1, sizeof(*nodes));
+	int64_t *nodes = xcalloc(nnodes + 1, sizeof(*nodes));
+	int64_t *tasks = xcalloc(nnodes + 1, sizeof(*tasks));
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
-	char err[TOPOMATCH_ERRLEN];
+	char err[TOPOMATCH_ERRLEN], note[TM_DECISION_NOTE];
 	double t0 = tm_now_ms(), ms = 0;
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
 
@@ -330,34 +511,49 @@ static topomatch_narrow_t tm_map(job_record_t *job_ptr, topomatch_affinity_t *a,
 	o.allowed = pus;
 	o.nallowed = npus;
 	o.time_budget_s = budget_ms / 1e3;
+	note[0] = 0;
 	if (npus < n) {
-		if (job_ptr->details->cpus_per_task > 1)
-			tm_note(job_ptr, "%lld tasks of %u CPUs, room for %lld on the candidate nodes",
-				(long long) n, job_ptr->details->cpus_per_task,
-				(long long) npus);
+		if (tm_cpt(t) > 1)
+			snprintf(note, sizeof(note), "%lld tasks of %u CPUs, room for %lld on the "
+				 "candidate nodes", (long long) n, tm_cpt(t), (long long) npus);
 		else
-			tm_note(job_ptr, "%lld tasks, %lld free PUs on the candidate nodes",
-				(long long) n, (long long) npus);
-		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_KEEP, NULL, 0);
+			snprintf(note, sizeof(note), "%lld tasks, %lld free PUs on the candidate nodes",
+				 (long long) n, (long long) npus);
 	} else if (topomatch_cluster_select(tm_cluster, a, &o, pu, nodes, &nn, &res, err)) {
-		tm_note(job_ptr, "mapping failed: %s", err);
-		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_KEEP, NULL, 0);
+		snprintf(note, sizeof(note), "mapping failed: %.200s", err);
 	} else if (res.fell_back || (ms = tm_now_ms() - t0) > budget_ms) {
 		/* the guard cuts a run short only where it checks the time */
 		tm_note(job_ptr, "mapping exceeded its budget of %g ms", budget_ms);
+	} else if (nn > t->max_nodes || nn < t->min_nodes) {
+		snprintf(note, sizeof(note), "the mapping uses %lld nodes, the job %u to %u",
+			 (long long) nn, t->min_nodes, t->max_nodes);
 	} else {
-		*narrowed = tm_node_bitmap(nodes, nn, slurm_of);
+		/* tasks[k]: how many of the tasks went to nodes[k] */
+		int64_t *per_node = xcalloc(nnodes + 1, sizeof(*per_node));
+		for (int64_t k = 0; k < n; k++)
+			per_node[topomatch_cluster_pu_node(tm_cluster, pu[k], NULL)]++;
+		for (int64_t k = 0; k < nn; k++)
+			tasks[k] = per_node[nodes[k]];
+		xfree(per_node);
+		tm_decision_note(t, a, pu, res.mapper, nn, pus, npus, slurm_of, note,
+				 sizeof(note));
+		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,
+				  tasks, nn, note);
 		how = TOPOMATCH_NARROWED;
-		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes, nn);
-		info("%pJ: %lld tasks mapped by %s onto %lld nodes (of %lld free %s) in %.1f ms",
+		info("%pJ: %lld tasks mapped by %s onto %lld nodes (of %lld free %s) in %.1f ms; %s",
 		     job_ptr, (long long) n, res.mapper, (long long) nn, (long long) npus,
-		     job_ptr->details->cpus_per_task > 1 ? "task slots" : "PUs", ms);
+		     tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
+	}
+	if (note[0] && how == TOPOMATCH_KEEP) {
+		tm_note(job_ptr, "%s", note);
+		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_KEEP, NULL, NULL,
+				  0, note);
 	}
 	xfree(pu);
 	xfree(nodes);
+	xfree(tasks);
 	return how;
 }
-
 /*
  * A key for the job's pattern: its TOPOMATCH_PATTERN_ entries and the job
  * fields tm_pattern() checks them against.  0 when the job has none.
@@ -420,11 +616,42 @@ static tm_cycle_t *tm_cycle_now(double *left)
 	return &tm_cycles[bf];
 }
 
-/* Decode and map: a decision not in the cache, within the budgets. */
-static topomatch_narrow_t tm_compute(job_record_t *job_ptr, uint64_t pkey, uint64_t key,
-				     const int64_t *pus, int64_t npus,
-				     const int64_t *slurm_of, bitstr_t **narrowed)
+
+/* What topomatch_narrow() hands to cons_tres. */
+typedef struct {
+	bitstr_t *nodes;	/* Slurm node indices to choose within */
+	uint16_t *cpus;		/* per Slurm node index: the CPUs of the tasks mapped there */
+	char note[TM_DECISION_NOTE]; /* the decision, for SystemComment */
+} tm_narrowed_t;
+
+static void tm_narrowed_free(tm_narrowed_t *nar)
 {
+	FREE_NULL_BITMAP(nar->nodes);
+	xfree(nar->cpus);
+}
+
+/* A stored TM_DECISION_NODES decision in Slurm's numbering. */
+static void tm_narrowed_from(const tm_test_t *t, const tm_decision_t *d,
+			     const int64_t *slurm_of, tm_narrowed_t *nar)
+{
+	nar->nodes = bit_alloc(node_record_count);
+	nar->cpus = xcalloc(node_record_count, sizeof(*nar->cpus));
+	for (int64_t k = 0; k < d->nnodes; k++) {
+		int64_t i = slurm_of[d->nodes[k]];
+		if (i < 0)
+			continue;
+		bit_set(nar->nodes, i);
+		nar->cpus[i] = (uint16_t) MIN(d->tasks ? d->tasks[k] * tm_cpt(t) : 0, UINT16_MAX);
+	}
+	snprintf(nar->note, sizeof(nar->note), "%s", d->note);
+}
+
+/* Decode and map: a decision not in the cache, within the budgets. */
+static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t key,
+				     const int64_t *pus, int64_t npus,
+				     const int64_t *slurm_of)
+{
+	job_record_t *job_ptr = t->job;
 	double left, t0 = tm_now_ms();
 	tm_cycle_t *cycle = tm_cycle_now(&left);
 	topomatch_affinity_t *a;
@@ -437,11 +664,11 @@ static topomatch_narrow_t tm_compute(job_record_t *job_ptr, uint64_t pkey, uint6
 	}
 	tm_computed++;
 	if (!(a = tm_pattern(job_ptr)))
-		tm_decision_store(&tm_cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, 0);
+		tm_decision_store(&tm_cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
+				  0, NULL);
 	else
-		how = tm_map(job_ptr, a, pus, npus, slurm_of,
-			     left < tm_conf.job_budget_ms ? left : tm_conf.job_budget_ms,
-			     key, narrowed);
+		how = tm_map(t, a, pus, npus, slurm_of,
+			     left < tm_conf.job_budget_ms ? left : tm_conf.job_budget_ms, key);
 	topomatch_affinity_destroy(a);
 	tm_cycle_charge(cycle, tm_now_ms() - t0);
 	return how;
@@ -452,9 +679,7 @@ static topomatch_narrow_t tm_compute(job_record_t *job_ptr, uint64_t pkey, uint6
  * same pattern met the same free PUs before (cons_tres' retries, later
  * cycles, backfill's repeated tests), else computed.
  */
-static topomatch_narrow_t tm_decide(job_record_t *job_ptr, uint64_t pkey,
-				    bitstr_t *candidates, bitstr_t **avail_core,
-				    bitstr_t **narrowed)
+static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrowed_t *nar)
 {
 	int64_t nnodes = topomatch_cluster_nnodes(tm_cluster);
 	int64_t *pus, *slurm_of, npus;
@@ -462,7 +687,7 @@ static topomatch_narrow_t tm_decide(job_record_t *job_ptr, uint64_t pkey,
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
 	uint64_t key;
 
-	if (tm_decision_find(&tm_cache, job_ptr->job_id, pkey)) {
+	if (tm_decision_find(&tm_cache, t->job->job_id, pkey)) {
 		tm_reused++;
 		return TOPOMATCH_KEEP; /* the pattern was rejected, and noted */
 	}
@@ -470,20 +695,26 @@ static topomatch_narrow_t tm_decide(job_record_t *job_ptr, uint64_t pkey,
 	slurm_of = xcalloc(nnodes + 1, sizeof(*slurm_of));
 	for (int64_t k = 0; k < nnodes; k++)
 		slurm_of[k] = -1;
-	tm_free_pus(candidates, avail_core, pus, &npus, slurm_of);
-	if (job_ptr->details->cpus_per_task > 1)
-		tm_slot_firsts(job_ptr->details->cpus_per_task, pus, &npus);
+	tm_free_pus(t, pus, &npus, slurm_of);
+	if (tm_cpt(t) > 1)
+		tm_slot_firsts(tm_cpt(t), pus, &npus);
 	key = tm_hash(pkey, pus, npus * sizeof(*pus));
-	if ((d = tm_decision_find(&tm_cache, job_ptr->job_id, key))) {
+	key = tm_hash(key, &t->min_nodes, sizeof(t->min_nodes));
+	key = tm_hash(key, &t->max_nodes, sizeof(t->max_nodes));
+	if ((d = tm_decision_find(&tm_cache, t->job->job_id, key))) {
 		tm_reused++;
-		debug("%pJ: decision reused (%s)", job_ptr,
+		debug("%pJ: decision reused (%s)", t->job,
 		      d->kind == TM_DECISION_NODES ? "narrowed" : "cons_tres chooses");
-		if (d->kind == TM_DECISION_NODES) {
-			*narrowed = tm_node_bitmap(d->nodes, d->nnodes, slurm_of);
-			how = TOPOMATCH_NARROWED;
-		}
 	} else {
-		how = tm_compute(job_ptr, pkey, key, pus, npus, slurm_of, narrowed);
+		how = tm_compute(t, pkey, key, pus, npus, slurm_of);
+		d = how == TOPOMATCH_NARROWED ? tm_decision_find(&tm_cache, t->job->job_id, key)
+					       : NULL;
+	}
+	if (d && d->kind == TM_DECISION_NODES) {
+		tm_narrowed_from(t, d, slurm_of, nar);
+		how = TOPOMATCH_NARROWED;
+	} else {
+		how = TOPOMATCH_KEEP;
 	}
 	xfree(pus);
 	xfree(slurm_of);
@@ -493,25 +724,20 @@ static topomatch_narrow_t tm_decide(job_record_t *job_ptr, uint64_t pkey,
 /*
  * libtopomatch's node selection (topomatch_cluster_select: TOPOMATCHCONST
  * on trees, Scotch on a sub-architecture otherwise) over the free cores
- * of the candidate nodes.
- * IN job_ptr	 - the job (details; spank_job_env holds its encoded pattern)
- * IN candidates - the nodes cons_tres may choose from, indices into
- *		   node_record_table_ptr; not modified
- * IN avail_core - their free cores (may be NULL)
- * OUT narrowed	 - on TOPOMATCH_NARROWED, a new bitmap (the caller frees it)
+ * of the candidate nodes, within what cons_tres says each can give the job.
+ * OUT nar - on TOPOMATCH_NARROWED, the nodes and CPUs per node (the
+ *	     caller frees them with tm_narrowed_free)
  * Called with slurmctld's locks held: bounded time (the job and cycle
  * budgets), no I/O, no RPC.  Any failure keeps cons_tres' choice and says
  * why.
  */
-static topomatch_narrow_t topomatch_narrow(job_record_t *job_ptr,
-					   bitstr_t *candidates,
-					   bitstr_t **avail_core,
-					   bitstr_t **narrowed)
+static topomatch_narrow_t topomatch_narrow(const tm_test_t *t, tm_narrowed_t *nar)
 {
+	job_record_t *job_ptr = t->job;
 	topomatch_narrow_t how;
 	uint64_t pkey;
 
-	*narrowed = NULL;
+	memset(nar, 0, sizeof(*nar));
 	if (!tm_cluster || !job_ptr->spank_job_env_size || !job_ptr->details)
 		return TOPOMATCH_KEEP;
 	if (job_ptr->spank_job_env_size > TM_MAX_ENV_ENTRIES) {
@@ -522,7 +748,7 @@ static topomatch_narrow_t topomatch_narrow(job_record_t *job_ptr,
 				"comes with: not read", job_ptr->spank_job_env_size,
 				TM_MAX_ENV_ENTRIES);
 			tm_decision_store(&tm_cache, job_ptr->job_id, TM_KEY_ENV_TOO_LONG,
-					  TM_DECISION_KEEP, NULL, 0);
+					  TM_DECISION_KEEP, NULL, NULL, 0, NULL);
 		}
 		slurm_mutex_unlock(&tm_mutex);
 		return TOPOMATCH_KEEP;
@@ -530,26 +756,85 @@ static topomatch_narrow_t topomatch_narrow(job_record_t *job_ptr,
 	if (!(pkey = tm_pattern_key(job_ptr)))
 		return TOPOMATCH_KEEP;
 	slurm_mutex_lock(&tm_mutex);
-	how = tm_decide(job_ptr, pkey, candidates, avail_core, narrowed);
+	how = tm_decide(t, pkey, nar);
 	slurm_mutex_unlock(&tm_mutex);
 	return how;
 }
 
 /* Does the subset of topomatch_narrow() keep what cons_tres needs? */
-static bool tm_subset_usable(job_record_t *job_ptr, bitstr_t *node_map,
-			     bitstr_t *narrowed, uint32_t min_nodes)
+static bool tm_subset_usable(const tm_test_t *t, bitstr_t *narrowed)
 {
-	bitstr_t *req = job_ptr->details ? job_ptr->details->req_node_bitmap
-					 : NULL;
+	bitstr_t *req = t->job->details ? t->job->details->req_node_bitmap : NULL;
 
-	if (bit_size(narrowed) != bit_size(node_map))
+	if (bit_size(narrowed) != bit_size(t->node_map))
 		return false;
-	bit_and(narrowed, node_map); /* a subset of the candidates only */
-	if ((uint32_t) bit_set_count(narrowed) < min_nodes)
+	bit_and(narrowed, t->node_map); /* a subset of the candidates only */
+	if ((uint32_t) bit_set_count(narrowed) < t->min_nodes)
 		return false;
 	if (req && !bit_super_set(req, narrowed))
 		return false;
 	return true;
+}
+
+/*
+ * cons_tres could not allocate the narrowed set: counted, logged at info
+ * once per job (its later tests fall back the same way), and said in
+ * SystemComment.
+ */
+static void tm_fell_back(job_record_t *job_ptr, const char *why)
+{
+	slurm_mutex_lock(&tm_mutex);
+	tm_fallbacks++;
+	if (!tm_decision_find(&tm_cache, job_ptr->job_id, TM_KEY_FELL_BACK)) {
+		info("%pJ: %s: cons_tres chooses among all the candidates", job_ptr, why);
+		tm_decision_store(&tm_cache, job_ptr->job_id, TM_KEY_FELL_BACK, TM_DECISION_KEEP,
+				  NULL, NULL, 0, NULL);
+	}
+	slurm_mutex_unlock(&tm_mutex);
+	tm_comment(job_ptr, why);
+}
+
+/*
+ * Each narrowed node offers cons_tres the CPUs of the tasks mapped there
+ * (whole cores), so that cons_tres allocates every narrowed node and
+ * gives each the mapped task count, instead of filling the first nodes
+ * with all their free CPUs.  Whole-node jobs get whole nodes anyway.
+ * saved[] receives the values to put back.
+ */
+static void tm_offer(const tm_test_t *t, const tm_narrowed_t *nar, uint16_t *saved)
+{
+	for (int i = 0; i < node_record_count; i++) {
+		avail_res_t *r = t->avail_res[i];
+		uint16_t want, tpc;
+
+		saved[i] = r ? r->avail_cpus : 0;
+		if (!r || !bit_test(nar->nodes, i) || t->job->details->whole_node == 1)
+			continue;
+		tpc = r->tpc ? r->tpc : 1;
+		want = (uint16_t) MIN((nar->cpus[i] + tpc - 1) / tpc * tpc, UINT16_MAX);
+		if (want && want < r->avail_cpus) {
+			r->avail_res_cnt -= r->avail_cpus - want;
+			r->avail_cpus = want;
+		}
+	}
+}
+
+static void tm_offer_undo(const tm_test_t *t, const uint16_t *saved)
+{
+	for (int i = 0; i < node_record_count; i++) {
+		avail_res_t *r = t->avail_res[i];
+		if (r && r->avail_cpus != saved[i]) {
+			r->avail_res_cnt += saved[i] - r->avail_cpus;
+			r->avail_cpus = saved[i];
+		}
+	}
+}
+
+static int tm_cons_tres(const tm_test_t *t)
+{
+	return tm_cons_tres_choose_nodes(t->job, t->node_map, t->avail_core, t->min_nodes,
+					 t->max_nodes, t->req_nodes, t->avail_res, t->cr_type,
+					 t->prefer_alloc_nodes, t->tres_mc);
 }
 
 /* The wrapper of cons_common_callbacks.choose_nodes (same contract). */
@@ -559,28 +844,32 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 			   avail_res_t **avail_res_array, uint16_t cr_type,
 			   bool prefer_alloc_nodes, gres_mc_data_t *tres_mc_ptr)
 {
-	bitstr_t *narrowed = NULL, *saved_nodes;
+	tm_test_t t = { .job = job_ptr, .node_map = node_map, .avail_core = avail_core,
+			.avail_res = avail_res_array, .min_nodes = min_nodes,
+			.max_nodes = max_nodes, .req_nodes = req_nodes, .cr_type = cr_type,
+			.prefer_alloc_nodes = prefer_alloc_nodes, .tres_mc = tres_mc_ptr };
+	bitstr_t *saved_nodes;
 	bitstr_t **saved_cores;
-	topomatch_narrow_t how;
-	bool usable = false;
-	int rc;
+	uint16_t *saved_cpus;
+	tm_narrowed_t nar;
+	char why[TM_DECISION_NOTE + 64];
+	int rc, want;
 
-	how = topomatch_narrow(job_ptr, node_map, avail_core, &narrowed);
-	if ((how != TOPOMATCH_NARROWED) || !narrowed)
+	/* cons_tres lowers it so too, before it chooses */
+	if (job_ptr->details && job_ptr->details->num_tasks &&
+	    t.max_nodes > job_ptr->details->num_tasks)
+		t.max_nodes = MAX(job_ptr->details->num_tasks, min_nodes);
+	if (topomatch_narrow(&t, &nar) != TOPOMATCH_NARROWED) {
 		debug("%pJ: %d candidate nodes, %u-%u wanted: no narrowing, cons_tres chooses",
 		      job_ptr, bit_set_count(node_map), min_nodes, max_nodes);
-	else if (!tm_subset_usable(job_ptr, node_map, narrowed, min_nodes))
-		verbose("%pJ: the narrowed node set misses required or enough nodes: ignored",
-			job_ptr);
-	else
-		usable = true;
-	if (!usable) {
-		FREE_NULL_BITMAP(narrowed);
-		return tm_cons_tres_choose_nodes(job_ptr, node_map, avail_core,
-						 min_nodes, max_nodes,
-						 req_nodes, avail_res_array,
-						 cr_type, prefer_alloc_nodes,
-						 tres_mc_ptr);
+		tm_narrowed_free(&nar);
+		return tm_cons_tres(&t);
+	}
+	if (!tm_subset_usable(&t, nar.nodes)) {
+		tm_fell_back(job_ptr, "the chosen nodes are no longer candidates, or miss "
+			     "required nodes");
+		tm_narrowed_free(&nar);
+		return tm_cons_tres(&t);
 	}
 
 	/*
@@ -589,30 +878,34 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 	 * and evaluate the same avail_res_array again): do the same to fall
 	 * back to the full candidate set.
 	 */
+	want = bit_set_count(nar.nodes);
 	saved_nodes = bit_copy(node_map);
 	saved_cores = copy_core_array(avail_core);
-	debug("%pJ: %d candidate nodes narrowed to %d",
-	      job_ptr, bit_set_count(node_map), bit_set_count(narrowed));
-	bit_and(node_map, narrowed);
-	rc = tm_cons_tres_choose_nodes(job_ptr, node_map, avail_core,
-				       min_nodes, max_nodes, req_nodes,
-				       avail_res_array, cr_type,
-				       prefer_alloc_nodes, tres_mc_ptr);
+	saved_cpus = xcalloc(node_record_count + 1, sizeof(*saved_cpus));
+	debug("%pJ: %d candidate nodes narrowed to %d", job_ptr, bit_set_count(node_map), want);
+	tm_offer(&t, &nar, saved_cpus);
+	bit_and(node_map, nar.nodes);
+	rc = tm_cons_tres(&t);
 	if (rc != SLURM_SUCCESS) {
-		debug("%pJ: no allocation within the narrowed nodes: cons_tres chooses among all",
-		      job_ptr);
+		tm_offer_undo(&t, saved_cpus);
 		bit_or(node_map, saved_nodes);
 		if (saved_cores)
 			core_array_or(avail_core, saved_cores);
-		rc = tm_cons_tres_choose_nodes(job_ptr, node_map, avail_core,
-					       min_nodes, max_nodes,
-					       req_nodes, avail_res_array,
-					       cr_type, prefer_alloc_nodes,
-					       tres_mc_ptr);
+		snprintf(why, sizeof(why), "cons_tres cannot allocate the %d nodes of the "
+			 "mapping (%s)", want, nar.note);
+		tm_fell_back(job_ptr, why);
+		rc = tm_cons_tres(&t);
+	} else if (bit_set_count(node_map) != want) {
+		snprintf(why, sizeof(why), "%s; cons_tres took %d of the %d nodes", nar.note,
+			 bit_set_count(node_map), want);
+		tm_comment(job_ptr, why);
+	} else {
+		tm_comment(job_ptr, nar.note);
 	}
-	FREE_NULL_BITMAP(narrowed);
+	tm_narrowed_free(&nar);
 	FREE_NULL_BITMAP(saved_nodes);
 	free_core_array(&saved_cores);
+	xfree(saved_cpus);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
  */
 #include "tm_decision.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,24 +83,54 @@ static tm_decision_t *victim(tm_decision_cache_t *c)
 }
 
 int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
-		      tm_decision_kind_t kind, const int64_t *nodes, int64_t nnodes)
+		      tm_decision_kind_t kind, const int64_t *nodes, const int64_t *tasks,
+		      int64_t nnodes, const char *note)
 {
 	int64_t *copy = NULL;
 	tm_decision_t *d;
 
 	if (!c->slot || nnodes < 0 || (nnodes && !nodes))
 		return -1;
-	if (nnodes && !(copy = malloc((size_t)nnodes * sizeof(*copy))))
+	/* nodes, then tasks, in one block */
+	if (nnodes && !(copy = malloc((size_t)nnodes * 2 * sizeof(*copy))))
 		return -1;
-	if (nnodes)
+	if (nnodes) {
 		memcpy(copy, nodes, (size_t)nnodes * sizeof(*copy));
+		if (tasks)
+			memcpy(copy + nnodes, tasks, (size_t)nnodes * sizeof(*copy));
+	}
 	d = lookup(c, job_id, key);
 	if (!d)
 		d = victim(c);
 	free(d->nodes);
-	*d = (tm_decision_t){ .job_id = job_id, .key = key, .kind = kind,
-			      .nodes = copy, .nnodes = nnodes, .last_use = ++c->tick };
+	*d = (tm_decision_t){ .job_id = job_id, .key = key, .kind = kind, .nodes = copy,
+			      .tasks = copy && tasks ? copy + nnodes : NULL, .nnodes = nnodes,
+			      .last_use = ++c->tick };
+	snprintf(d->note, sizeof(d->note), "%s", note ? note : "");
 	return 0;
+}
+
+char *tm_comment_merge(const char *old, const char *msg)
+{
+	static const char tag[] = "topomatch: ";
+	size_t cap = (old ? strlen(old) : 0) + strlen(tag) + strlen(msg) + 2, n = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	for (const char *p = old; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (strncmp(p, tag, sizeof(tag) - 1)) {
+			memcpy(out + n, p, len);
+			n += len;
+			out[n++] = '\n';
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	snprintf(out + n, cap - n, "%s%s", tag, msg);
+	return out;
 }
 
 double tm_cycle_left(tm_cycle_t *w, uint32_t counter, double now_ms, double budget_ms)

@@ -32,12 +32,16 @@ typedef enum {
 	TM_DECISION_NODES = 1, /* cons_tres chooses within `nodes` */
 } tm_decision_kind_t;
 
+#define TM_DECISION_NOTE 224
+
 typedef struct tm_decision {
 	uint32_t job_id;
 	uint64_t key;         /* everything the decision depends on */
 	tm_decision_kind_t kind;
 	int64_t *nodes;       /* TM_DECISION_NODES: cluster node indices */
+	int64_t *tasks;       /* and the tasks mapped onto each (or NULL) */
 	int64_t nnodes;
+	char note[TM_DECISION_NOTE]; /* what the job's SystemComment says of it */
 	uint64_t last_use;    /* for least-recently-used eviction */
 } tm_decision_t;
 
@@ -55,13 +59,25 @@ void tm_decision_cache_clear(tm_decision_cache_t *c);
 /* The decision stored for (job_id, key), or NULL. */
 const tm_decision_t *tm_decision_find(tm_decision_cache_t *c, uint32_t job_id, uint64_t key);
 /*
- * Store a decision (nodes copied; nnodes 0 for TM_DECISION_KEEP),
- * replacing the one of the same (job_id, key) or else the least recently
- * used one when the cache is full.  -1 when out of memory (nothing
- * stored: a cache only saves time).
+ * Store a decision (nodes and tasks copied, tasks may be NULL; nnodes 0
+ * for TM_DECISION_KEEP; note, may be NULL, cut to TM_DECISION_NOTE - 1
+ * bytes), replacing the one of the same (job_id, key) or else the least
+ * recently used one when the cache is full.  -1 when out of memory
+ * (nothing stored: a cache only saves time).
  */
 int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
-		      tm_decision_kind_t kind, const int64_t *nodes, int64_t nnodes);
+		      tm_decision_kind_t kind, const int64_t *nodes, const int64_t *tasks,
+		      int64_t nnodes, const char *note);
+
+/* ---------------------------------------------------------- SystemComment */
+
+/*
+ * A job's SystemComment with the plugin's line: `old` (may be NULL) without
+ * its lines that start with "topomatch: " (Slurm's own lines, which burst
+ * buffers append '\n'-separated, are kept in order), then
+ * "topomatch: msg" as the last line.  malloc'd; NULL when out of memory.
+ */
+char *tm_comment_merge(const char *old, const char *msg);
 
 /* ---------------------------------------------------------------- budget */
 

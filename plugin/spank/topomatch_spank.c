@@ -478,6 +478,37 @@ out:
 	return rc;
 }
 
+/*
+ * The pattern of a step of ntasks ranks: the one the job carries, which is
+ * what slurmctld mapped (sbatch and salloc pass the job's spank_job_env
+ * to its environment as SLURM_SPANK_TOPOMATCH_PATTERN_k), so that srun
+ * and slurmctld decide on the same data; the --comm-pattern file only
+ * when the job has none of the step's size (or it does not decode).
+ * Returns where it came from, or NULL with err.
+ */
+static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
+				topomatch_affinity_t **a, char *err)
+{
+	extern char **environ;
+	topomatch_blob_limits_t blim = { .max_tasks = conf->max_tasks };
+	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES,
+				   .max_tasks = conf->max_tasks > 0 ? conf->max_tasks : 0 };
+	size_t nenv = 0;
+	while (environ && environ[nenv])
+		nenv++;
+	*a = NULL;
+	if (topomatch_blob_decode_env((const char *const *)environ, nenv,
+				      "SLURM_SPANK_" TOPOMATCH_PATTERN_ENV, &blim, a, NULL, err))
+		slurm_verbose("topomatch: the job's pattern: %s; reading %s", err, pattern_path);
+	else if (*a && topomatch_affinity_ntasks(*a) == ntasks)
+		return "the job's pattern";
+	topomatch_affinity_destroy(*a);
+	*a = NULL;
+	if (topomatch_affinity_read_file(pattern_path, TOPOMATCH_FORMAT_AUTO, &lim, a, err))
+		return NULL;
+	return pattern_path;
+}
+
 /* Map the pattern's ranks onto the allocation; 0 with a note when the
  * step keeps Slurm's layout.  cpt: CPUs per task; nodes_opt: srun's -N
  * (tm_srun_args_t). */
@@ -512,9 +543,8 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 	if (!mapper || !*mapper)
 		mapper = conf.mapper[0] ? conf.mapper : NULL;
 
-	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES,
-				   .max_tasks = conf.max_tasks > 0 ? conf.max_tasks : 0 };
-	if (topomatch_affinity_read_file(pattern_path, TOPOMATCH_FORMAT_AUTO, &lim, &a, err)) {
+	const char *from = step_pattern(&conf, ntasks, &a, err);
+	if (!from) {
 		snprintf(msg, sizeof(msg), "--comm-pattern: %s", err);
 		return layout_problem(msg);
 	}
@@ -602,8 +632,8 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 		goto out;
 	}
 	rc = publish(rank_node, n, map);
-	slurm_verbose("topomatch: %lld ranks mapped onto %s by %s%s", (long long)n, nodelist,
-		      res.mapper, layout_reorder ? " (reorder)" : "");
+	slurm_verbose("topomatch: %lld ranks of %s mapped onto %s by %s%s", (long long)n, from,
+		      nodelist, res.mapper, layout_reorder ? " (reorder)" : "");
 out:
 	free(map);
 	for (int64_t i = 0; names && i < nnames; i++)

@@ -16,7 +16,12 @@
 #      and still placed by its pattern;
 #  the decision cache: a waiting job is mapped once, reused by later passes;
 #  (f) decisions log their time, under the budget; an exceeded job budget
-#      or a used-up cycle budget gives cons_tres' choice, logged.
+#      or a used-up cycle budget gives cons_tres' choice, logged;
+#  (g) cons_tres' per-node capacities constrain the mapping, and slurmctld
+#      allocates the mapped task count on each node (--ntasks-per-node, -N,
+#      --mem-per-cpu with CR_Core_Memory: CPUs per node read back from
+#      scontrol show job -d); SystemComment gives the decision and its gain,
+#      a fallback is said once, and an admin's SystemComment is kept.
 # Prints "slurm: N passed, M failed".
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -u
@@ -30,7 +35,7 @@ dir=/tmp/tm-placement-test
 need_select_plugin placement.sh
 work=$(mktemp -d)
 "$top/contrib/testcluster/start.sh" --dir "$dir" --port-base 26001 --restart \
-	--sched-params bf_interval=1 --select-dir "$select_dir" --spank "$spank" --topomatch-conf --topomatch "$tm" \
+	--sched-params bf_interval=1 --select-params CR_Core_Memory --select-dir "$select_dir" --spank "$spank" --topomatch-conf --topomatch "$tm" \
 	>"$work/start.log" 2>&1 || { cat "$work/start.log"; not_ok "test cluster starts"; finish; }
 ok "test cluster starts with select/topomatch and the SPANK plugin"
 export SLURM_CONF=$dir/slurm.conf
@@ -59,6 +64,82 @@ expect_eq "(a) without: Slurm's choice, over 3 switches" "n[001-002,009,014]" "$
 expect_eq "(a) -c 4: with the pattern, the 4 free nodes under one switch" "n[005-008]" \
 	"$(nodes_of -n 16 -c 4 --comm-pattern="$work/groups-c4.mat")"
 expect_eq "(a) -c 4: without, Slurm's choice" "$without" "$(nodes_of -n 16 -c 4)"
+
+# run_job ARGS...: a sleeping job, once it runs; prints its id
+run_job() {
+	local id
+	id=$(sbatch --parsable -o /dev/null "$@" --wrap "sleep 60") || return 1
+	for _ in $(seq 75); do
+		[ "$(squeue -h -j "$id" -o %T)" = RUNNING ] && break
+		sleep 0.2
+	done
+	echo "$id"
+}
+# cpus_of JOBID: "node:CPUs" for every node slurmctld allocated to the job
+# (scontrol show job -d), sorted
+cpus_of() {
+	scontrol show job -d "$1" | sed -n 's/^ *Nodes=\([^ ]*\) CPU_IDs=\([^ ]*\) .*/\1 \2/p' |
+		while read -r nl ids; do
+			c=$(echo "$ids" | tr ',' '\n' | awk -F- '{ c += (NF == 2 ? $2 - $1 + 1 : 1) } END { print c }')
+			for h in $(scontrol show hostnames "$nl"); do echo "$h:$c"; done
+		done | sort | tr '\n' ' ' | sed 's/ $//'
+}
+comment_of() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
+
+# (g) cons_tres' per-node capacities are the mapping's constraints, and each
+# node is offered the CPUs of the tasks mapped there: what slurmctld
+# allocates is the mapping.  --ntasks-per-node=8: 4 groups of 8 go to 4
+# nodes of one switch, 8 CPUs each (unconstrained, the mapping packed them
+# onto 2 nodes that cons_tres could not use, and it fell back)
+"$tm" gen hierarchical --arity 8,4 --shuffle 7 --out "$work/g8x4.mat"
+id=$(run_job -n 32 --ntasks-per-node=8 --comm-pattern="$work/g8x4.mat")
+expect_eq "(g) --ntasks-per-node=8: 8 CPUs on each of 4 nodes under one switch" \
+	"n005:8 n006:8 n007:8 n008:8" "$(cpus_of "$id")"
+expect_contains "(g) --ntasks-per-node=8: SystemComment gives the mapping and the gain" \
+	"mapped 32 tasks onto 4 nodes:" "$(comment_of "$id")"
+expect_contains "(g) --ntasks-per-node=8: and cons_tres' own nodes" "cons_tres' own nodes:" \
+	"$(comment_of "$id")"
+scancel "$id"
+# -N 4: the mapping spreads 16 tasks over 4 nodes (it packed them onto one)
+"$tm" gen hierarchical --arity 4,4 --shuffle 3 --out "$work/g4x4.mat"
+id=$(run_job -N 4 -n 16 --comm-pattern="$work/g4x4.mat")
+expect_eq "(g) -N 4 -n 16: 4 CPUs on each of 4 nodes under one switch" \
+	"n005:4 n006:4 n007:4 n008:4" "$(cpus_of "$id")"
+scancel "$id"
+# -n 16 alone: one node's 16 cores, the whole group on one node
+id=$(run_job -n 16 --comm-pattern="$work/g4x4.mat")
+expect_eq "(g) -n 16: the 16 tasks on one node" 1 "$(cpus_of "$id" | wc -w | tr -d ' ')"
+expect_contains "(g) -n 16: 16 CPUs there" ":16" "$(cpus_of "$id")"
+scancel "$id"
+# --mem-per-cpu (memory is a resource here, CR_Core_Memory): n005 keeps
+# 424 of its 1024 MB free, room for 6 tasks of 64 MB although 15 cores are
+# free; the mapping may use no more there, the other nodes of the switch
+# take 16 each
+blocker=$(run_job -w n005 -n 1 --mem=600)
+id=$(run_job -n 64 --mem-per-cpu=64 --comm-pattern="$work/groups.mat")
+got=$(cpus_of "$id")
+expect_contains "(g) --mem-per-cpu: n006-n008 take 16 tasks each" "n006:16 n007:16 n008:16" "$got"
+n005=$(echo "$got" | tr ' ' '\n' | sed -n 's/^n005://p')
+expect_eq "(g) --mem-per-cpu: n005 (memory for 6 tasks) gets at most 6 CPUs ($got)" yes \
+	"$([ "${n005:-0}" -le 6 ] && echo yes || echo no)"
+expect_eq "(g) --mem-per-cpu: 64 CPUs in all" 64 \
+	"$(echo "$got" | tr ' ' '\n' | awk -F: '{ c += $2 } END { print c }')"
+expect_contains "(g) --mem-per-cpu: the mapping is what runs, no fallback" \
+	"mapped 64 tasks onto" "$(comment_of "$id")"
+scancel "$id" "$blocker"
+# a required node the mapping does not choose (-w n001): cons_tres' own
+# choice, said once in the log at info and in SystemComment (Slurm's own
+# lines there are kept: test_decision.c comment_merge; 22.05's scontrol
+# cannot set it)
+id=$(run_job -n 64 -w n001 --comm-pattern="$work/groups.mat")
+expect_contains "(g) -w n001: the job runs with n001" "n001" \
+	"$(scontrol show hostnames "$(squeue -h -j "$id" -o %N)" | tr '\n' ' ')"
+expect_eq "(g) -w n001: SystemComment says why the pattern's nodes were not used" \
+	"topomatch: the chosen nodes are no longer candidates, or miss required nodes" \
+	"$(comment_of "$id" | sed 's/ *$//')"
+expect_eq "(g) -w n001: the fallback is logged once" 1 \
+	"$(grep -c "JobId=$id: the chosen nodes .*cons_tres chooses among all" "$dir/log/slurmctld.log")"
+scancel "$id"
 
 # scontrol reconfigure re-reads topomatch.conf: Enabled=no, then yes again
 echo Enabled=no >>"$dir/topomatch.conf"

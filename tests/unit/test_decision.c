@@ -33,31 +33,69 @@ END_TEST
 START_TEST(store_and_find)
 {
 	tm_decision_cache_t c;
-	int64_t nodes[] = { 4, 5, 7 };
+	int64_t nodes[] = { 4, 5, 7 }, tasks[] = { 16, 2, 14 };
 	const tm_decision_t *d;
+	char note[TM_DECISION_NOTE + 10];
 
 	ck_assert_int_eq(tm_decision_cache_init(&c, 8), 0);
 	ck_assert_ptr_null(tm_decision_find(&c, 12, 99));
-	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_NODES, nodes, 3), 0);
-	nodes[0] = -1; /* the cache holds its own copy */
+	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_NODES, nodes, tasks, 3,
+					   "auto, 120 hop-bytes"), 0);
+	nodes[0] = tasks[2] = -1; /* the cache holds its own copy */
 	d = tm_decision_find(&c, 12, 99);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_int_eq(d->kind, TM_DECISION_NODES);
 	ck_assert_int_eq(d->nnodes, 3);
 	ck_assert_int_eq(d->nodes[0], 4);
 	ck_assert_int_eq(d->nodes[2], 7);
+	ck_assert_int_eq(d->tasks[0], 16);
+	ck_assert_int_eq(d->tasks[2], 14);
+	ck_assert_str_eq(d->note, "auto, 120 hop-bytes");
+	/* no tasks given; a note too long is cut */
+	memset(note, 'x', sizeof(note) - 1);
+	note[sizeof(note) - 1] = '\0';
+	ck_assert_int_eq(tm_decision_store(&c, 14, 99, TM_DECISION_NODES, nodes, NULL, 3, note),
+			 0);
+	d = tm_decision_find(&c, 14, 99);
+	ck_assert_ptr_null(d->tasks);
+	ck_assert_uint_eq(strlen(d->note), TM_DECISION_NOTE - 1);
 	/* another job with the same key, the same job with another key */
 	ck_assert_ptr_null(tm_decision_find(&c, 13, 99));
 	ck_assert_ptr_null(tm_decision_find(&c, 12, 98));
 	/* a new decision for the same job and key replaces the old one */
-	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_KEEP, NULL, 0), 0);
+	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_KEEP, NULL, NULL, 0, NULL), 0);
 	d = tm_decision_find(&c, 12, 99);
 	ck_assert_int_eq(d->kind, TM_DECISION_KEEP);
 	ck_assert_int_eq(d->nnodes, 0);
-	ck_assert_uint_eq(c.used, 1);
+	ck_assert_ptr_null(d->tasks);
+	ck_assert_str_eq(d->note, "");
+	ck_assert_uint_eq(c.used, 2);
 	tm_decision_cache_clear(&c);
 	ck_assert_ptr_null(tm_decision_find(&c, 12, 99));
 	tm_decision_cache_fini(&c);
+}
+END_TEST
+
+/* SystemComment: the plugin's one line, last; Slurm's lines kept in order. */
+START_TEST(comment_merge)
+{
+	char *c = tm_comment_merge(NULL, "auto mapped 4 tasks");
+	ck_assert_str_eq(c, "topomatch: auto mapped 4 tasks");
+	free(c);
+	c = tm_comment_merge("", "x");
+	ck_assert_str_eq(c, "topomatch: x");
+	free(c);
+	c = tm_comment_merge("11/26/26 10:00:00 burst_buffer/lua: setup: failed", "y");
+	ck_assert_str_eq(c, "11/26/26 10:00:00 burst_buffer/lua: setup: failed\ntopomatch: y");
+	free(c);
+	/* the earlier decision is replaced wherever it stands, once */
+	c = tm_comment_merge("a\ntopomatch: old\nb\ntopomatch: older", "new");
+	ck_assert_str_eq(c, "a\nb\ntopomatch: new");
+	free(c);
+	/* a line that only mentions the plugin is Slurm's */
+	c = tm_comment_merge("note on topomatch: z", "w");
+	ck_assert_str_eq(c, "note on topomatch: z\ntopomatch: w");
+	free(c);
 }
 END_TEST
 
@@ -68,9 +106,9 @@ START_TEST(evicts_least_recently_used)
 
 	ck_assert_int_eq(tm_decision_cache_init(&c, 3), 0);
 	for (uint32_t job = 1; job <= 3; job++)
-		ck_assert_int_eq(tm_decision_store(&c, job, 7, TM_DECISION_NODES, &n, 1), 0);
+		ck_assert_int_eq(tm_decision_store(&c, job, 7, TM_DECISION_NODES, &n, NULL, 1, NULL), 0);
 	ck_assert_ptr_nonnull(tm_decision_find(&c, 1, 7)); /* 2 is now the oldest */
-	ck_assert_int_eq(tm_decision_store(&c, 4, 7, TM_DECISION_NODES, &n, 1), 0);
+	ck_assert_int_eq(tm_decision_store(&c, 4, 7, TM_DECISION_NODES, &n, NULL, 1, NULL), 0);
 	ck_assert_uint_eq(c.used, 3);
 	ck_assert_ptr_null(tm_decision_find(&c, 2, 7));
 	ck_assert_ptr_nonnull(tm_decision_find(&c, 1, 7));
@@ -85,12 +123,12 @@ START_TEST(store_rejects_bad_lists)
 	tm_decision_cache_t c;
 
 	ck_assert_int_eq(tm_decision_cache_init(&c, 2), 0);
-	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, 2), -1);
-	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, -1), -1);
+	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, NULL, 2, NULL), -1);
+	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, NULL, -1, NULL), -1);
 	ck_assert_uint_eq(c.used, 0);
 	tm_decision_cache_fini(&c);
 	/* a finished cache stores and finds nothing, and does not crash */
-	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_KEEP, NULL, 0), -1);
+	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_KEEP, NULL, NULL, 0, NULL), -1);
 	ck_assert_ptr_null(tm_decision_find(&c, 1, 1));
 }
 END_TEST
@@ -168,6 +206,7 @@ int main(void)
 
 	tcase_add_test(tc, hash_separates_inputs);
 	tcase_add_test(tc, store_and_find);
+	tcase_add_test(tc, comment_merge);
 	tcase_add_test(tc, evicts_least_recently_used);
 	tcase_add_test(tc, store_rejects_bad_lists);
 	tcase_add_test(tc, cycle_budget_per_counter);
