@@ -84,6 +84,17 @@ expect_eq "(a) not Slurm's block layout: ranks 0-15 span several nodes" yes \
 expect_eq "(a) no note for the matching steps" "" "$(grep -h 'topomatch:' step0.err step1.err)"
 expect_eq "(a) the hostfiles are removed" "" "$(ls "$TMPDIR")"
 
+# the job's srun lays out the pattern slurmctld mapped, the blob the job
+# carries, not the file (changed or gone since the submission)
+cp "$work/pat.mat" "$work/gone.mat"
+id=$(sbatch --parsable -n 64 --comm-pattern="$work/gone.mat" -o gone.out -e gone.err \
+	--wrap "rm -f $work/gone.mat; srun sh -c 'echo \$TOPOMATCH_RANK \$SLURMD_NODENAME \$TOPOMATCH_CPUS'")
+wait_done "$id" || not_ok "(a) the job whose pattern file is gone ends"
+gnodes=$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
+expect_eq "(a) pattern file removed before srun: every rank placed from the job's pattern" \
+	"$(expected "$gnodes")" "$(sort -n gone.out)"
+expect_eq "(a) pattern file removed before srun: no note" "" "$(grep -h 'topomatch:' gone.err)"
+
 # 20 more steps with an arbitrary layout (SLURM-NOTES.md: only safe while
 # slurmctld runs under its standard name), then the whole cluster again
 expect_eq "20 arbitrary steps: each with the same layout" \
