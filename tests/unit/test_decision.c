@@ -79,23 +79,23 @@ END_TEST
 /* SystemComment: the plugin's one line, last; Slurm's lines kept in order. */
 START_TEST(comment_merge)
 {
-	char *c = tm_comment_merge(NULL, "auto mapped 4 tasks");
-	ck_assert_str_eq(c, "topomatch: auto mapped 4 tasks");
-	free(c);
-	c = tm_comment_merge("", "x");
-	ck_assert_str_eq(c, "topomatch: x");
-	free(c);
-	c = tm_comment_merge("11/26/26 10:00:00 burst_buffer/lua: setup: failed", "y");
-	ck_assert_str_eq(c, "11/26/26 10:00:00 burst_buffer/lua: setup: failed\ntopomatch: y");
-	free(c);
-	/* the earlier decision is replaced wherever it stands, once */
-	c = tm_comment_merge("a\ntopomatch: old\nb\ntopomatch: older", "new");
-	ck_assert_str_eq(c, "a\nb\ntopomatch: new");
-	free(c);
-	/* a line that only mentions the plugin is Slurm's */
-	c = tm_comment_merge("note on topomatch: z", "w");
-	ck_assert_str_eq(c, "note on topomatch: z\ntopomatch: w");
-	free(c);
+	static const struct {
+		const char *old, *msg, *want;
+	} cases[] = {
+		{ NULL, "auto mapped 4 tasks", "topomatch: auto mapped 4 tasks" },
+		{ "", "x", "topomatch: x" },
+		{ "11/26/26 10:00:00 burst_buffer/lua: setup: failed", "y",
+		  "11/26/26 10:00:00 burst_buffer/lua: setup: failed\ntopomatch: y" },
+		/* the earlier decision is replaced wherever it stands, once */
+		{ "a\ntopomatch: old\nb\ntopomatch: older", "new", "a\nb\ntopomatch: new" },
+		/* a line that only mentions the plugin is Slurm's */
+		{ "note on topomatch: z", "w", "note on topomatch: z\ntopomatch: w" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char *c = tm_comment_merge(cases[k].old, cases[k].msg);
+		ck_assert_str_eq(c, cases[k].want);
+		free(c);
+	}
 }
 END_TEST
 
