@@ -47,7 +47,6 @@ done
 mkdir -p "$dir" || exit 2
 build=$(cd "$dir" && pwd)
 out=$build/fuzz
-fz=$top/tests/fuzz
 HARNESSES=${FUZZ_ONLY:-"dense mm triplets grf ompi topology yaml_doc cluster slurm_topo \
 slurm_conf hostlist blob blob_env"}
 
@@ -83,14 +82,14 @@ else
 		LIBFLAGS=
 	fi
 	LINKFLAGS=$LIBFLAGS
-	DRIVER=$fz/replay_main.c
+	DRIVER=tests/fuzz/replay_main.c
 fi
 rm -f "$probe" "$out/probe-$$"
 
 # ---------------------------------------------------------------- build
 # The library's sources as Makefile.am lists them (C files only).
 SRCS=$(sed -n '/^core_libtopomatch_la_SOURCES *=/,/[^\\]$/p' "$top/Makefile.am" |
-	tr ' \t\\' '\n\n\n' | grep '\.c$' | sed "s|^|$top/|" | tr '\n' ' ')
+	tr ' \t\\' '\n\n\n' | grep '\.c$' | tr '\n' ' ')
 [ -n "$SRCS" ] || { echo "run.sh: no library sources found in Makefile.am" >&2; exit 2; }
 version=$(sed -n 's/^AC_INIT(\[[^]]*\], *\[\([^]]*\)\].*/\1/p' "$top/configure.ac")
 cat >"$out/config.h.$$" <<EOC
@@ -108,26 +107,30 @@ else
 fi
 DEPCFLAGS="-I/usr/include/scotch $(pkg-config --cflags hwloc yaml-0.1 2>/dev/null)"
 LIBS="$(pkg-config --libs hwloc yaml-0.1 2>/dev/null || echo -lhwloc -lyaml) -lscotch -lscotcherr -lz -lpthread -lm"
+# Compiled from the source tree with relative paths (make runs in $top):
+# the paths in __FILE__ and the sanitizers' source locations are then the
+# same in every checkout, so the binaries, and what a seed fuzzes, do not
+# depend on where the tree was cloned.
 cat >"$out/Makefile.$$" <<'EOM'
-# written by tests/fuzz/run.sh
-OBJS := $(patsubst $(TOP)/%.c,obj/%.o,$(SRCS))
-BINS := $(patsubst %,bin/fuzz_%,$(HARNESSES))
+# written by tests/fuzz/run.sh; run in the source tree (make -C TOP)
+OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(SRCS))
+BINS := $(patsubst %,$(OUT)/bin/fuzz_%,$(HARNESSES))
 all: $(BINS)
-obj/%.o: $(TOP)/%.c config.h
+$(OUT)/obj/%.o: %.c $(OUT)/config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
-libtm.a: $(OBJS)
+$(OUT)/libtm.a: $(OBJS)
 	rm -f $@ && ar rcs $@ $(OBJS)
-bin/fuzz_%: $(FZ)/fuzz_%.c libtm.a $(DRIVER)
-	@mkdir -p bin
-	$(CC) $(CFLAGS) -I$(FZ) $(LINKFLAGS) -o $@ $< $(DRIVER) libtm.a $(LIBS)
+$(OUT)/bin/fuzz_%: tests/fuzz/fuzz_%.c $(OUT)/libtm.a $(DRIVER)
+	@mkdir -p $(OUT)/bin
+	$(CC) $(CFLAGS) -Itests/fuzz $(LINKFLAGS) -o $@ $< $(DRIVER) $(OUT)/libtm.a $(LIBS)
 -include $(OBJS:.o=.d)
 .PHONY: all
 EOM
 mv "$out/Makefile.$$" "$out/Makefile"
-CFLAGS="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter $LIBFLAGS -I$out -I$top/core -I$top/topology $DEPCFLAGS"
+CFLAGS="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter $LIBFLAGS -ffile-prefix-map=$top/= -I$out -Icore -Itopology $DEPCFLAGS"
 echo "== fuzz: building the harnesses with $CC into $out"
-if ! make -s -C "$out" -j"$(nproc 2>/dev/null || echo 2)" TOP="$top" FZ="$fz" SRCS="$SRCS" \
+if ! make -s -C "$top" -f "$out/Makefile" -j"$(nproc 2>/dev/null || echo 2)" OUT="$out" SRCS="$SRCS" \
 	HARNESSES="$HARNESSES" CC="$CC" CFLAGS="$CFLAGS" LINKFLAGS="$LINKFLAGS" \
 	DRIVER="$DRIVER" LIBS="$LIBS" >"$out/logs/build.log" 2>&1; then
 	cat "$out/logs/build.log"
@@ -146,65 +149,74 @@ if [ -n "$runs" ] && [ "$mode" = fuzz ]; then
 			"a seed does not give the same inputs every run"
 	fi
 fi
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:allocator_may_return_null=1"
-export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-# the private directories of fuzz_cluster and fuzz_slurm_conf
-mkdir -p "$out/tmp"
-export TMPDIR="$out/tmp"
-# run_one NAME: replay then fuzz one harness; its verdict ("ok - ..." or
-# "FAIL - ...", with the log's excerpt) goes to logs/NAME.result
+# The harnesses run in $out with a fixed environment and relative paths
+# (src -> the source tree): argv and environ sit at the top of the stack,
+# so their lengths move every stack address libFuzzer may compare with,
+# and the paths are then the same in every checkout.
+ln -sfn "$top" "$out/src"
+mkdir -p "$out/tmp" # the private directories of fuzz_cluster and fuzz_slurm_conf
+fenv="env -i PATH=/usr/local/bin:/usr/bin:/bin TMPDIR=tmp
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1:allocator_may_return_null=1
+	LSAN_OPTIONS=suppressions=src/tests/lsan.supp:print_suppressions=0
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
+# run_one NAME: replay then fuzz one harness, in $out; its verdict ("ok -
+# ..." or "FAIL - ...", with the log's excerpt) goes to logs/NAME.result
 run_one() {
 	h=$1
-	bin=$out/bin/fuzz_$h
-	log=$out/logs/$h.log
-	res=$out/logs/$h.result
-	seeds=$fz/corpus/$h
-	regress=$fz/regress/$h
+	cd "$out" || exit 1
+	bin=bin/fuzz_$h
+	log=logs/$h.log
+	res=logs/$h.result
 	inputs=""
-	[ -d "$seeds" ] && inputs="$seeds"
-	[ -d "$regress" ] && inputs="$inputs $regress"
+	[ -d "src/tests/fuzz/corpus/$h" ] && inputs="src/tests/fuzz/corpus/$h"
+	[ -d "src/tests/fuzz/regress/$h" ] && inputs="$inputs src/tests/fuzz/regress/$h"
 	# replay: every seed and regression input once (libFuzzer: -runs=0 on dirs)
 	# shellcheck disable=SC2086
 	if [ "$mode" = fuzz ]; then
-		"$bin" -runs=0 -timeout=10 -rss_limit_mb=2048 $inputs >"$log" 2>&1
+		$fenv "$bin" -runs=0 -timeout=10 -rss_limit_mb=2048 $inputs >"$log" 2>&1
 	else
-		timeout 600 "$bin" $inputs >"$log" 2>&1
+		$fenv timeout 600 "$bin" $inputs >"$log" 2>&1
 	fi
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		{ tail -n 40 "$log"
-		  echo "FAIL - $h: its corpus and regression inputs replay (exit $rc, $log)"; } >"$res"
+		  echo "FAIL - $h: its corpus and regression inputs replay (exit $rc, $out/$log)"; } >"$res"
 		return
 	fi
 	if [ "$mode" = replay ] || { [ -z "$runs" ] && [ "$secs" -eq 0 ]; } || [ "${runs:-1}" -eq 0 ]; then
 		# shellcheck disable=SC2086
-		echo "ok - $h: $( [ -z "$inputs" ] || find $inputs -type f | wc -l) inputs replay" >"$res"
+		echo "ok - $h: $( [ -z "$inputs" ] || find -L $inputs -type f | wc -l) inputs replay" >"$res"
 		return
 	fi
 	dict=
-	[ -f "$fz/$h.dict" ] && dict="-dict=$fz/$h.dict"
+	[ -f "src/tests/fuzz/$h.dict" ] && dict="-dict=src/tests/fuzz/$h.dict"
 	if [ -n "$runs" ]; then
 		# the first directory receives new inputs: a scratch one, emptied,
 		# so that the run starts from the committed corpus alone
-		corpus=$out/corpus-runs/$h
-		rm -rf "$corpus"
-		limit="-runs=$runs -seed=$seed -reload=0"
-		# libFuzzer's mutations take compared values, pointers included:
-		# with address-space randomisation on, one seed fuzzes differently
-		# from run to run
+		corpus=corpus-runs/$h
+		rm -rf "$corpus" && mkdir -p "$corpus"
+		# The seed inputs in the order of their names (libFuzzer runs a
+		# directory in readdir order, which differs between file systems).
+		# No mutation from compared values (-use_cmp=0): they include
+		# pointers, which the environment, the paths and address-space
+		# randomisation (off too) move from run to run.
+		list=corpus-runs/$h.seeds
+		# shellcheck disable=SC2086
+		find -L $inputs -type f | LC_ALL=C sort | paste -sd, - | tr -d '\n' >"$list"
+		limit="-runs=$runs -seed=$seed -reload=0 -use_cmp=0 -seed_inputs=@$list"
+		inputs=
 		norand=$aslr_off
 		what="seed $seed"
 	else
-		corpus=$out/corpus/$h
+		corpus=corpus/$h
 		limit="-max_total_time=$secs"
 		norand=
 		what="${secs} s"
 	fi
 	mkdir -p "$corpus"
 	# shellcheck disable=SC2086
-	$norand "$bin" $limit -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$out/artifacts/$h-" $dict "$corpus" $inputs >>"$log" 2>&1
+	$fenv $norand "$bin" $limit -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="artifacts/$h-" $dict "$corpus" $inputs >>"$log" 2>&1
 	rc=$?
 	done_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
@@ -213,7 +225,7 @@ run_one() {
 		echo "ok - $h: $stats, no crash, leak or hang" >"$res"
 	else
 		{ grep -E 'ERROR|SUMMARY|fuzz property|fuzz:|Test unit written|^    #[0-9]' "$log" | head -n 30
-		  echo "FAIL - $h: fuzzing found a problem (exit $rc; $log, $out/artifacts/$h-*)"; } >"$res"
+		  echo "FAIL - $h: fuzzing found a problem (exit $rc; $out/$log, $out/artifacts/$h-*)"; } >"$res"
 	fi
 }
 
