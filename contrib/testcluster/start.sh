@@ -38,9 +38,10 @@ Start a Slurm test cluster on this machine (root; Debian bookworm).
   --select-params P  SelectTypeParameters (default CR_Core); with memory
                      (CR_Core_Memory) each CPU gets DefMemPerCPU, its share
                      of the nodes' 1024 MB                   [TESTCLUSTER_SELECT_PARAMS]
-  --task-plugin P    TaskPlugin; default auto: task/affinity when a node has no
-                     more CPUs than this machine, else task/none (task/affinity
-                     cannot lay out tasks on CPUs the host lacks)
+  --task-plugin P    TaskPlugin; default auto: task/affinity,task/cgroup (with
+                     cgroup.conf ConstrainCores=yes, proctrack/cgroup) when a
+                     node has no more CPUs than this machine, else task/none
+                     (tasks cannot be bound to CPUs the host lacks)
                                                              [TESTCLUSTER_TASK_PLUGIN]
   --timeout SEC      how long to wait for idle nodes (default 120, more for
                      large clusters)                         [TESTCLUSTER_TIMEOUT]
@@ -124,13 +125,24 @@ if [ "$port_base" -lt 1025 ] || [ $((port_base + nodes - 1)) -gt 65535 ]; then
 	exit 2
 fi
 [ "$leaf" -le "$nodes" ] || leaf=$nodes
+# The task plugins sites run, task/affinity with task/cgroup, when binding
+# can be real: nodes no larger than this machine, and a cgroup v1 cpuset
+# hierarchy (Slurm 22.05's cgroup/v2 needs systemd to delegate a scope to
+# slurmd, and one slurmd per host: README.md, Limitations).
 if [ "$task_plugin" = auto ]; then
-	if [ $((sockets * cores * threads)) -le "$(nproc)" ]; then
-		task_plugin=task/affinity
-	else
+	if [ $((sockets * cores * threads)) -gt "$(nproc)" ]; then
 		task_plugin=task/none
+	elif [ -w /sys/fs/cgroup/cpuset/cpuset.cpus ]; then
+		task_plugin=task/affinity,task/cgroup
+	else
+		tc_say "no writable cgroup v1 cpuset hierarchy (/sys/fs/cgroup/cpuset): task/affinity without task/cgroup"
+		task_plugin=task/affinity
 	fi
 fi
+case ,$task_plugin, in
+*,task/cgroup,*) cgroups=1 proctrack=proctrack/cgroup ;;
+*) cgroups=0 proctrack=proctrack/linuxproc ;;
+esac
 dir=$(tc_abs "$dir")
 dir=${dir%/}
 case $dir in
@@ -291,7 +303,7 @@ ${sched_params:+SchedulerParameters=$sched_params
 SelectTypeParameters=$select_params
 ${defmem:+$defmem
 }TopologyPlugin=topology/tree
-ProctrackType=proctrack/linuxproc
+ProctrackType=$proctrack
 TaskPlugin=$task_plugin
 MpiDefault=none
 SwitchType=switch/none
@@ -357,6 +369,17 @@ EOF
 		echo "required $spank_copy$args"
 	fi
 } >"$new/plugstack.conf"
+
+# task/cgroup: each step's tasks confined to the step's cores (cpuset), as
+# at sites; Slurm reads cgroup.conf beside slurm.conf
+if [ "$cgroups" = 1 ]; then
+	{
+		echo "# cgroup.conf of the slurm-topomatch test cluster: cores confined (cgroup v1)"
+		echo "CgroupPlugin=cgroup/v1"
+		echo "CgroupAutomount=yes"
+		echo "ConstrainCores=yes"
+	} >"$new/cgroup.conf"
+fi
 
 if [ "$tmconf" = 1 ]; then
 	{
@@ -499,7 +522,7 @@ if [ -n "$busy" ]; then
 fi
 
 # ---- install the configuration, fresh state -----------------------------------------------
-for f in slurm.conf topology.conf cluster.yaml plugstack.conf topomatch.conf stamp; do
+for f in slurm.conf topology.conf cluster.yaml plugstack.conf topomatch.conf cgroup.conf stamp; do
 	rm -f "$dir/$f"
 	[ -f "$new/$f" ] && mv "$new/$f" "$dir/$f"
 done
@@ -627,5 +650,5 @@ trap - INT TERM HUP
 mem=$(tc_mem_kb $(awk '{ print $1 }' "$dir/pids"))
 tc_say "$nodes nodes idle after $(elapsed) s ($select_type, $task_plugin; slurmctld + $nodes slurmd use $(awk -v k="$mem" 'BEGIN { printf "%.0f", k / 1024 }') MiB (PSS))"
 tc_say "$selfcheck"
-tc_say "state in $dir: slurm.conf topology.conf plugstack.conf cluster.yaml$([ "$tmconf" = 1 ] && echo " topomatch.conf") log/ pids"
+tc_say "state in $dir: slurm.conf topology.conf plugstack.conf cluster.yaml$([ "$tmconf" = 1 ] && echo " topomatch.conf")$([ "$cgroups" = 1 ] && echo " cgroup.conf") log/ pids"
 print_env

@@ -90,6 +90,10 @@ static void apply(tm_srun_args_t *a, const char *name, const char *val)
 		a->strict = 1;
 	else if (!strcmp(name, "nodes"))
 		a->nodes = number(val) > 0 ? number(val) : 0;
+	else if (!strcmp(name, "cpu-bind") || !strcmp(name, "cpu_bind"))
+		snprintf(a->cpu_bind, sizeof(a->cpu_bind), "%s", val ? val : "");
+	else if (!strcmp(name, "overlap"))
+		a->overlap = 1;
 	else if (layout_name(name) && !a->layout_opt[0])
 		snprintf(a->layout_opt, sizeof(a->layout_opt), "--%s", name);
 }
@@ -117,6 +121,10 @@ void tm_srun_args_scan(int argc, char **argv, tm_srun_args_t *a)
 	if (a->ntasks < 0)
 		a->ntasks = number(getenv("SLURM_NPROCS"));
 	a->cpus_per_task = getenv("SRUN_CPUS_PER_TASK") ? number(getenv("SRUN_CPUS_PER_TASK")) : 1;
+	/* srun takes --cpu-bind from SLURM_CPU_BIND (sbatch --cpu-bind sets it) */
+	snprintf(a->cpu_bind, sizeof(a->cpu_bind), "%s",
+		 getenv("SLURM_CPU_BIND") ? getenv("SLURM_CPU_BIND") : "");
+	a->overlap = getenv("SLURM_OVERLAP") != NULL;
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *s = argv[i];
@@ -489,6 +497,152 @@ int tm_map_lookup_local(const char *map, uint32_t jobid, int64_t ntasks, const c
 		return TM_MAP_BAD;
 	if (me < 0 || here != nlocal || before != global - local || *rank < 0)
 		return TM_MAP_MISMATCH;
+	return 0;
+}
+
+/* A rank of the node being fitted: its first mapped CPU and its rank. */
+typedef struct {
+	int64_t cpu, rank;
+} fit_rank_t;
+
+static int cmp_fit(const void *x, const void *y)
+{
+	const fit_rank_t *a = x, *b = y;
+	if (a->cpu != b->cpu)
+		return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+int tm_map_fit_cpus(const char *map, uint32_t jobid, int64_t ntasks, const char *node,
+		    int64_t rank, const unsigned char *allowed, size_t nallowed, tm_cpus_t *cpus)
+{
+	map_head_t h;
+	map_run_t run;
+	int v = tm_map_version(map);
+	if (v < 0 || map_open(map, v, jobid, ntasks, &h))
+		return TM_MAP_BAD;
+	fit_rank_t *on = malloc((size_t)ntasks * sizeof(*on));
+	int64_t me = map_find(&h, node), non = 0, r = 0, cpt = 0, outside = 0, pos = -1;
+	const char *p = h.entries;
+	int rc;
+	tm_cpus_t c;
+	if (!on)
+		return TM_MAP_BAD;
+	for (; (rc = next_run(&p, h.nnames, &run)) == 0; r += run.k + 1) {
+		if (r + run.k >= ntasks) {
+			rc = -1;
+			break;
+		}
+		if (run.node != me)
+			continue;
+		for (int64_t off = 0; off <= run.k; off++) {
+			run_cpus(&run, off, &c);
+			if (cpt && c.n != cpt) {
+				rc = -1; /* every rank of a step has the same CPU count */
+				break;
+			}
+			cpt = c.n;
+			for (int k = 0; k < c.n; k++)
+				outside += (size_t)c.cpu[k] >= nallowed || !allowed[c.cpu[k]];
+			if (r + off == rank)
+				*cpus = c;
+			on[non].cpu = c.cpu[0];
+			on[non++].rank = r + off;
+		}
+		if (rc)
+			break;
+	}
+	if (rc < 0 || r != ntasks) {
+		free(on);
+		return TM_MAP_BAD;
+	}
+	qsort(on, (size_t)non, sizeof(*on), cmp_fit);
+	for (int64_t i = 0; i < non; i++)
+		if (on[i].rank == rank)
+			pos = i;
+	free(on);
+	if (pos < 0)
+		return TM_MAP_MISMATCH; /* the map does not put the rank there */
+	if (!outside)
+		return 0;
+	int64_t seen = 0, room = 0;
+	for (size_t i = 0; i < nallowed; i++)
+		room += allowed[i] != 0;
+	if (room < non * cpt)
+		return TM_MAP_MISMATCH;
+	/* the pos-th group of cpt allowed CPUs */
+	cpus->n = 0;
+	for (size_t i = 0; i < nallowed && cpus->n < cpt; i++)
+		if (allowed[i] && seen++ >= pos * cpt)
+			cpus->cpu[cpus->n++] = (int)i;
+	return cpus->n == cpt ? 1 : TM_MAP_MISMATCH;
+}
+
+int tm_cpu_bind_chooses(const char *value)
+{
+	static const char *const verbosity[] = { "quiet", "q", "verbose", "v", "" };
+	const char *s = value ? value : "";
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		int only_verbosity = 0;
+		for (size_t k = 0; k < sizeof(verbosity) / sizeof(*verbosity); k++)
+			if (strlen(verbosity[k]) == len && !strncasecmp(s, verbosity[k], len))
+				only_verbosity = 1;
+		if (!only_verbosity)
+			return 1;
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
+/* Whether comma-separated `opts` (up to its first blank) has `word`. */
+static int has_option(const char *opts, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *s = opts; *s && *s != ' ' && *s != '\n';) {
+		size_t len = strcspn(s, ", \n");
+		if (len == wl && !strncmp(s, word, wl))
+			return 1;
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
+int tm_cpuset_file(const char *mountinfo, const char *cg, char *path, size_t len)
+{
+	char best[2][4096] = { "", "" }; /* [0] v1 cpuset, [1] v2 */
+	size_t cglen = strcspn(cg, "\n");
+	for (const char *line = mountinfo; line && *line;) {
+		const char *end = strchr(line, '\n');
+		char root[4096], mnt[4096], type[64];
+		const char *dash = strstr(line, " - ");
+		/* id parent major:minor root mountpoint options ... - type source super */
+		if (dash && (!end || dash < end) &&
+		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) == 2 &&
+		    sscanf(dash + 3, "%63s", type) == 1) {
+			int v = !strcmp(type, "cgroup2")	? 1
+				: !strcmp(type, "cgroup") ? 0
+							  : -1;
+			const char *super = dash + 3;
+			for (int f = 0; f < 2 && super; f++) /* past type and source */
+				super = strchr(super + 1, ' ');
+			size_t rl = strcmp(root, "/") ? strlen(root) : 0;
+			size_t sl = cglen - rl; /* the cgroup below the mount's root */
+			if (sl == 1 && cg[rl] == '/')
+				sl = 0;
+			if (v >= 0 && (v == 1 || (super && has_option(super + 1, "cpuset"))) &&
+			    !best[v][0] && !strncmp(cg, root, rl) && (cg[rl] == '/' || rl == cglen) &&
+			    snprintf(best[v], sizeof(best[v]), "%s%.*s/%s", mnt, (int)sl, cg + rl,
+				     v ? "cpuset.cpus.effective" : "cpuset.cpus") >=
+				    (int)sizeof(best[v]))
+				return -1;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	const char *f = best[0][0] ? best[0] : best[1];
+	if (!f[0] || strlen(f) >= len)
+		return -1;
+	strcpy(path, f);
 	return 0;
 }
 

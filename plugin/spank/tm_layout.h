@@ -24,12 +24,19 @@ typedef struct tm_srun_args {
 	char mapper[32];       /* last --comm-mapper on the command line, "" none */
 	int strict;            /* --comm-strict on the command line */
 	int64_t nodes;         /* -N/--nodes: its value, 0 a range or other, -1 none */
+	char cpu_bind[64];     /* last --cpu-bind, else SLURM_CPU_BIND; "" none */
+	int overlap;           /* --overlap: the step may share CPUs with others */
 } tm_srun_args_t;
 
 /* Scan srun's argv (up to the command) and its environment (getenv). */
 void tm_srun_args_scan(int argc, char **argv, tm_srun_args_t *a);
 /* The same from /proc/self/cmdline; -1 when it cannot be read. */
 int tm_srun_args_scan_self(tm_srun_args_t *a);
+
+/* Whether a --cpu-bind value (SLURM_CPU_BIND's format) chooses a binding:
+ * 1 when it names a type (none, map_cpu:..., cores, ...), 0 when it only
+ * sets verbosity (verbose, quiet) or is empty. */
+int tm_cpu_bind_chooses(const char *value);
 
 /*
  * TOPOMATCH_MAP = "V;JOBID;NTASKS;NODE,NODE,...;ENTRIES": ENTRIES lists
@@ -87,6 +94,30 @@ int tm_map_lookup(const char *map, uint32_t jobid, int64_t ntasks, int64_t rank,
 int tm_map_lookup_local(const char *map, uint32_t jobid, int64_t ntasks, const char *node,
 			int64_t local, int64_t nlocal, int64_t global, int64_t *rank,
 			tm_cpus_t *cpus);
+
+/*
+ * The CPUs of rank `rank`, which the map puts on node `node`, when the
+ * step holds only the OS CPUs i with allowed[i] != 0 (i < nallowed) there
+ * (the step's cpuset: concurrent steps, --exact, a node shared with other
+ * steps).  When every rank the map puts on that node is inside, the
+ * rank's own CPUs (returns 0).  Otherwise those ranks, ordered by their
+ * first mapped CPU, take the allowed CPUs in increasing order, as many
+ * each as they were mapped to (returns 1): ranks the mapper put on
+ * neighbouring CPUs stay neighbours, and the placement equals the mapping
+ * whenever the step got the CPUs that were mapped.  TM_MAP_BAD, or
+ * TM_MAP_MISMATCH when the node's ranks do not fit in the allowed CPUs.
+ */
+int tm_map_fit_cpus(const char *map, uint32_t jobid, int64_t ntasks, const char *node,
+		    int64_t rank, const unsigned char *allowed, size_t nallowed, tm_cpus_t *cpus);
+
+/*
+ * The file that lists the CPUs of cpuset cgroup `cg` (the text of
+ * /proc/PID/cpuset) into path, from the text of /proc/PID/mountinfo: in a
+ * cgroup v1 hierarchy with the cpuset controller, cpuset.cpus; else in
+ * the cgroup v2 hierarchy, cpuset.cpus.effective.  0, or -1 when no
+ * mounted hierarchy shows that cgroup (or the path does not fit).
+ */
+int tm_cpuset_file(const char *mountinfo, const char *cg, char *path, size_t len);
 
 /*
  * Tasks per node of Slurm 22.05's block distribution of a step (the

@@ -24,7 +24,7 @@
  * its CPU (sched_setaffinity; plugstack.conf argument bind=record only
  * records it) and sets TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS.
  * Steps that do not fit the pattern (task count, --cpus-per-task > 1,
- * a layout the user chose, heterogeneous steps, job arrays) keep Slurm's
+ * a layout the user chose, heterogeneous steps) keep Slurm's
  * default layout, with a one-line note.
  *
  * plugstack.conf argument layout=reorder, for sites that cannot use
@@ -93,6 +93,9 @@ static char *hostfile;      /* the hostfile this srun wrote */
 static int pattern_calls;   /* --comm-pattern callbacks seen in this srun */
 
 static int srun_layout(void);
+
+/* Set by srun for the tasks when the user chose a --cpu-bind: its value. */
+#define USER_BIND_ENV "TOPOMATCH_USER_CPU_BIND"
 
 static int opt_pattern(int val, const char *arg, int remote)
 {
@@ -478,6 +481,70 @@ out:
 	return rc;
 }
 
+/* Add to busy[node] the CPUs one running step of the job holds on each of
+ * its nodes: its tasks there times its CPUs per task. */
+static void step_busy(const topomatch_cluster_t *c, const job_step_info_t *st, int64_t *busy)
+{
+	slurm_step_layout_t *l = slurm_job_step_layout_get((slurm_step_id_t *)&st->step_id);
+	int64_t cpt = st->num_tasks ? (int64_t)(st->num_cpus / st->num_tasks) : 1;
+	hostlist_t hl = l ? slurm_hostlist_create(l->node_list) : NULL;
+	char *name;
+	for (uint32_t i = 0; hl && i < l->node_cnt && (name = slurm_hostlist_shift(hl)); i++) {
+		int64_t cn = topomatch_cluster_node_find(c, name);
+		if (cn >= 0)
+			busy[cn] += (int64_t)l->tasks[i] * (cpt > 0 ? cpt : 1);
+		free(name);
+	}
+	if (hl)
+		slurm_hostlist_destroy(hl);
+	slurm_job_step_layout_free(l);
+}
+
+/*
+ * Without --overlap, a new step gets CPUs that no running step of the job
+ * holds (Slurm 22.05 steps do not share CPUs, and with --exact or on a
+ * node left partly free they wait for them): of each node's PUs in
+ * allowed[] (node by node), drop as many as the job's running steps use
+ * there, the lowest first, as Slurm hands them out (slurmstepd then moves
+ * the ranks onto the cores the step really got: fit_step).  When the step
+ * does not fit in what is left (it will wait for CPUs), allowed[] stays.
+ */
+static void drop_busy(const topomatch_cluster_t *c, uint32_t jobid, int64_t need,
+		      int64_t *allowed, int64_t *nallowed)
+{
+	job_step_info_response_msg_t *steps = NULL;
+	int64_t nn = topomatch_cluster_nnodes(c), *busy = calloc((size_t)nn + 1, sizeof(*busy));
+	int64_t *left = malloc(((size_t)*nallowed + 1) * sizeof(*left)), kept = 0, any = 0;
+	if (!busy || !left ||
+	    slurm_get_job_steps(0, jobid, NO_VAL, &steps, SHOW_ALL) != SLURM_SUCCESS || !steps)
+		goto out;
+	for (uint32_t k = 0; k < steps->job_step_count; k++) {
+		const job_step_info_t *st = &steps->job_steps[k];
+		if (st->state == JOB_RUNNING && st->step_id.step_id < SLURM_MAX_NORMAL_STEP_ID) {
+			step_busy(c, st, busy);
+			any = 1;
+		}
+	}
+	for (int64_t k = 0; any && k < *nallowed; k++) {
+		int64_t cn = topomatch_cluster_pu_node(c, allowed[k], NULL);
+		if (cn >= 0 && busy[cn] > 0)
+			busy[cn]--;
+		else
+			left[kept++] = allowed[k];
+	}
+	if (any && kept >= need && kept < *nallowed) {
+		slurm_verbose("topomatch: %lld of the job's %lld CPUs are held by its running steps",
+			      (long long)(*nallowed - kept), (long long)*nallowed);
+		memcpy(allowed, left, (size_t)kept * sizeof(*left));
+		*nallowed = kept;
+	}
+out:
+	if (steps)
+		slurm_free_job_step_info_response_msg(steps);
+	free(left);
+	free(busy);
+}
+
 /*
  * The pattern of a step of ntasks ranks: the one the job carries, which is
  * what slurmctld mapped (sbatch and salloc pass the job's spank_job_env
@@ -509,11 +576,11 @@ static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
 	return pattern_path;
 }
 
-/* Map the pattern's ranks onto the allocation; 0 with a note when the
- * step keeps Slurm's layout.  cpt: CPUs per task; nodes_opt: srun's -N
- * (tm_srun_args_t). */
+/* Map the pattern's ranks onto the allocation (the CPUs its running steps
+ * do not hold, unless overlap); 0 with a note when the step keeps Slurm's
+ * layout.  cpt: CPUs per task; nodes_opt: srun's -N (tm_srun_args_t). */
 static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64_t cpt,
-		     const char *mapper, int64_t nodes_opt)
+		     const char *mapper, int64_t nodes_opt, int overlap)
 {
 	char err[TOPOMATCH_ERRLEN], msg[TOPOMATCH_ERRLEN + 128], path[4096];
 	const char *slurm_conf = getenv("SLURM_CONF");
@@ -562,6 +629,8 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 		goto out;
 	}
 	int kept = job_pus(c, jobid, allowed, &nallowed, msg, sizeof(msg));
+	if (!kept && !overlap && !layout_reorder)
+		drop_busy(c, jobid, n * cpt, allowed, &nallowed);
 	if (!kept && layout_reorder)
 		kept = reorder_pus(c, allowed, &nallowed, n, cpt, nodes_opt, msg, sizeof(msg));
 	if (kept) {
@@ -692,14 +761,13 @@ static int srun_layout(void)
 					     : env_option("comm_mapper");
 	forget_hostfile();
 	unsetenv("TOPOMATCH_MAP");
+	unsetenv(USER_BIND_ENV);
 
 	const char *jobid = getenv("SLURM_JOB_ID"), *nodelist = getenv("SLURM_JOB_NODELIST");
 	if (!jobid || !nodelist)
 		return 0; /* srun allocates: slurmctld places the job, Slurm the ranks */
 	if (getenv("SLURM_HOSTFILE"))
 		return layout_note("SLURM_HOSTFILE is set");
-	if (getenv("SLURM_ARRAY_JOB_ID"))
-		return layout_note("job arrays are not supported");
 	if (getenv("SLURM_HET_SIZE") || args.het)
 		return layout_note("heterogeneous jobs and steps are not supported");
 	if (args.layout_opt[0]) {
@@ -714,8 +782,25 @@ static int srun_layout(void)
 		snprintf(msg, sizeof(msg), "--cpus-per-task=%lld", (long long)args.cpus_per_task);
 		return layout_note(msg);
 	}
-	return map_ranks(nodelist, (uint32_t)strtoul(jobid, NULL, 10), args.ntasks,
-			 args.cpus_per_task, mapper, args.nodes);
+	int user_bind = tm_cpu_bind_chooses(args.cpu_bind);
+	if (user_bind && strict) {
+		slurm_error("topomatch: --cpu-bind=%s chooses the CPUs, so the pattern's binding "
+			    "cannot be applied (--comm-strict)",
+			    args.cpu_bind);
+		return -1;
+	}
+	int rc = map_ranks(nodelist, (uint32_t)strtoul(jobid, NULL, 10), args.ntasks,
+			   args.cpus_per_task, mapper, args.nodes, args.overlap);
+	if (!rc && user_bind && getenv("TOPOMATCH_MAP")) {
+		/* the user's binding wins: slurmstepd sees this and binds nothing */
+		setenv(USER_BIND_ENV, args.cpu_bind, 1);
+		slurm_info("topomatch: --cpu-bind=%s chooses the CPUs: the pattern's binding is "
+			   "not applied (%s)",
+			   args.cpu_bind,
+			   layout_reorder ? "ranks are still renumbered, TOPOMATCH_RANK"
+					  : "ranks are still placed on the pattern's nodes");
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -765,30 +850,105 @@ static int place_reorder(const char *map, task_place_t *t)
 	return 0;
 }
 
-/* This task's place from TOPOMATCH_MAP; 0, or -1 when it has none. */
-static int task_place(spank_t sp, task_place_t *t)
+/* This task's place from TOPOMATCH_MAP, whose text goes to *map (to
+ * free); 0, or -1 when it has none. */
+static int task_place(spank_t sp, task_place_t *t, char **map)
 {
 	size_t maplen = TM_MAP_MAX_BYTES + 1; /* a longer map is not read */
-	char *map = malloc(maplen);
 	int rc = -1;
+	*map = malloc(maplen);
 	memset(t, 0, sizeof(*t));
-	if (!map || spank_getenv(sp, "TOPOMATCH_MAP", map, (int)maplen) != ESPANK_SUCCESS ||
+	if (!*map || spank_getenv(sp, "TOPOMATCH_MAP", *map, (int)maplen) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_ID, &t->jobid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &t->ntasks) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_TASK_GLOBAL_ID, &t->global) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_TASK_ID, &t->local) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &t->nlocal) != ESPANK_SUCCESS ||
-	    spank_getenv(sp, "SLURMD_NODENAME", t->here, sizeof(t->here)) != ESPANK_SUCCESS) {
-		free(map);
+	    spank_getenv(sp, "SLURMD_NODENAME", t->here, sizeof(t->here)) != ESPANK_SUCCESS)
 		return -1;
-	}
-	switch (tm_map_version(map)) {
-	case TM_MAP_ARBITRARY: rc = place_arbitrary(map, t); break;
-	case TM_MAP_REORDER: rc = place_reorder(map, t); break;
+	switch (tm_map_version(*map)) {
+	case TM_MAP_ARBITRARY: rc = place_arbitrary(*map, t); break;
+	case TM_MAP_REORDER: rc = place_reorder(*map, t); break;
 	default: break; /* malformed, or a version this plugin does not know */
 	}
-	free(map);
 	return rc;
+}
+
+/* The whole text of a small file (/proc) into a malloc'd string; NULL. */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 8192, len = 0, got;
+	char *buf = f ? malloc(cap + 1) : NULL;
+	while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += got;
+		if (len == cap) {
+			char *nb = cap < (1u << 24) ? realloc(buf, 2 * cap + 1) : NULL;
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+/* The OS CPUs of this task's cpuset cgroup (task/cgroup confines a step to
+ * its cores there) into set[0 .. n-1], and their list into list; 0, or -1
+ * when there is none to read (no cgroup hierarchy with cpusets). */
+static int step_cpus(unsigned char *set, size_t n, char *list, size_t len)
+{
+	char path[4096];
+	char *mounts = read_text("/proc/self/mountinfo"), *cg = read_text("/proc/self/cpuset");
+	char *cpus = NULL;
+	int rc = -1;
+	if (mounts && cg && !tm_cpuset_file(mounts, cg, path, sizeof(path)) &&
+	    (cpus = read_text(path))) {
+		cpus[strcspn(cpus, "\n")] = 0;
+		if (!tm_cpulist_parse(cpus, set, n)) {
+			snprintf(list, len, "%s", cpus);
+			rc = 0;
+		}
+	}
+	free(cpus);
+	free(cg);
+	free(mounts);
+	return rc;
+}
+
+/*
+ * Keep this task's CPUs inside the step's cpuset: when the step holds other
+ * CPUs than the mapped ones on this node (--exact or concurrent steps),
+ * the node's ranks move onto those, in their mapped order
+ * (tm_map_fit_cpus).  0, or -1 when they do not fit (a note once a node).
+ */
+static int fit_step(const char *map, task_place_t *t)
+{
+	unsigned char set[CPU_SETSIZE];
+	char list[1024] = "";
+	if (step_cpus(set, sizeof(set), list, sizeof(list)))
+		return 0; /* no cpuset: nothing confines the step */
+	int rc = tm_map_fit_cpus(map, t->jobid, t->ntasks, t->node, t->rank, set, sizeof(set),
+				 &t->cpus);
+	if (rc < 0) {
+		if (t->local == 0)
+			slurm_info("topomatch: the ranks mapped to %s do not fit the step's CPUs "
+				   "there (%s): tasks not bound, Slurm's binding kept",
+				   t->here, list);
+		return -1;
+	}
+	if (rc == 1 && t->local == 0)
+		slurm_verbose("topomatch: the step holds CPUs %s of %s: its ranks keep their "
+			      "mapped order on them",
+			      list, t->here);
+	return 0;
 }
 
 /* Bind this process to the CPUs; 0, or -1 with errno. */
@@ -813,16 +973,24 @@ TM_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
 	task_place_t t;
-	char cpus[8 * TM_MAP_MAX_CPUS], num[32];
-	if (task_place(sp, &t))
-		return 0;
-	if (tm_cpulist(t.cpus.cpu, t.cpus.n, cpus, sizeof(cpus)))
-		cpus[0] = 0;
-	if (!bind_record && (!cpus[0] || bind_cpus(&t.cpus))) {
+	char cpus[8 * TM_MAP_MAX_CPUS], num[32], user[64];
+	char *map = NULL;
+	const char *how = bind_record ? "recorded" : "applied";
+	int rc = 0;
+	if (task_place(sp, &t, &map))
+		goto out;
+	cpus[0] = 0;
+	if (spank_getenv(sp, USER_BIND_ENV, user, sizeof(user)) == ESPANK_SUCCESS) {
+		how = "user"; /* srun said so on its stderr */
+	} else if (!bind_record && fit_step(map, &t)) {
+		how = "failed";
+		rc = strict ? -1 : 0;
+	} else if (tm_cpulist(t.cpus.cpu, t.cpus.n, cpus, sizeof(cpus)) ||
+		   (!bind_record && bind_cpus(&t.cpus))) {
 		slurm_info("topomatch: rank %lld: cannot bind to CPUs %s on %s: %s",
 			   (long long)t.rank, cpus, t.node, strerror(errno ? errno : EINVAL));
-		if (strict)
-			return -1;
+		how = "failed";
+		rc = strict ? -1 : 0;
 		cpus[0] = 0;
 	}
 	/* the environment is informative: never fail the task for it */
@@ -831,9 +999,10 @@ TM_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	spank_setenv(sp, "TOPOMATCH_NODE", t.node, 1);
 	if (cpus[0])
 		spank_setenv(sp, "TOPOMATCH_CPUS", cpus, 1);
-	spank_setenv(sp, "TOPOMATCH_BIND", bind_record ? "recorded" : cpus[0] ? "applied" : "failed",
-		     1);
-	return 0;
+	spank_setenv(sp, "TOPOMATCH_BIND", how, 1);
+out:
+	free(map);
+	return rc;
 }
 
 static int store(spank_t sp, char **entries, int n)

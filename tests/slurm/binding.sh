@@ -150,8 +150,11 @@ scancel "$other"
 expect_contains "slurmctld still answers" "is UP" "$(scontrol ping)"
 "$top/contrib/testcluster/stop.sh" --dir "$dir" >/dev/null 2>&1
 
-# (d) real binding: two nodes of this machine's shape, the SPANK plugin
-# without bind=record: every task runs on exactly the CPUs of its rank
+# (d) real binding under the task plugins sites run: two nodes of this
+# machine's shape, TaskPlugin=task/affinity,task/cgroup with ConstrainCores
+# (the test cluster's default there), the SPANK plugin without bind=record.
+# Every check reads what the kernel applied to the running task: its CPU
+# list (/proc/self/status) and its cpuset cgroup's CPUs.
 rdir=${dir}-real
 sockets=$(lscpu -p=SOCKET | grep -v '^#' | sort -u | wc -l)
 cores=$(lscpu -p=SOCKET,CORE | grep -v '^#' | sort -u | wc -l)
@@ -162,22 +165,110 @@ per=$cpus
 	--sockets "$sockets" --cores $((cores / sockets)) --threads $((cpus / cores)) \
 	>"$work/start-real.log" 2>&1 || { cat "$work/start-real.log"; not_ok "(d) a cluster of this machine's shape starts"; finish; }
 ok "(d) a cluster of 2 nodes of this machine's shape ($sockets x $((cores / sockets)) x $((cpus / cores))) starts"
+expect_eq "(d) the production task plugins: task/affinity,task/cgroup, cores confined" \
+	"TaskPlugin=task/affinity,task/cgroup ConstrainCores=yes" \
+	"$(grep -h '^TaskPlugin=' "$rdir/slurm.conf") $(grep -sh '^ConstrainCores=' "$rdir/cgroup.conf")"
 export SLURM_CONF=$rdir/slurm.conf
 "$tm" gen hierarchical --arity "$per",2 --shuffle 7 --out "$work/real.mat"
-cat >"$work/real.sh" <<'EOF'
+printf '0 10\n10 0\n' >"$work/pair.mat"
+printf '0 9 1\n9 0 1\n1 1 0\n' >"$work/three.mat"
+# one line a task: rank node TOPOMATCH_CPUS TOPOMATCH_BIND kernel-CPUs
+# cgroup-CPUs cgroup procid
+cat >"$work/rank.sh" <<'EOF'
 #!/bin/sh
-srun sh -c 'echo $TOPOMATCH_RANK $SLURMD_NODENAME $TOPOMATCH_CPUS $TOPOMATCH_BIND \
-	$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)'
+cg=$(cat /proc/self/cpuset)
+echo "${TOPOMATCH_RANK:--} $SLURMD_NODENAME ${TOPOMATCH_CPUS:--} ${TOPOMATCH_BIND:--}" \
+	"$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)" \
+	"$(cat "/sys/fs/cgroup/cpuset$cg/cpuset.cpus" 2>/dev/null || echo -)" "$cg" "$SLURM_PROCID"
 EOF
-id=$(sbatch --parsable -n $((2 * per)) --comm-pattern="$work/real.mat" -o real.out -e real.err \
-	"$work/real.sh")
-wait_done "$id" || not_ok "(d) the job ends"
+chmod +x "$work/rank.sh"
+cat >"$work/real.sh" <<'EOF'
+#!/bin/bash
+r=$WORK/rank.sh
+srun $r >d-default.out 2>d-default.err
+srun --cpu-bind=none $r >d-none.out 2>d-none.err
+srun --cpu-bind=map_cpu:1,0 $r >d-map.out 2>d-map.err
+srun --comm-strict --cpu-bind=none $r >d-strict.out 2>d-strict.err
+echo $? >d-strict.rc
+running() { squeue -h -s -j $SLURM_JOB_ID -o %i | grep -c "^$SLURM_JOB_ID\.[0-9]"; }
+until_steps() { for _ in $(seq 100); do [ "$(running)" -ge $1 ] && return; sleep 0.1; done; }
+# two concurrent --exact steps of a tight pair each
+srun --exact -n 2 --comm-pattern=$WORK/pair.mat sh -c "$r; sleep 4" >d-exA.out 2>d-exA.err &
+until_steps 1
+# (B counts the job's running steps: A and itself)
+srun --exact -n 2 --comm-pattern=$WORK/pair.mat sh -c "$r; [ \$SLURM_PROCID != 0 ] ||
+	squeue -h -s -j $SLURM_JOB_ID -o %i | grep -c '^$SLURM_JOB_ID\.[0-9]' >d-exB.running" \
+	>d-exB.out 2>d-exB.err
+wait
+# a step granted other cores than the mapped ones: of the first node,
+# CPU 0 is free again and CPU 1 busy when the 3-rank step starts
+first=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -1)
+srun --exact -n 1 -w $first sleep 2 &
+x=$!
+until_steps 1
+srun --exact -n 1 -w $first sleep 8 &
+until_steps 2
+wait $x
+srun --exact -n 3 --comm-pattern=$WORK/three.mat $r >d-fit.out 2>d-fit.err
+wait
+EOF
+id=$(WORK=$work sbatch --parsable -n $((2 * per)) --comm-pattern="$work/real.mat" -o real.out \
+	-e real.err "$work/real.sh")
+for _ in $(seq 3); do wait_done "$id" && break; done || not_ok "(d) the job ends"
 rnodes=$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
+# the kernel's CPUs are TOPOMATCH_CPUS, inside the step's cpuset: lines that are not
+applied_bad() { awk '$4 != "applied" || $5 != $3 || $7 !~ /\/step_[0-9]+$/ { print }' "$@"; }
+# CPUs of a list inside another ("0-1"): 1 yes
+inside() { awk -v a="$1" -v b="$2" 'function set(l, s,   i, n, p, r, k) {
+		n = split(l, p, ","); for (i = 1; i <= n; i++) { k = split(p[i], r, "-");
+		for (c = r[1]; c <= (k > 1 ? r[2] : r[1]); c++) s[c] = 1 } }
+	BEGIN { set(a, x); set(b, y); for (c in x) if (!(c in y)) { print 0; exit } print 1 }'; }
 expect_eq "(d) every rank on the node and CPU of topomatch map --nodes $rnodes" \
-	"$(expected "$rnodes" "$work/real.mat" "$per" "$rdir")" "$(awk '{ print $1, $2, $3 }' real.out | sort -n)"
-expect_eq "(d) TOPOMATCH_BIND=applied in every task" $((2 * per)) \
-	"$(awk '$4 == "applied"' real.out | wc -l | tr -d ' ')"
-expect_eq "(d) the kernel runs each task on exactly TOPOMATCH_CPUS" $((2 * per)) \
-	"$(awk '$3 == $5' real.out | wc -l | tr -d ' ')"
+	"$(expected "$rnodes" "$work/real.mat" "$per" "$rdir")" "$(awk '{ print $1, $2, $3 }' d-default.out | sort -n)"
+expect_eq "(d) the kernel runs each task on exactly TOPOMATCH_CPUS, in its step's cgroup" "" \
+	"$(applied_bad d-default.out)"
+expect_eq "(d) each task's CPUs inside its step's cpuset" "$(printf '1\n%.0s' $(seq $((2 * per))))" \
+	"$(while read -r _ _ _ _ k c _; do inside "$k" "$c"; done <d-default.out)"
+expect_eq "(d) no note" "" "$(grep -h 'topomatch:' d-default.err)"
+
+# an explicit --cpu-bind wins, with one line on srun's stderr
+expect_eq "(d) --cpu-bind=none: one line on srun's stderr" \
+	"srun: topomatch: --cpu-bind=none chooses the CPUs: the pattern's binding is not applied (ranks are still placed on the pattern's nodes)" \
+	"$(grep 'topomatch' d-none.err)"
+expect_eq "(d) --cpu-bind=none: each task may run on all its step's CPUs (Slurm's none)" "" \
+	"$(awk '$4 != "user" || $5 != $6 { print }' d-none.out)"
+expect_eq "(d) --cpu-bind=none: ranks still on the pattern's nodes" \
+	"$(expected "$rnodes" "$work/real.mat" "$per" "$rdir" | awk '{ print $1, $2 }')" \
+	"$(awk '{ print $1, $2 }' d-none.out | sort -n)"
+expect_eq "(d) --cpu-bind=map_cpu:1,0: the kernel applies Slurm's map (local task 0 on CPU 1, 1 on 0)" \
+	"$(for n in $(scontrol show hostnames "$rnodes"); do printf '%s 1\n%s 0\n' "$n" "$n"; done)" \
+	"$(awk '$4 == "user" { print $8, $2, $5 }' d-map.out | sort -n | awk '{ print $2, $3 }')"
+expect_eq "(d) --cpu-bind=map_cpu: one line on srun's stderr" 1 "$(grep -c 'topomatch: --cpu-bind=map_cpu:1,0 chooses the CPUs' d-map.err)"
+expect_contains "(d) --comm-strict --cpu-bind=none: srun refuses the step" \
+	"topomatch: --cpu-bind=none chooses the CPUs, so the pattern's binding cannot be applied (--comm-strict)" \
+	"$(cat d-strict.err)"
+expect_eq "(d) --comm-strict --cpu-bind=none: srun fails, no task runs" "1 0" \
+	"$(cat d-strict.rc) $(wc -l <d-strict.out | tr -d ' ')"
+
+# concurrent --exact steps: the second one takes the free node at once
+expect_eq "(d) --exact steps: each pair bound on its own node, while the other runs" \
+	"0 0 2 $(scontrol show hostnames "$rnodes" | sort | tr '\n' ' ')" \
+	"$(applied_bad d-exA.out | wc -l | tr -d ' ') $(applied_bad d-exB.out | wc -l | tr -d ' ') $(cat d-exB.running) $(cat d-exA.out d-exB.out | awk '{ print $2 }' | sort -u | tr '\n' ' ')"
+
+# a step granted other cores than mapped: ranks moved onto its cpuset
+expect_eq "(d) --exact step on a partly busy node: every rank bound inside its cpuset" "" \
+	"$(applied_bad d-fit.out)"
+expect_eq "(d) ... two ranks on the free node, one on CPU 0 of the other (its step's only CPU)" \
+	"2 1 0" \
+	"$(awk '{ n[$2]++ } END { for (k in n) print n[k] }' d-fit.out | sort -rn | tr '\n' ' ')$(awk '$6 == "0" { print $3 }' d-fit.out)"
+expect_eq "(d) ... no note" "" "$(grep -h 'topomatch:' d-fit.err d-exA.err d-exB.err)"
+
+# an array job: each array task's ranks mapped and bound
+id=$(sbatch --parsable --array=1-2 -n 2 --comm-pattern="$work/pair.mat" -o "arr-%a.out" \
+	-e "arr-%a.err" --wrap "srun $work/rank.sh")
+for _ in $(seq 3); do wait_done "$id" && break; done || not_ok "(d) the array job ends"
+expect_eq "(d) array job: 2 tasks of 2 ranks, each pair on one node, bound" "4 0 1 1" \
+	"$(cat arr-1.out arr-2.out | wc -l | tr -d ' ') $(applied_bad arr-1.out arr-2.out | wc -l | tr -d ' ') $(awk '{ print $2 }' arr-1.out | sort -u | wc -l | tr -d ' ') $(awk '{ print $2 }' arr-2.out | sort -u | wc -l | tr -d ' ')"
+expect_eq "(d) array job: no note" "" "$(grep -h 'topomatch:' arr-1.err arr-2.err)"
 "$top/contrib/testcluster/stop.sh" --dir "$rdir" >/dev/null 2>&1
 finish

@@ -515,6 +515,150 @@ START_TEST(srun_nodes)
 }
 END_TEST
 
+/* --cpu-bind: srun's command line, else SLURM_CPU_BIND; --overlap */
+START_TEST(srun_cpu_bind)
+{
+	unsetenv("SLURM_CPU_BIND");
+	unsetenv("SLURM_OVERLAP");
+	tm_srun_args_t a = scan(3, (const char *[]){ "srun", "-n4", "a.out" });
+	ck_assert_str_eq(a.cpu_bind, "");
+	ck_assert_int_eq(a.overlap, 0);
+	a = scan(4, (const char *[]){ "srun", "--cpu-bind=map_cpu:1,0", "--overlap", "a.out" });
+	ck_assert_str_eq(a.cpu_bind, "map_cpu:1,0");
+	ck_assert_int_eq(a.overlap, 1);
+	a = scan(4, (const char *[]){ "srun", "--cpu_bind", "none", "a.out" });
+	ck_assert_str_eq(a.cpu_bind, "none");
+	setenv("SLURM_CPU_BIND", "verbose,cores", 1); /* sbatch --cpu-bind sets it */
+	setenv("SLURM_OVERLAP", "1", 1);
+	a = scan(2, (const char *[]){ "srun", "a.out" });
+	ck_assert_str_eq(a.cpu_bind, "verbose,cores");
+	ck_assert_int_eq(a.overlap, 1);
+	a = scan(3, (const char *[]){ "srun", "--cpu-bind=quiet", "a.out" }); /* the last wins */
+	ck_assert_str_eq(a.cpu_bind, "quiet");
+	unsetenv("SLURM_CPU_BIND");
+	unsetenv("SLURM_OVERLAP");
+
+	static const struct {
+		const char *v;
+		int chooses;
+	} cases[] = {
+		{ "", 0 },		{ "quiet", 0 },	   { "verbose", 0 },	   { "v,q", 0 },
+		{ "VERBOSE", 0 },	{ "none", 1 },	   { "no", 1 },		   { "cores", 1 },
+		{ "verbose,none", 1 }, { "map_cpu:1,0", 1 }, { "mask_cpu:0x3", 1 }, { "rank", 1 },
+		{ "quiet,sockets", 1 }, { "ldoms", 1 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(*cases); k++)
+		ck_assert_msg(tm_cpu_bind_chooses(cases[k].v) == cases[k].chooses, "'%s'",
+			      cases[k].v);
+	ck_assert_int_eq(tm_cpu_bind_chooses(NULL), 0);
+}
+END_TEST
+
+static void allowed_of(const char *list, unsigned char *set, size_t n)
+{
+	ck_assert_int_eq(tm_cpulist_parse(list, set, n), 0);
+}
+
+/* A rank's CPUs inside the step's cpuset: its own when the node's ranks
+ * all fit, else the node's ranks in the order of their mapped CPUs */
+START_TEST(fit_cpus)
+{
+	/* ranks 0-3 on n1 (CPUs 4, 5, 0, 1), ranks 4-5 on n2 (CPUs 0, 1) */
+	int64_t node[6] = { 0, 0, 0, 0, 1, 1 };
+	int cpu[6] = { 4, 5, 0, 1, 0, 1 };
+	char *map = tm_map_encode(9, 6, names3, 2, node, cpu);
+	unsigned char set[16];
+	tm_cpus_t c;
+	allowed_of("0-7", set, sizeof(set)); /* the step got them all: the mapping */
+	for (int r = 0; r < 4; r++) {
+		ck_assert_int_eq(tm_map_fit_cpus(map, 9, 6, "n1", r, set, sizeof(set), &c), 0);
+		ck_assert_int_eq(c.n, 1);
+		ck_assert_int_eq(c.cpu[0], cpu[r]);
+	}
+	/* the step got CPUs 8-11 (another step holds 0-7): order kept,
+	 * rank 2 (CPU 0) first, then 3 (1), 0 (4), 1 (5) */
+	allowed_of("8-11", set, sizeof(set));
+	static const int moved[4] = { 10, 11, 8, 9 };
+	for (int r = 0; r < 4; r++) {
+		ck_assert_int_eq(tm_map_fit_cpus(map, 9, 6, "n1", r, set, sizeof(set), &c), 1);
+		ck_assert_int_eq(c.n, 1);
+		ck_assert_int_eq(c.cpu[0], moved[r]);
+	}
+	/* one CPU outside moves them all (each keeps its own order) */
+	allowed_of("0-1,4,6", set, sizeof(set));
+	static const int moved2[4] = { 4, 6, 0, 1 };
+	for (int r = 0; r < 4; r++) {
+		ck_assert_int_eq(tm_map_fit_cpus(map, 9, 6, "n1", r, set, sizeof(set), &c), 1);
+		ck_assert_int_eq(c.cpu[0], moved2[r]);
+	}
+	/* n2's ranks are checked against n2's CPUs only */
+	allowed_of("0-1", set, sizeof(set));
+	ck_assert_int_eq(tm_map_fit_cpus(map, 9, 6, "n2", 5, set, sizeof(set), &c), 0);
+	ck_assert_int_eq(c.cpu[0], 1);
+	/* four ranks do not fit in three CPUs; a rank of another node; bad maps */
+	allowed_of("8-10", set, sizeof(set));
+	ck_assert_int_eq(tm_map_fit_cpus(map, 9, 6, "n1", 0, set, sizeof(set), &c),
+			 TM_MAP_MISMATCH);
+	ck_assert_int_eq(tm_map_fit_cpus(map, 9, 6, "n2", 0, set, sizeof(set), &c),
+			 TM_MAP_MISMATCH);
+	ck_assert_int_eq(tm_map_fit_cpus(map, 9, 6, "n3", 0, set, sizeof(set), &c),
+			 TM_MAP_MISMATCH);
+	ck_assert_int_eq(tm_map_fit_cpus(map, 8, 6, "n1", 0, set, sizeof(set), &c), TM_MAP_BAD);
+	ck_assert_int_eq(tm_map_fit_cpus(map, 9, 5, "n1", 0, set, sizeof(set), &c), TM_MAP_BAD);
+	ck_assert_int_eq(tm_map_fit_cpus("1;9;6;n1;0.0+9", 9, 6, "n1", 0, set, sizeof(set), &c),
+			 TM_MAP_BAD);
+	free(map);
+
+	/* ranks of 2 CPUs (--cpus-per-task 2), a reorder map: groups of 2 */
+	int cpu2[4] = { 6, 7, 2, 3 };
+	int64_t node2[2] = { 0, 0 };
+	map = tm_map_encode_v(TM_MAP_REORDER, 3, 2, names3, 1, node2, cpu2, 2);
+	allowed_of("0-3", set, sizeof(set));
+	ck_assert_int_eq(tm_map_fit_cpus(map, 3, 2, "n1", 0, set, sizeof(set), &c), 1);
+	ck_assert_int_eq(c.n, 2);
+	ck_assert_int_eq(c.cpu[0], 2);
+	ck_assert_int_eq(c.cpu[1], 3);
+	ck_assert_int_eq(tm_map_fit_cpus(map, 3, 2, "n1", 1, set, sizeof(set), &c), 1);
+	ck_assert_int_eq(c.cpu[0], 0);
+	ck_assert_int_eq(c.cpu[1], 1);
+	free(map);
+}
+END_TEST
+
+/* Where a task's cpuset lists its CPUs, from /proc/self/mountinfo */
+START_TEST(cpuset_file)
+{
+	static const char hybrid[] =
+		"23 1 0:21 / /sys rw - sysfs sysfs rw\n"
+		"30 23 0:26 / /sys/fs/cgroup rw - tmpfs tmpfs ro,mode=755\n"
+		"31 30 0:27 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw,nsdelegate\n"
+		"35 30 0:31 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
+		"36 30 0:32 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n";
+	static const char v2[] = "31 30 0:27 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+	static const char sub[] = /* a container: the hierarchy mounted from /docker/x */
+		"36 30 0:32 /docker/x /sys/fs/cgroup/cpuset ro - cgroup cgroup rw,cpuset\n";
+	char path[256];
+	ck_assert_int_eq(tm_cpuset_file(hybrid, "/slurm_n001/uid_0/job_4/step_0\n", path,
+					sizeof(path)), 0);
+	ck_assert_str_eq(path, "/sys/fs/cgroup/cpuset/slurm_n001/uid_0/job_4/step_0/cpuset.cpus");
+	ck_assert_int_eq(tm_cpuset_file(hybrid, "/", path, sizeof(path)), 0);
+	ck_assert_str_eq(path, "/sys/fs/cgroup/cpuset/cpuset.cpus");
+	ck_assert_int_eq(tm_cpuset_file(v2, "/system.slice/slurmd.service/job_4/step_0", path,
+					sizeof(path)), 0);
+	ck_assert_str_eq(path, "/sys/fs/cgroup/system.slice/slurmd.service/job_4/step_0/"
+			       "cpuset.cpus.effective");
+	ck_assert_int_eq(tm_cpuset_file(sub, "/docker/x/slurm/job_1", path, sizeof(path)), 0);
+	ck_assert_str_eq(path, "/sys/fs/cgroup/cpuset/slurm/job_1/cpuset.cpus");
+	/* a cgroup the mount does not show; no cgroup hierarchy; too long */
+	ck_assert_int_eq(tm_cpuset_file(sub, "/docker/xy/slurm", path, sizeof(path)), -1);
+	ck_assert_int_eq(tm_cpuset_file(hybrid + 0, "/a", path, 20), -1);
+	ck_assert_int_eq(tm_cpuset_file("23 1 0:21 / /sys rw - sysfs sysfs rw\n", "/", path,
+					sizeof(path)), -1);
+	ck_assert_int_eq(tm_cpuset_file("", "/", path, sizeof(path)), -1);
+	ck_assert_int_eq(tm_cpuset_file("garbage without fields\n", "/", path, sizeof(path)), -1);
+}
+END_TEST
+
 START_TEST(cpulist)
 {
 	char buf[64];
@@ -549,6 +693,9 @@ int main(void)
 	tcase_add_test(blk, pack_nodes);
 	tcase_add_test(misc, srun_nodes);
 	tcase_add_test(misc, cpulist);
+	tcase_add_test(misc, srun_cpu_bind);
+	tcase_add_test(map, fit_cpus);
+	tcase_add_test(misc, cpuset_file);
 	tcase_set_timeout(map, 120); /* the fuzz case under valgrind */
 	suite_add_tcase(s, map);
 	suite_add_tcase(s, blk);
