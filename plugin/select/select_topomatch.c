@@ -351,8 +351,6 @@ static topomatch_affinity_t *tm_pattern(job_record_t *job_ptr)
 	return a;
 }
 
-/* The decision's node list as a bitmap of Slurm node indices. */
-
 /* Hop-bytes of the pattern with task k on cluster PU pu[k]; -1 on error. */
 static double tm_hop_bytes(const topomatch_affinity_t *a, const int64_t *pu)
 {
@@ -473,8 +471,9 @@ static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a,
 	if (cons)
 		hbc = tm_block_hop_bytes(t, a, pus, npus, slurm_of, cons);
 	xfree(cons);
-	w = snprintf(note, len, "%s mapped %lld tasks onto %lld nodes: %.6g hop-bytes",
-		     mapper, (long long) topomatch_affinity_ntasks(a), (long long) nn, hb);
+	w = snprintf(note, len, "%s mapped %lld tasks onto %lld node%s: %.6g hop-bytes",
+		     mapper, (long long) topomatch_affinity_ntasks(a), (long long) nn,
+		     nn == 1 ? "" : "s", hb);
 	if (w < 0 || (size_t) w >= len)
 		return;
 	if (hbc > 0)
@@ -483,6 +482,79 @@ static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a,
 	else
 		snprintf(note + w, len - w, "; cons_tres' own nodes: not evaluated (%s)",
 			 t->job->gres_list_req ? "GRES" : "no allocation or PUs");
+}
+
+/*
+ * The mapper the job asked for (sbatch --comm-mapper, TOPOMATCH_MAPPER in
+ * its spank_job_env), as srun uses it, else topomatch.conf's.
+ */
+static const char *tm_job_mapper(job_record_t *job_ptr)
+{
+	static const char key[] = "TOPOMATCH_MAPPER=";
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+		if (!e || strncmp(e, key, sizeof(key) - 1))
+			continue;
+		for (const char *const *m = topomatch_mapper_names(); *m; m++)
+			if (!strcmp(*m, e + sizeof(key) - 1))
+				return *m;
+	}
+	return tm_conf.mapper;
+}
+
+static int tm_cmp_pu(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *) x, b = *(const int64_t *) y;
+	return (a > b) - (a < b);
+}
+
+/*
+ * The placement srun will run (topomatch_spank.c, map_ranks: the same
+ * pattern, mapper and options, onto the PUs the job was granted, in
+ * cluster order): the tasks mapped again onto the PUs cons_tres grants on
+ * the chosen nodes, the first free ones of each (it hands out the lowest
+ * free cores first), as many as the mapping put there.  When the job gets
+ * those, srun's placement is this one (a budget only cuts a run short,
+ * never changes one that finishes), so the hop-bytes SystemComment gives
+ * are those of the placement that runs.  pu[] is replaced when the run
+ * finishes within ms_left; 0, else -1 (pu[] unchanged).
+ */
+static int tm_placement(const topomatch_affinity_t *a, const topomatch_map_opts_t *o,
+			const int64_t *pus, int64_t npus, int64_t *pu, double ms_left,
+			topomatch_map_result_t *res)
+{
+	int64_t n = topomatch_affinity_ntasks(a), nn = topomatch_cluster_nnodes(tm_cluster), m = 0;
+	int64_t *want = xcalloc(nn + 1, sizeof(*want));
+	int64_t *granted = xcalloc(n + 1, sizeof(*granted)), *pu2 = xcalloc(n + 1, sizeof(*pu2));
+	topomatch_map_opts_t o2 = *o;
+	topomatch_map_result_t res2;
+	char err[TOPOMATCH_ERRLEN];
+	int rc = -1;
+
+	for (int64_t k = 0; k < n; k++)
+		want[topomatch_cluster_pu_node(tm_cluster, pu[k], NULL)]++;
+	for (int64_t k = 0; k < npus && m < n; k++) {
+		int64_t cn = topomatch_cluster_pu_node(tm_cluster, pus[k], NULL);
+		if (want[cn] > 0) {
+			want[cn]--;
+			granted[m++] = pus[k];
+		}
+	}
+	qsort(granted, m, sizeof(*granted), tm_cmp_pu);
+	o2.allowed = granted;
+	o2.nallowed = m;
+	o2.time_budget_s = ms_left / 1e3;
+	if (m == n && ms_left > 0 && !topomatch_cluster_map(tm_cluster, a, &o2, pu2, &res2, err) &&
+	    !res2.fell_back) {
+		memcpy(pu, pu2, n * sizeof(*pu));
+		*res = res2;
+		rc = 0;
+	}
+	xfree(want);
+	xfree(granted);
+	xfree(pu2);
+	return rc;
 }
 
 /*
@@ -507,7 +579,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
 
 	topomatch_map_opts_init(&o);
-	o.mapper = tm_conf.mapper;
+	o.mapper = tm_job_mapper(job_ptr);
 	o.allowed = pus;
 	o.nallowed = npus;
 	o.time_budget_s = budget_ms / 1e3;
@@ -535,6 +607,10 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 		for (int64_t k = 0; k < nn; k++)
 			tasks[k] = per_node[nodes[k]];
 		xfree(per_node);
+		if (tm_placement(a, &o, pus, npus, pu, budget_ms - (tm_now_ms() - t0), &res))
+			debug("%pJ: no time left to compute srun's placement: SystemComment gives "
+			      "the hop-bytes of the node choice's mapping", job_ptr);
+		ms = tm_now_ms() - t0;
 		tm_decision_note(t, a, pu, res.mapper, nn, pus, npus, slurm_of, note,
 				 sizeof(note));
 		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,

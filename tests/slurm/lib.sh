@@ -45,3 +45,29 @@ wait_done() {
 	done
 	return 1
 }
+
+# placement_hb CLUSTER-DIR PATTERN PUS-PER-NODE FILE: hop-bytes (topomatch
+# eval) of the "rank node cpu" lines of FILE read as a mapping, a node's
+# CPU c being PU index * PUS-PER-NODE + c (index: its place among the
+# cluster's node names, sorted)
+placement_hb() {
+	local -a all
+	mapfile -t all < <(SLURM_CONF=$1/slurm.conf sinfo -h -N -o %N | sort -u)
+	sort -n "$4" | awk -v names="${all[*]}" -v per="$3" '
+		BEGIN { n = split(names, a, " "); for (i = 1; i <= n; i++) idx[a[i]] = i - 1 }
+		{ if (!($2 in idx)) exit 1; print idx[$2] * per + $3 }' >"$4.pu" || return 1
+	"$tm" eval -t "$1/cluster.yaml" -c "$2" -s "$4.pu" --json |
+		sed -n 's/.*"hop_bytes": \([0-9.e+]*\).*/\1/p'
+}
+
+# comment_hb JOBID: the hop-bytes select/topomatch's SystemComment gives
+comment_hb() {
+	scontrol show job "$1" |
+		sed -n 's/^ *SystemComment=.*topomatch: [^ ]* mapped [0-9]* tasks onto [0-9]* nodes*: \([^ ]*\) hop-bytes.*/\1/p'
+}
+
+# same_hb A B: "yes" when two hop-bytes agree to SystemComment's 6 digits
+same_hb() {
+	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d
+		print (a != "" && b != "" && d <= 1e-5 * (a > 0 ? a : 1)) ? "yes" : "no: " a " vs " b }'
+}

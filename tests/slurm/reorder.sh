@@ -104,14 +104,7 @@ layout_of() { # FILE
 }
 
 # hop-bytes of "rank node cpu" lines read as a mapping (PU of each rank)
-hop_bytes() { # RANK-NODE-CPU-FILE PATTERN
-	local name cpu
-	sort -n "$1" | while read -r _ name cpu; do
-		echo $(($(node_index "$name") * cores + cpu))
-	done >hb.map
-	"$tm" eval -t "$dir/cluster.yaml" -c "$2" -s hb.map --json |
-		sed -n 's/.*"hop_bytes": \([0-9.e+]*\).*/\1/p'
-}
+hop_bytes() { placement_hb "$dir" "$2" "$cores" "$1"; } # RANK-NODE-CPU-FILE PATTERN
 
 "$tm" gen hierarchical --arity 16,4 --shuffle 5 --out "$work/pat.mat"
 "$tm" gen hierarchical --arity 15,4 --shuffle 7 --out "$work/pat60.mat"
