@@ -188,7 +188,17 @@ tc_kill_pids() {
 			kill -KILL "$pid" 2>/dev/null || true
 		fi
 	done
-	sleep 0.2
+	# SIGKILL cannot be ignored: wait until they are gone (zombies count
+	# as gone, tc_is_ours)
+	for ((i = 0; i < 100; i++)); do
+		left=0
+		for entry in "${mine[@]}"; do
+			read -r pid prog name <<<"$entry"
+			tc_is_ours "$pid" "$prog" "$name" "$dir" && left=$((left + 1))
+		done
+		[ $left -eq 0 ] && return 0
+		sleep 0.1
+	done
 	return 0
 }
 
