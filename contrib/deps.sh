@@ -18,6 +18,11 @@ PACKAGES="$PACKAGES zlib1g-dev gnuplot-nox"
 PACKAGES="$PACKAGES valgrind"
 # the libFuzzer harnesses (tests/fuzz/run.sh)
 PACKAGES="$PACKAGES clang libclang-rt-14-dev"
+# topomatch explain reads squeue's JSON with json-c, as Slurm does
+PACKAGES="$PACKAGES libjson-c-dev"
+# the test cluster's accounting, as sites run it: slurmdbd on MariaDB
+# (contrib/testcluster/start.sh --accounting)
+PACKAGES="$PACKAGES slurmdbd mariadb-server"
 
 missing=""
 for p in $PACKAGES; do

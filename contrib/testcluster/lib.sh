@@ -58,10 +58,11 @@ tc_environ_has() {
 	tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qxF -- "$2"
 }
 
-# tc_is_ours PID PROG NAME DIR: PID runs PROG (slurmctld, slurmd, slurmstepd
-# or munged) and belongs to the cluster in DIR: slurmctld and slurmd read
-# DIR/slurm.conf (slurmd for node NAME), slurmstepd carries our mark in its
-# environment, munged is simply munged.
+# tc_is_ours PID PROG NAME DIR: PID runs PROG (slurmctld, slurmd, slurmstepd,
+# slurmdbd, mariadbd or munged) and belongs to the cluster in DIR: slurmctld
+# and slurmd read DIR/slurm.conf (slurmd for node NAME), slurmstepd and
+# slurmdbd carry our mark in their environment, mariadbd keeps its data in
+# DIR/mysql, munged is simply munged.
 tc_is_ours() {
 	local pid=$1 prog=$2 name=$3 dir=$4 real cmd
 	case $pid in '' | *[!0-9]*) return 1 ;; esac
@@ -77,8 +78,11 @@ tc_is_ours() {
 				return 1
 		fi
 		;;
-	slurmstepd)
+	slurmstepd | slurmdbd)
 		tc_environ_has "$pid" "$TC_ENV_MARK=$dir" || return 1
+		;;
+	mariadbd)
+		tc_cmdline "$pid" | grep -qxF -- "--datadir=$dir/mysql" || return 1
 		;;
 	esac
 	return 0

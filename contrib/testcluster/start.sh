@@ -33,6 +33,9 @@ Start a Slurm test cluster on this machine (root; Debian bookworm).
   --select-dir DIR   directory holding select_topomatch.so: SelectType=select/topomatch
                      (default select/cons_tres)              [TESTCLUSTER_SELECT_DIR]
   --topomatch-conf   write DIR/topomatch.conf (ClusterYAML=DIR/cluster.yaml)
+  --no-accounting    no slurmdbd: by default the cluster keeps accounting as
+                     sites do, slurmdbd on a MariaDB server of its own (data in
+                     DIR/mysql), so that sacct works  [TESTCLUSTER_ACCOUNTING=0]
   --sched-params S   SchedulerParameters (e.g. "bf_interval=1"; default none)
                                                              [TESTCLUSTER_SCHED_PARAMS]
   --select-params P  SelectTypeParameters (default CR_Core); with memory
@@ -69,6 +72,7 @@ select_params=${TESTCLUSTER_SELECT_PARAMS:-CR_Core}
 timeout=${TESTCLUSTER_TIMEOUT:-}
 tm=${TESTCLUSTER_TOPOMATCH:-$top/build/tools/topomatch}
 tmconf=0
+accounting=${TESTCLUSTER_ACCOUNTING:-1}
 bind_record=0
 restart=0
 install=1
@@ -99,6 +103,8 @@ while [ $# -gt 0 ]; do
 		continue
 		;;
 	--topomatch-conf) tmconf=1 ;;
+	--accounting) accounting=1 ;;
+	--no-accounting) accounting=0 ;;
 	--bind-record) bind_record=1 ;;
 	--restart) restart=1 ;;
 	--no-install) install=0 ;;
@@ -191,6 +197,7 @@ fi
 
 # ---- packages -----------------------------------------------------------------
 PACKAGES="slurmctld slurmd slurm-client munge"
+[ "$accounting" = 0 ] || PACKAGES="$PACKAGES slurmdbd mariadb-server"
 missing=""
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -207,7 +214,8 @@ if [ -n "$missing" ]; then
 	# shellcheck disable=SC2086
 	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
 fi
-for p in slurmctld slurmd slurmstepd munged munge unmunge sinfo scontrol; do
+for p in slurmctld slurmd slurmstepd munged munge unmunge sinfo scontrol \
+	$([ "$accounting" = 0 ] || echo slurmdbd sacctmgr mariadbd mariadb mariadb-install-db); do
 	command -v "$p" >/dev/null || { tc_err "no '$p' command after installing$PACKAGES"; exit 1; }
 done
 # the stock plugins, next to auth_munge.so
@@ -252,6 +260,11 @@ all_nodes=$(hostlist 1 "$nodes" n "$width")
 nleaf=$(((nodes + leaf - 1) / leaf))
 all_switches=$(hostlist 1 "$nleaf" s 1)
 ctld_port=$((port_base - 1))
+# with accounting, slurmdbd and its MariaDB server below slurmctld's port
+dbd_port=$((port_base - 2))
+db_port=$((port_base - 3))
+low_port=$ctld_port
+[ "$accounting" = 0 ] || low_port=$db_port
 if [ "$nodes" -eq 1 ]; then
 	ports=$port_base
 else
@@ -273,7 +286,7 @@ fi
 new="$dir/new"
 rm -rf "$new"
 mkdir -p "$new"
-optline="nodes=$nodes sockets=$sockets cores=$cores threads=$threads leaf-size=$leaf port-base=$port_base task-plugin=$task_plugin select-params=$select_params"
+optline="nodes=$nodes sockets=$sockets cores=$cores threads=$threads leaf-size=$leaf port-base=$port_base task-plugin=$task_plugin select-params=$select_params accounting=$accounting"
 
 cat >"$new/slurm.conf" <<EOF
 # slurm.conf of the slurm-topomatch test cluster, written by
@@ -308,7 +321,16 @@ TaskPlugin=$task_plugin
 MpiDefault=none
 SwitchType=switch/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+$(if [ "$accounting" = 1 ]; then
+	echo "AccountingStorageType=accounting_storage/slurmdbd"
+	echo "AccountingStorageHost=127.0.0.1"
+	echo "AccountingStoragePort=$dbd_port"
+	# select/topomatch's decision into the database (Slurm 22.05 does not
+	# send SystemComment there)
+	[ -z "$select_dir" ] || echo "EpilogSlurmctld=$dir/plugins/epilog-slurmctld"
+else
+	echo "AccountingStorageType=accounting_storage/none"
+fi)
 JobCompType=jobcomp/none
 MailProg=/bin/true
 ReturnToService=2
@@ -370,6 +392,31 @@ EOF
 	fi
 } >"$new/plugstack.conf"
 
+# accounting: slurmdbd (its configuration beside slurm.conf, mode 600: it
+# holds the database password) on a MariaDB server of the cluster's own
+if [ "$accounting" = 1 ]; then
+	(
+		umask 077
+		cat >"$new/slurmdbd.conf" <<EOF
+# slurmdbd.conf of the slurm-topomatch test cluster ($optline)
+AuthType=auth/munge
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$dbd_port
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$db_port
+StorageUser=slurm
+StoragePass=tmtest
+StorageLoc=slurm_acct_db
+PidFile=$dir/run/slurmdbd.pid
+LogFile=$dir/log/slurmdbd.log
+DebugLevel=info
+EOF
+	)
+fi
+
 # task/cgroup: each step's tasks confined to the step's cores (cpuset), as
 # at sites; Slurm reads cgroup.conf beside slurm.conf
 if [ "$cgroups" = 1 ]; then
@@ -392,7 +439,7 @@ fi
 # plugins' contents (a rebuilt plugin needs a restart to be loaded).
 {
 	echo "$optline"
-	for f in "$spank" ${select_dir:+"$select_dir/select_topomatch.so"}; do
+	for f in "$spank" ${select_dir:+"$select_dir/select_topomatch.so" "$top/plugin/select/topomatch-epilog-slurmctld"}; do
 		[ -n "$f" ] && echo "plugin $f $(md5sum <"$f" | cut -d' ' -f1)"
 	done
 	cat "$new"/*.conf "$new/cluster.yaml"
@@ -514,21 +561,28 @@ listening=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
 	done | sort -un)
 busy=""
 for p in $listening; do
-	[ "$p" -ge "$ctld_port" ] && [ "$p" -lt $((port_base + nodes)) ] && busy="$busy $p"
+	[ "$p" -ge "$low_port" ] && [ "$p" -lt $((port_base + nodes)) ] && busy="$busy $p"
 done
 if [ -n "$busy" ]; then
-	tc_err "ports in use:$busy (slurmctld needs $ctld_port, slurmd $port_base-$((port_base + nodes - 1))): choose --port-base"
+	tc_err "ports in use:$busy (slurmctld needs $ctld_port, slurmd $port_base-$((port_base + nodes - 1))$([ "$accounting" = 0 ] || echo ", slurmdbd $dbd_port, MariaDB $db_port")): choose --port-base"
 	exit 1
 fi
 
 # ---- install the configuration, fresh state -----------------------------------------------
-for f in slurm.conf topology.conf cluster.yaml plugstack.conf topomatch.conf cgroup.conf stamp; do
+for f in slurm.conf topology.conf cluster.yaml plugstack.conf topomatch.conf cgroup.conf slurmdbd.conf stamp; do
 	rm -f "$dir/$f"
 	[ -f "$new/$f" ] && mv "$new/$f" "$dir/$f"
 done
-rm -rf "$new" "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/plugins"
+rm -rf "$new" "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/plugins" "$dir/mysql"
 mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/plugins"
 [ -z "$select_dir" ] || cp "$select_dir/select_topomatch.so" "$dir/plugins/"
+if [ -n "$select_dir" ] && [ "$accounting" = 1 ]; then
+	cp "$top/plugin/select/topomatch-epilog-slurmctld" "$dir/plugins/"
+	# slurmctld gives the epilog no SLURM_CONF
+	printf '#!/bin/sh\nSLURM_CONF=%s exec %s\n' "$dir/slurm.conf" \
+		"$dir/plugins/topomatch-epilog-slurmctld" >"$dir/plugins/epilog-slurmctld"
+	chmod 755 "$dir/plugins/epilog-slurmctld"
+fi
 [ -z "$spank" ] || cp "$spank" "$spank_copy"
 for ((j = 1; j <= nodes; j++)); do mkdir "$dir/spool/$(node $j)"; done
 : >"$dir/pids"
@@ -584,6 +638,45 @@ record_strays() {
 	done
 }
 trap 'fail "interrupted"' INT TERM HUP
+
+# ---- accounting: MariaDB, slurmdbd, the cluster registered ----------------------------------------
+if [ "$accounting" = 1 ]; then
+	sql() { mariadb --no-defaults --socket="$dir/run/mysql.sock" -u root -e "$1"; }
+	mariadb-install-db --no-defaults --user=root --datadir="$dir/mysql" \
+		--auth-root-authentication-method=socket --skip-test-db \
+		>"$dir/log/mysql-install.log" 2>&1 || fail "mariadb-install-db failed (log/mysql-install.log)"
+	# Slurm's recommended lock wait timeout; a small buffer pool (slurmdbd
+	# warns that it is below its advice for real sites)
+	# (setsid -f: not a child of this script, whose `wait`s it would block)
+	(cd "$dir/run" && setsid -f env "$TC_ENV_MARK=$dir" mariadbd --no-defaults --user=root \
+		--datadir="$dir/mysql" --socket="$dir/run/mysql.sock" --port="$db_port" \
+		--bind-address=127.0.0.1 --skip-name-resolve --innodb-lock-wait-timeout=900 \
+		--pid-file="$dir/run/mysqld.pid" --log-error="$dir/log/mysqld.log" \
+		</dev/null >/dev/null 2>&1 9>&-)
+	for ((i = 0; i < 300; i++)); do
+		dpid=$(cat "$dir/run/mysqld.pid" 2>/dev/null || true)
+		tc_is_ours "$dpid" mariadbd "" "$dir" && sql "SELECT 1" >/dev/null 2>&1 && break
+		dpid=""
+		sleep 0.1
+	done
+	[ -n "$dpid" ] || fail "MariaDB did not start (log/mysqld.log)"
+	echo "$dpid mariadbd" >>"$dir/pids"
+	sql "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'tmtest';
+	     GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" ||
+		fail "cannot create the database user"
+	(cd "$dir/run" && env "$TC_ENV_MARK=$dir" SLURM_CONF="$dir/slurm.conf" slurmdbd \
+		</dev/null >>"$dir/log/slurmdbd.out" 2>&1 9>&-) || fail "slurmdbd did not start"
+	for ((i = 0; i < 300; i++)); do
+		bpid=$(cat "$dir/run/slurmdbd.pid" 2>/dev/null || true)
+		tc_is_ours "$bpid" slurmdbd "" "$dir" && sacctmgr -i list cluster >/dev/null 2>&1 && break
+		bpid=""
+		sleep 0.1
+	done
+	[ -n "$bpid" ] || fail "slurmdbd did not start or does not answer (log/slurmdbd.log)"
+	echo "$bpid slurmdbd" >>"$dir/pids"
+	sacctmgr -i add cluster tmtest >/dev/null || fail "sacctmgr cannot register the cluster"
+	tc_say "accounting: MariaDB (port $db_port, data in $dir/mysql) and slurmdbd (port $dbd_port) after $(elapsed) s"
+fi
 
 # ---- slurmctld ---------------------------------------------------------------------------------
 # -c: no state from an earlier run; -i: ignore errors in state files.
@@ -650,5 +743,5 @@ trap - INT TERM HUP
 mem=$(tc_mem_kb $(awk '{ print $1 }' "$dir/pids"))
 tc_say "$nodes nodes idle after $(elapsed) s ($select_type, $task_plugin; slurmctld + $nodes slurmd use $(awk -v k="$mem" 'BEGIN { printf "%.0f", k / 1024 }') MiB (PSS))"
 tc_say "$selfcheck"
-tc_say "state in $dir: slurm.conf topology.conf plugstack.conf cluster.yaml$([ "$tmconf" = 1 ] && echo " topomatch.conf")$([ "$cgroups" = 1 ] && echo " cgroup.conf") log/ pids"
+tc_say "state in $dir: slurm.conf topology.conf plugstack.conf cluster.yaml$([ "$tmconf" = 1 ] && echo " topomatch.conf")$([ "$cgroups" = 1 ] && echo " cgroup.conf")$([ "$accounting" = 1 ] && echo " slurmdbd.conf mysql/") log/ pids"
 print_env

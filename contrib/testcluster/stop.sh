@@ -68,7 +68,19 @@ if [ ${#entries[@]} -gt 0 ]; then
 		done
 	fi
 	tc_say "stopping ${#entries[@]} daemon(s) of $dir"
-	tc_kill_pids "$grace" "$dir" "${entries[@]}"
+	# Slurm's daemons, then slurmdbd (slurmctld sends it its last records
+	# as it stops), then the database under it
+	slurm=() dbd=() db=()
+	for e in "${entries[@]}"; do
+		case $e in
+		*" slurmdbd"*) dbd+=("$e") ;;
+		*" mariadbd"*) db+=("$e") ;;
+		*) slurm+=("$e") ;;
+		esac
+	done
+	tc_kill_pids "$grace" "$dir" "${slurm[@]}"
+	tc_kill_pids "$grace" "$dir" "${dbd[@]}"
+	tc_kill_pids "$grace" "$dir" "${db[@]}"
 	stopped=${#entries[@]}
 fi
 

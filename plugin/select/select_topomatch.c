@@ -477,10 +477,10 @@ static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a,
 	if (w < 0 || (size_t) w >= len)
 		return;
 	if (hbc > 0)
-		snprintf(note + w, len - w, "; cons_tres' own nodes: %.6g (x%.2f)", hbc,
+		snprintf(note + w, len - w, "; without the pattern (cons_tres): %.6g (x%.2f)", hbc,
 			 hb / hbc);
 	else
-		snprintf(note + w, len - w, "; cons_tres' own nodes: not evaluated (%s)",
+		snprintf(note + w, len - w, "; without the pattern (cons_tres): not evaluated (%s)",
 			 t->job->gres_list_req ? "GRES" : "no allocation or PUs");
 }
 

@@ -21,7 +21,9 @@
 #      allocates the mapped task count on each node (--ntasks-per-node, -N,
 #      --mem-per-cpu with CR_Core_Memory: CPUs per node read back from
 #      scontrol show job -d); SystemComment gives the decision and its gain,
-#      a fallback is said once, and an admin's SystemComment is kept.
+#      a fallback is said once, and an admin's SystemComment is kept;
+#      after the job, sacct -o SystemComment gives the decision (accounting:
+#      slurmdbd on MariaDB).
 # Prints "slurm: N passed, M failed".
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -u
@@ -97,7 +99,7 @@ expect_eq "(g) --ntasks-per-node=8: 8 CPUs on each of 4 nodes under one switch" 
 	"n005:8 n006:8 n007:8 n008:8" "$(cpus_of "$id")"
 expect_contains "(g) --ntasks-per-node=8: SystemComment gives the mapping and the gain" \
 	"mapped 32 tasks onto 4 nodes:" "$(comment_of "$id")"
-expect_contains "(g) --ntasks-per-node=8: and cons_tres' own nodes" "cons_tres' own nodes:" \
+expect_contains "(g) --ntasks-per-node=8: and without the pattern" "without the pattern (cons_tres):" \
 	"$(comment_of "$id")"
 scancel "$id"
 # -N 4: the mapping spreads 16 tasks over 4 nodes (it packed them onto one)
@@ -159,7 +161,20 @@ for _ in $(seq 50); do
 	sleep 0.2
 done
 expect_eq "(a) the job runs on them" "n[005-008]" "$(squeue -h -j "$id" -o %N)"
+decision=$(comment_of "$id" | sed 's/ *$//')
 scancel "$id"
+# accounting (slurmdbd on MariaDB, as sites run it): after the job, sacct
+# gives the decision (EpilogSlurmctld stores it: Slurm 22.05's slurmctld
+# does not send SystemComment to slurmdbd)
+acct=
+for _ in $(seq 50); do
+	acct=$(sacct -n -X -j "$id" -o SystemComment%400 2>&1 | sed 's/^ *//; s/ *$//')
+	case $acct in topomatch:*) break ;; esac
+	sleep 0.2
+done
+expect_contains "(a) SystemComment while the job runs: the decision" \
+	"mapped 64 tasks onto 4 nodes:" "$decision"
+expect_eq "(a) sacct -o SystemComment after the job: the decision" "$decision" "$acct"
 
 # backfill: a whole-cluster job waits first in the queue, so the main
 # scheduler starts nothing behind it; backfill starts the pattern job, on
