@@ -423,20 +423,19 @@ static uint16_t *tm_cons_tres_choice(const tm_test_t *t)
 }
 
 /*
- * Hop-bytes of the job placed as it would be without the pattern: cons_tres'
- * nodes (cpus[] per Slurm node), ranks in Slurm's block order, each node's
- * ranks on its first PUs of pus[] (the mapping's candidates).  -1 when
- * those PUs do not hold every rank.
+ * The PUs cons_tres' own choice gives the job (cpus[] per Slurm node, 0
+ * where it chose none): of each node, its first PUs in pus[] (the
+ * mapping's candidates, node by node), as many as the tasks it holds.
+ * Ranks in this order are Slurm's block layout.  *m how many (< n when
+ * those PUs do not hold every rank).
  */
-static double tm_block_hop_bytes(const tm_test_t *t, const topomatch_affinity_t *a,
-				 const int64_t *pus, int64_t npus, const int64_t *slurm_of,
-				 const uint16_t *cpus)
+static int64_t *tm_cons_pus(const tm_test_t *t, int64_t n, const int64_t *pus, int64_t npus,
+			    const int64_t *slurm_of, const uint16_t *cpus, int64_t *m)
 {
-	int64_t n = topomatch_affinity_ntasks(a), r = 0, prev = -1, taken = 0;
-	int64_t *pu = xcalloc(n + 1, sizeof(*pu));
-	double hb = -1;
+	int64_t *pu = xcalloc(n + 1, sizeof(*pu)), prev = -1, taken = 0;
 
-	for (int64_t k = 0; k < npus && r < n; k++) {
+	*m = 0;
+	for (int64_t k = 0; k < npus && *m < n; k++) {
 		int64_t cn = topomatch_cluster_pu_node(tm_cluster, pus[k], NULL);
 		int64_t i = cn >= 0 ? slurm_of[cn] : -1;
 
@@ -445,40 +444,31 @@ static double tm_block_hop_bytes(const tm_test_t *t, const topomatch_affinity_t 
 		prev = cn;
 		if (i < 0 || taken >= cpus[i] / tm_cpt(t))
 			continue;
-		pu[r++] = pus[k];
+		pu[(*m)++] = pus[k];
 		taken++;
 	}
-	if (r == n)
-		hb = tm_hop_bytes(a, pu);
-	xfree(pu);
-	return hb;
+	return pu;
 }
 
 /*
  * What the decision says in SystemComment: the mapper, the hop-bytes on
- * the chosen nodes and, the gain, those of the same job on cons_tres' own
- * choice.
+ * the chosen nodes and, the gain, those of the job without the pattern:
+ * cons_tres' own nodes with the ranks in Slurm's block order (hb_block,
+ * -1 when not evaluated).
  */
-static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a,
-			     const int64_t *pu, const char *mapper, int64_t nn,
-			     const int64_t *pus, int64_t npus, const int64_t *slurm_of,
-			     char *note, size_t len)
+static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a, double hb,
+			     double hb_block, const char *mapper, int64_t nn, char *note,
+			     size_t len)
 {
-	double hb = tm_hop_bytes(a, pu), hbc = -1;
-	uint16_t *cons = tm_cons_tres_choice(t);
-	int w;
+	int w = snprintf(note, len, "%s mapped %lld tasks onto %lld node%s: %.6g hop-bytes",
+			 mapper, (long long) topomatch_affinity_ntasks(a), (long long) nn,
+			 nn == 1 ? "" : "s", hb);
 
-	if (cons)
-		hbc = tm_block_hop_bytes(t, a, pus, npus, slurm_of, cons);
-	xfree(cons);
-	w = snprintf(note, len, "%s mapped %lld tasks onto %lld node%s: %.6g hop-bytes",
-		     mapper, (long long) topomatch_affinity_ntasks(a), (long long) nn,
-		     nn == 1 ? "" : "s", hb);
 	if (w < 0 || (size_t) w >= len)
 		return;
-	if (hbc > 0)
-		snprintf(note + w, len - w, "; without the pattern (cons_tres): %.6g (x%.2f)", hbc,
-			 hb / hbc);
+	if (hb_block > 0)
+		snprintf(note + w, len - w, "; without the pattern (cons_tres): %.6g (x%.2f)",
+			 hb_block, hb / hb_block);
 	else
 		snprintf(note + w, len - w, "; without the pattern (cons_tres): not evaluated (%s)",
 			 t->job->gres_list_req ? "GRES" : "no allocation or PUs");
@@ -510,15 +500,45 @@ static int tm_cmp_pu(const void *x, const void *y)
 }
 
 /*
- * The placement srun will run (topomatch_spank.c, map_ranks: the same
- * pattern, mapper and options, onto the PUs the job was granted, in
- * cluster order): the tasks mapped again onto the PUs cons_tres grants on
- * the chosen nodes, the first free ones of each (it hands out the lowest
- * free cores first), as many as the mapping put there.  When the job gets
- * those, srun's placement is this one (a budget only cuts a run short,
- * never changes one that finishes), so the hop-bytes SystemComment gives
- * are those of the placement that runs.  pu[] is replaced when the run
- * finishes within ms_left; 0, else -1 (pu[] unchanged).
+ * The pattern mapped onto exactly the PUs got[0 .. n-1] (sorted here, into
+ * cluster order), as srun maps it onto a job's PUs (topomatch_spank.c,
+ * map_ranks: the same pattern, mapper and options); a budget only cuts a
+ * run short, never changes one that finishes.  Its hop-bytes, the PUs in
+ * pu[] (may be NULL), the result in *res; -1 when it does not finish
+ * within ms_left.
+ */
+static double tm_map_onto(const topomatch_affinity_t *a, const topomatch_map_opts_t *o,
+			  int64_t *got, double ms_left, int64_t *pu, topomatch_map_result_t *res)
+{
+	int64_t n = topomatch_affinity_ntasks(a), *out = xcalloc(n + 1, sizeof(*out));
+	topomatch_map_opts_t o2 = *o;
+	topomatch_map_result_t r;
+	char err[TOPOMATCH_ERRLEN];
+	double hb = -1;
+
+	qsort(got, n, sizeof(*got), tm_cmp_pu);
+	o2.allowed = got;
+	o2.nallowed = n;
+	o2.time_budget_s = ms_left / 1e3;
+	if (ms_left > 0 && !topomatch_cluster_map(tm_cluster, a, &o2, out, &r, err) &&
+	    !r.fell_back) {
+		hb = tm_hop_bytes(a, out);
+		if (pu)
+			memcpy(pu, out, n * sizeof(*pu));
+		*res = r;
+	}
+	xfree(out);
+	return hb;
+}
+
+/*
+ * The placement srun will run: the tasks mapped again (tm_map_onto) onto
+ * the PUs cons_tres grants on the chosen nodes, the first free ones of
+ * each (it hands out the lowest free cores first), as many as the mapping
+ * put there.  When the job gets those, the ranks run where slurmctld
+ * mapped them and SystemComment's hop-bytes are those of the placement
+ * that runs.  pu[] and *res are replaced when the run finishes within
+ * ms_left; 0, else -1.
  */
 static int tm_placement(const topomatch_affinity_t *a, const topomatch_map_opts_t *o,
 			const int64_t *pus, int64_t npus, int64_t *pu, double ms_left,
@@ -526,10 +546,7 @@ static int tm_placement(const topomatch_affinity_t *a, const topomatch_map_opts_
 {
 	int64_t n = topomatch_affinity_ntasks(a), nn = topomatch_cluster_nnodes(tm_cluster), m = 0;
 	int64_t *want = xcalloc(nn + 1, sizeof(*want));
-	int64_t *granted = xcalloc(n + 1, sizeof(*granted)), *pu2 = xcalloc(n + 1, sizeof(*pu2));
-	topomatch_map_opts_t o2 = *o;
-	topomatch_map_result_t res2;
-	char err[TOPOMATCH_ERRLEN];
+	int64_t *granted = xcalloc(n + 1, sizeof(*granted));
 	int rc = -1;
 
 	for (int64_t k = 0; k < n; k++)
@@ -541,20 +558,37 @@ static int tm_placement(const topomatch_affinity_t *a, const topomatch_map_opts_
 			granted[m++] = pus[k];
 		}
 	}
-	qsort(granted, m, sizeof(*granted), tm_cmp_pu);
-	o2.allowed = granted;
-	o2.nallowed = m;
-	o2.time_budget_s = ms_left / 1e3;
-	if (m == n && ms_left > 0 && !topomatch_cluster_map(tm_cluster, a, &o2, pu2, &res2, err) &&
-	    !res2.fell_back) {
-		memcpy(pu, pu2, n * sizeof(*pu));
-		*res = res2;
+	if (m == n && tm_map_onto(a, o, granted, ms_left, pu, res) >= 0)
 		rc = 0;
-	}
 	xfree(want);
 	xfree(granted);
-	xfree(pu2);
 	return rc;
+}
+
+/*
+ * The job without the pattern's node choice: cons_tres' own nodes, with
+ * the ranks in Slurm's block order (*hb_block, what the job gets without
+ * --comm-pattern) and mapped there as srun would (*hb_cons, within
+ * ms_left).  Each -1 when not evaluated.
+ */
+static void tm_cons_tres_hop_bytes(const tm_test_t *t, const topomatch_affinity_t *a,
+				   const topomatch_map_opts_t *o, const int64_t *pus,
+				   int64_t npus, const int64_t *slurm_of, double ms_left,
+				   double *hb_block, double *hb_cons)
+{
+	int64_t n = topomatch_affinity_ntasks(a), m = 0, *got = NULL;
+	uint16_t *cons = tm_cons_tres_choice(t);
+	topomatch_map_result_t res;
+
+	*hb_block = *hb_cons = -1;
+	if (cons)
+		got = tm_cons_pus(t, n, pus, npus, slurm_of, cons, &m);
+	if (got && m == n) {
+		*hb_block = tm_hop_bytes(a, got);
+		*hb_cons = tm_map_onto(a, o, got, ms_left, NULL, &res);
+	}
+	xfree(got);
+	xfree(cons);
 }
 
 /*
@@ -607,18 +641,30 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 		for (int64_t k = 0; k < nn; k++)
 			tasks[k] = per_node[nodes[k]];
 		xfree(per_node);
+		double hb, hb_block, hb_cons;
 		if (tm_placement(a, &o, pus, npus, pu, budget_ms - (tm_now_ms() - t0), &res))
 			debug("%pJ: no time left to compute srun's placement: SystemComment gives "
 			      "the hop-bytes of the node choice's mapping", job_ptr);
+		hb = tm_hop_bytes(a, pu);
+		/* compared with cons_tres' own nodes, the ranks mapped there too,
+		 * when the budget allows: the better by hop-bytes is kept */
+		tm_cons_tres_hop_bytes(t, a, &o, pus, npus, slurm_of,
+				       budget_ms - (tm_now_ms() - t0), &hb_block, &hb_cons);
 		ms = tm_now_ms() - t0;
-		tm_decision_note(t, a, pu, res.mapper, nn, pus, npus, slurm_of, note,
-				 sizeof(note));
-		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,
-				  tasks, nn, note);
-		how = TOPOMATCH_NARROWED;
-		info("%pJ: %lld tasks mapped by %s onto %lld nodes (of %lld free %s) in %.1f ms; %s",
-		     job_ptr, (long long) n, res.mapper, (long long) nn, (long long) npus,
-		     tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
+		if (hb_cons >= 0 && hb_cons < hb * (1 - 1e-9)) {
+			snprintf(note, sizeof(note), "cons_tres chooses: the ranks mapped on its "
+				 "nodes give %.6g hop-bytes, on the nodes the pattern chose %.6g",
+				 hb_cons, hb);
+			info("%pJ: %s (%.1f ms)", job_ptr, note, ms);
+		} else {
+			tm_decision_note(t, a, hb, hb_block, res.mapper, nn, note, sizeof(note));
+			tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,
+					  tasks, nn, note);
+			how = TOPOMATCH_NARROWED;
+			info("%pJ: %lld tasks mapped by %s onto %lld nodes (of %lld free %s) in %.1f ms; %s",
+			     job_ptr, (long long) n, res.mapper, (long long) nn, (long long) npus,
+			     tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
+		}
 	}
 	if (note[0] && how == TOPOMATCH_KEEP) {
 		tm_note(job_ptr, "%s", note);

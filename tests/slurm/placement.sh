@@ -88,6 +88,16 @@ cpus_of() {
 }
 comment_of() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
 
+# the node choice is compared with cons_tres' own by hop-bytes, the ranks
+# mapped on both as srun would: a mapper that scatters (random, seed 1)
+# loses to cons_tres' nodes, which the job then gets, and says so
+id=$(run_job -n 64 --comm-mapper=random --comm-pattern="$work/groups.mat")
+expect_eq "(a) --comm-mapper=random: its scattered nodes lose to cons_tres' own" "$without" \
+	"$(squeue -h -j "$id" -o %N)"
+expect_contains "(a) --comm-mapper=random: SystemComment says why" \
+	"topomatch: cons_tres chooses: the ranks mapped on its nodes give" "$(comment_of "$id")"
+scancel "$id"
+
 # (g) cons_tres' per-node capacities are the mapping's constraints, and each
 # node is offered the CPUs of the tasks mapped there: what slurmctld
 # allocates is the mapping.  --ntasks-per-node=8: 4 groups of 8 go to 4
