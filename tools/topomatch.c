@@ -16,6 +16,7 @@ int cmd_topo(int argc, char **argv);
 int cmd_rankfile(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -29,6 +30,8 @@ static const struct {
 	{ "topo", cmd_topo, "check, show, export and import cluster descriptions" },
 	{ "rankfile", cmd_rankfile, "an Open MPI rankfile for the ranks of a pattern" },
 	{ "sim", cmd_sim, "replay a job trace and compare node-selection policies" },
+	{ "explain", cmd_explain,
+	  "where a Slurm job's ranks run and the traffic between its switches" },
 };
 
 static void usage(FILE *out)
