@@ -59,6 +59,7 @@
 #include "topomatch.h"
 #include "topomatch_cluster.h"
 #include "tm_decision.h"
+#include "tm_spank_env.h"
 #include "tm_plugin_conf.h"
 
 #define TM_EXPORT __attribute__((visibility("default")))
@@ -1073,6 +1074,35 @@ extern int select_p_reconfigure(void)
 }
 
 /* Every job test, to know which cycle its decision belongs to. */
+/*
+ * Before a job starts, drop the entries of its spank_job_env that make
+ * slurmctld 22.05 crash or stall when it builds the environment of
+ * PrologSlurmctld, EpilogSlurmctld (the decision's way to sacct) or
+ * MailProg (tm_spank_env.h).
+ * Costs one pass over the entries, once per job start, as Slurm's own
+ * merge does at each of those scripts.
+ */
+static void tm_spank_env_guard(job_record_t *job_ptr)
+{
+	int64_t n = job_ptr->spank_job_env_size, kept;
+
+	if (!job_ptr->spank_job_env || n <= 0)
+		return;
+	kept = tm_spank_env_repair(job_ptr->spank_job_env, n, TM_SPANK_ENV_MAX_ENTRIES,
+				   TM_SPANK_ENV_MAX_BYTES);
+	if (kept < 0 || kept == n)
+		return;
+	for (int64_t i = kept; i < n; i++) {
+		xfree(job_ptr->spank_job_env[i]);
+	}
+	job_ptr->spank_job_env_size = kept;
+	info("%pJ: %lld of its %lld spank_job_env entries dropped (no '=', a name or "
+	     "value over Slurm's limits, a name given again, or beyond %d entries or %d "
+	     "bytes): slurmctld would crash or stall building its scripts' environment",
+	     job_ptr, (long long) (n - kept), (long long) n, TM_SPANK_ENV_MAX_ENTRIES,
+	     TM_SPANK_ENV_MAX_BYTES);
+}
+
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
 			     uint32_t req_nodes, uint16_t mode,
@@ -1087,6 +1117,8 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 				req_nodes, mode, preemptee_candidates,
 				preemptee_job_list, exc_core_bitmap);
 	tm_job_test_mode = outer;
+	if (rc == SLURM_SUCCESS && mode == SELECT_MODE_RUN_NOW)
+		tm_spank_env_guard(job_ptr); /* it starts now */
 	return rc;
 }
 

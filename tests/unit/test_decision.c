@@ -2,8 +2,9 @@
  * test_decision.c - select/topomatch's decision cache and per-cycle
  * budget (plugin/select/tm_decision.c), which decide whether slurmctld
  * maps a job again or reuses what it decided, and when a cycle has spent
- * its mapping time; and topomatch.conf's MaxTasks, the largest pattern
- * it maps (plugin/common/tm_plugin_conf.c).
+ * its mapping time; topomatch.conf's MaxTasks, the largest pattern it
+ * maps (plugin/common/tm_plugin_conf.c); the repair of a job's
+ * spank_job_env that keeps slurmctld 22.05 alive (tm_spank_env.c).
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -13,6 +14,7 @@
 
 #include "../../plugin/common/tm_plugin_conf.h"
 #include "../../plugin/select/tm_decision.h"
+#include "../../plugin/select/tm_spank_env.h"
 
 #include <unistd.h>
 
@@ -199,6 +201,58 @@ START_TEST(conf_max_tasks)
 }
 END_TEST
 
+/* entries env_array_merge drops or merges are moved behind the kept ones */
+START_TEST(spank_env_repair)
+{
+	char *long_name = malloc(TM_SPANK_ENV_NAME_MAX + 8), *long_value = malloc(300 * 1024);
+	char *ok_name = malloc(TM_SPANK_ENV_NAME_MAX + 8), *ok_value = malloc(300 * 1024);
+	memset(long_name, 'N', TM_SPANK_ENV_NAME_MAX + 1);
+	strcpy(long_name + TM_SPANK_ENV_NAME_MAX + 1, "=v"); /* a name of 256 */
+	memset(ok_name, 'M', TM_SPANK_ENV_NAME_MAX);
+	strcpy(ok_name + TM_SPANK_ENV_NAME_MAX, "=v"); /* a name of 255 */
+	memcpy(long_value, "BIG=", 4);
+	memset(long_value + 4, 'x', TM_SPANK_ENV_VALUE_MAX + 1);
+	long_value[4 + TM_SPANK_ENV_VALUE_MAX + 1] = 0;
+	memcpy(ok_value, "FIT=", 4);
+	memset(ok_value + 4, 'x', TM_SPANK_ENV_VALUE_MAX);
+	ok_value[4 + TM_SPANK_ENV_VALUE_MAX] = 0;
+	char *env[] = { "A=1", "noequals", "B=2", "A=3", NULL, long_name, ok_name,
+			long_value, ok_value, "=empty", "A=4", "AB=5" };
+	const char *kept[] = { "B=2", ok_name, ok_value, "=empty", "A=4", "AB=5" };
+	int64_t n = sizeof(env) / sizeof(*env), k = tm_spank_env_repair(env, n, 100, 1 << 30);
+	ck_assert_int_eq(k, 6);
+	for (int64_t i = 0; i < k; i++)
+		ck_assert_ptr_eq(env[i], kept[i]);
+	/* the dropped ones are all there, behind, for the caller to free */
+	int seen = 0;
+	for (int64_t i = k; i < n; i++)
+		seen += (env[i] == NULL) + (env[i] && !strcmp(env[i], "noequals")) +
+			(env[i] == long_name) + (env[i] == long_value) +
+			(env[i] && (!strcmp(env[i], "A=1") || !strcmp(env[i], "A=3")));
+	ck_assert_int_eq(seen, 6);
+	/* nothing to drop: unchanged */
+	char *clean[] = { "X=1", "Y=2" };
+	ck_assert_int_eq(tm_spank_env_repair(clean, 2, 100, 100), 2);
+	ck_assert_str_eq(clean[0], "X=1");
+	ck_assert_str_eq(clean[1], "Y=2");
+	ck_assert_int_eq(tm_spank_env_repair(NULL, 0, 100, 100), 0);
+	ck_assert_int_eq(tm_spank_env_repair(clean, 0, 100, 100), 0);
+	/* the caps: the first entries that fit, in order */
+	char *many[] = { "A=1", "B=22", "C=3", "D=4" };
+	ck_assert_int_eq(tm_spank_env_repair(many, 4, 3, 100), 3);
+	ck_assert_str_eq(many[2], "C=3");
+	ck_assert_str_eq(many[3], "D=4");
+	char *big[] = { "A=1", "B=22", "C=3" };
+	ck_assert_int_eq(tm_spank_env_repair(big, 3, 100, 9), 2); /* 4 + 5 bytes */
+	ck_assert_str_eq(big[1], "B=22");
+	ck_assert_str_eq(big[2], "C=3");
+	free(long_name);
+	free(long_value);
+	free(ok_name);
+	free(ok_value);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("decision");
@@ -212,6 +266,7 @@ int main(void)
 	tcase_add_test(tc, cycle_budget_per_counter);
 	tcase_add_test(tc, cycle_window_ages);
 	tcase_add_test(tc, conf_max_tasks);
+	tcase_add_test(tc, spank_env_repair);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);
 }
