@@ -161,11 +161,30 @@ tc_running() {
 	[ "$live" -gt 0 ] && [ "$live" -eq "$total" ]
 }
 
+# tc_wait_gone TENTHS DIR "PID PROG NAME"...: 0 once none of the listed
+# processes is ours any more (zombies count as gone), within TENTHS tenths
+# of a second; 1 otherwise.
+tc_wait_gone() {
+	local tenths=$1 dir=$2 entry pid prog name left i
+	shift 2
+	for ((i = 0; i < tenths; i++)); do
+		left=0
+		for entry in "$@"; do
+			read -r pid prog name <<<"$entry"
+			tc_is_ours "$pid" "$prog" "$name" "$dir" && left=$((left + 1))
+		done
+		[ $left -eq 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # tc_kill_pids TIMEOUT DIR "PID PROG NAME"...: TERM every listed process that
 # is still ours, wait up to TIMEOUT seconds, then KILL what is left (checked
-# again first: a pid may have been reused meanwhile).
+# again first: a pid may have been reused meanwhile) and wait until it is
+# gone.
 tc_kill_pids() {
-	local timeout=$1 dir=$2 entry pid prog name left i
+	local timeout=$1 dir=$2 entry pid prog name
 	shift 2
 	local -a mine=()
 	for entry in "$@"; do
@@ -176,15 +195,7 @@ tc_kill_pids() {
 		fi
 	done
 	[ ${#mine[@]} -gt 0 ] || return 0
-	for ((i = 0; i < timeout * 10; i++)); do
-		left=0
-		for entry in "${mine[@]}"; do
-			read -r pid prog name <<<"$entry"
-			tc_is_ours "$pid" "$prog" "$name" "$dir" && left=$((left + 1))
-		done
-		[ $left -eq 0 ] && return 0
-		sleep 0.1
-	done
+	tc_wait_gone $((timeout * 10)) "$dir" "${mine[@]}" && return 0
 	for entry in "${mine[@]}"; do
 		read -r pid prog name <<<"$entry"
 		if tc_is_ours "$pid" "$prog" "$name" "$dir"; then
@@ -192,17 +203,7 @@ tc_kill_pids() {
 			kill -KILL "$pid" 2>/dev/null || true
 		fi
 	done
-	# SIGKILL cannot be ignored: wait until they are gone (zombies count
-	# as gone, tc_is_ours)
-	for ((i = 0; i < 100; i++)); do
-		left=0
-		for entry in "${mine[@]}"; do
-			read -r pid prog name <<<"$entry"
-			tc_is_ours "$pid" "$prog" "$name" "$dir" && left=$((left + 1))
-		done
-		[ $left -eq 0 ] && return 0
-		sleep 0.1
-	done
+	tc_wait_gone 100 "$dir" "${mine[@]}" || true
 	return 0
 }
 

@@ -167,20 +167,15 @@ void tm_srun_args_scan(int argc, char **argv, tm_srun_args_t *a)
 			a->het = 1;
 }
 
-int tm_srun_args_scan_self(tm_srun_args_t *a)
+char *tm_read_text(const char *path, size_t *len)
 {
-	FILE *f = fopen("/proc/self/cmdline", "r");
-	if (!f) {
-		tm_srun_args_scan(0, NULL, a);
-		return -1;
-	}
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap + 1);
-	size_t got;
-	while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += got;
-		if (len == cap) {
-			char *nb = realloc(buf, 2 * cap + 1);
+	FILE *f = fopen(path, "r");
+	size_t cap = 8192, n = 0, got;
+	char *buf = f ? malloc(cap + 1) : NULL;
+	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			char *nb = cap < TM_READ_TEXT_MAX ? realloc(buf, 2 * cap + 1) : NULL;
 			if (!nb) {
 				free(buf);
 				buf = NULL;
@@ -190,12 +185,24 @@ int tm_srun_args_scan_self(tm_srun_args_t *a)
 			cap *= 2;
 		}
 	}
-	fclose(f);
+	if (f)
+		fclose(f);
+	if (buf) {
+		buf[n] = 0;
+		if (len)
+			*len = n;
+	}
+	return buf;
+}
+
+int tm_srun_args_scan_self(tm_srun_args_t *a)
+{
+	size_t len = 0;
+	char *buf = tm_read_text("/proc/self/cmdline", &len);
 	if (!buf) {
 		tm_srun_args_scan(0, NULL, a);
 		return -1;
 	}
-	buf[len] = 0;
 	int argc = 0;
 	for (size_t k = 0; k < len; k++)
 		if (!buf[k])

@@ -33,6 +33,12 @@ void tm_srun_args_scan(int argc, char **argv, tm_srun_args_t *a);
 /* The same from /proc/self/cmdline; -1 when it cannot be read. */
 int tm_srun_args_scan_self(tm_srun_args_t *a);
 
+/* The whole of a small file (/proc) into a malloc'd NUL-terminated string,
+ * its length in *len (may be NULL); NULL when it cannot be read or holds
+ * more than TM_READ_TEXT_MAX bytes. */
+#define TM_READ_TEXT_MAX (16u << 20)
+char *tm_read_text(const char *path, size_t *len);
+
 /* Whether a --cpu-bind value (SLURM_CPU_BIND's format) chooses a binding:
  * 1 when it names a type (none, map_cpu:..., cores, ...), 0 when it only
  * sets verbosity (verbose, quiet) or is empty. */

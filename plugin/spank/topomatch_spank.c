@@ -874,43 +874,18 @@ static int task_place(spank_t sp, task_place_t *t, char **map)
 	return rc;
 }
 
-/* The whole text of a small file (/proc) into a malloc'd string; NULL. */
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 8192, len = 0, got;
-	char *buf = f ? malloc(cap + 1) : NULL;
-	while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += got;
-		if (len == cap) {
-			char *nb = cap < (1u << 24) ? realloc(buf, 2 * cap + 1) : NULL;
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (f)
-		fclose(f);
-	if (buf)
-		buf[len] = 0;
-	return buf;
-}
-
 /* The OS CPUs of this task's cpuset cgroup (task/cgroup confines a step to
  * its cores there) into set[0 .. n-1], and their list into list; 0, or -1
  * when there is none to read (no cgroup hierarchy with cpusets). */
 static int step_cpus(unsigned char *set, size_t n, char *list, size_t len)
 {
 	char path[4096];
-	char *mounts = read_text("/proc/self/mountinfo"), *cg = read_text("/proc/self/cpuset");
+	char *mounts = tm_read_text("/proc/self/mountinfo", NULL),
+	     *cg = tm_read_text("/proc/self/cpuset", NULL);
 	char *cpus = NULL;
 	int rc = -1;
 	if (mounts && cg && !tm_cpuset_file(mounts, cg, path, sizeof(path)) &&
-	    (cpus = read_text(path))) {
+	    (cpus = tm_read_text(path, NULL))) {
 		cpus[strcspn(cpus, "\n")] = 0;
 		if (!tm_cpulist_parse(cpus, set, n)) {
 			snprintf(list, len, "%s", cpus);

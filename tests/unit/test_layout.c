@@ -659,6 +659,30 @@ START_TEST(cpuset_file)
 }
 END_TEST
 
+/* a whole small file, whatever its size, with its length */
+START_TEST(read_text)
+{
+	char path[] = "/tmp/tm-test-layout-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	char *big = malloc(20000);
+	memset(big, 'a', 20000);
+	big[5] = 0; /* NULs inside are kept (cmdline) */
+	ck_assert_int_eq(write(fd, big, 20000), 20000);
+	close(fd);
+	size_t len = 0;
+	char *t = tm_read_text(path, &len);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(len, 20000);
+	ck_assert_int_eq(memcmp(t, big, 20000), 0);
+	ck_assert_int_eq(t[20000], 0);
+	free(t);
+	unlink(path);
+	ck_assert_ptr_null(tm_read_text(path, &len));
+	free(big);
+}
+END_TEST
+
 START_TEST(cpulist)
 {
 	char buf[64];
@@ -696,6 +720,7 @@ int main(void)
 	tcase_add_test(misc, srun_cpu_bind);
 	tcase_add_test(map, fit_cpus);
 	tcase_add_test(misc, cpuset_file);
+	tcase_add_test(misc, read_text);
 	tcase_set_timeout(map, 120); /* the fuzz case under valgrind */
 	suite_add_tcase(s, map);
 	suite_add_tcase(s, blk);
