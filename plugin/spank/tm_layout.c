@@ -74,6 +74,17 @@ static int64_t number(const char *s)
 	return s && end != s && *end == 0 && v > 0 ? v : -1;
 }
 
+/* --het-group=N: that component; several ("0,1", "0-1") make a het step */
+static void het_group(tm_srun_args_t *a, const char *val)
+{
+	char *end;
+	long long g = val ? strtoll(val, &end, 10) : -1;
+	if (val && end != val && !*end && g >= 0 && g < 128)
+		a->het_group = g;
+	else
+		a->het = 1;
+}
+
 static void apply(tm_srun_args_t *a, const char *name, const char *val)
 {
 	if (!strcmp(name, "ntasks"))
@@ -81,7 +92,7 @@ static void apply(tm_srun_args_t *a, const char *name, const char *val)
 	else if (!strcmp(name, "cpus-per-task"))
 		a->cpus_per_task = number(val);
 	else if (!strcmp(name, "het-group") || !strcmp(name, "pack-group"))
-		a->het = 1;
+		het_group(a, val);
 	else if (!strcmp(name, "comm-pattern"))
 		a->npattern++;
 	else if (!strcmp(name, "comm-mapper"))
@@ -117,6 +128,7 @@ void tm_srun_args_scan(int argc, char **argv, tm_srun_args_t *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->nodes = -1;
+	a->het_group = -1;
 	a->ntasks = number(getenv("SLURM_NTASKS"));
 	if (a->ntasks < 0)
 		a->ntasks = number(getenv("SLURM_NPROCS"));
@@ -125,6 +137,8 @@ void tm_srun_args_scan(int argc, char **argv, tm_srun_args_t *a)
 	snprintf(a->cpu_bind, sizeof(a->cpu_bind), "%s",
 		 getenv("SLURM_CPU_BIND") ? getenv("SLURM_CPU_BIND") : "");
 	a->overlap = getenv("SLURM_OVERLAP") != NULL;
+	int64_t env_ntasks = a->ntasks;
+	a->ntasks = INT64_MIN; /* none given on the command line yet */
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *s = argv[i];
@@ -165,6 +179,15 @@ void tm_srun_args_scan(int argc, char **argv, tm_srun_args_t *a)
 	for (; i < argc; i++)
 		if (!strcmp(argv[i], ":"))
 			a->het = 1;
+	if (a->ntasks == INT64_MIN) {
+		/* in a heterogeneous job, srun runs on component 0 by default,
+		 * with that component's task count */
+		char key[64];
+		snprintf(key, sizeof(key), "SLURM_NTASKS_HET_GROUP_%lld",
+			 (long long)(a->het_group >= 0 ? a->het_group : 0));
+		a->ntasks = getenv("SLURM_HET_SIZE") && getenv(key) ? number(getenv(key))
+								     : env_ntasks;
+	}
 }
 
 char *tm_read_text(const char *path, size_t *len)

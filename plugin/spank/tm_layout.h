@@ -19,7 +19,8 @@ typedef struct tm_srun_args {
 	int64_t ntasks;        /* -n/--ntasks, else SLURM_NTASKS/SLURM_NPROCS; -1 unknown */
 	int64_t cpus_per_task; /* -c/--cpus-per-task, else SRUN_CPUS_PER_TASK; 1 */
 	char layout_opt[32];   /* first layout option the user gave ("-w", "-m", ...) */
-	int het;               /* ':' separator or --het-group */
+	int het;               /* a step over several het components: ':' or --het-group=0,1 */
+	int64_t het_group;     /* --het-group=N (one component), else -1 */
 	int npattern;          /* --comm-pattern occurrences on the command line */
 	char mapper[32];       /* last --comm-mapper on the command line, "" none */
 	int strict;            /* --comm-strict on the command line */

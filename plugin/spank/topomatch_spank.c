@@ -24,7 +24,8 @@
  * its CPU (sched_setaffinity; plugstack.conf argument bind=record only
  * records it) and sets TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS.
  * Steps that do not fit the pattern (task count, --cpus-per-task > 1,
- * a layout the user chose, heterogeneous steps) keep Slurm's
+ * a layout the user chose, a step over several heterogeneous job
+ * components) keep Slurm's
  * default layout, with a one-line note.
  *
  * plugstack.conf argument layout=reorder, for sites that cannot use
@@ -768,8 +769,25 @@ static int srun_layout(void)
 		return 0; /* srun allocates: slurmctld places the job, Slurm the ranks */
 	if (getenv("SLURM_HOSTFILE"))
 		return layout_note("SLURM_HOSTFILE is set");
-	if (getenv("SLURM_HET_SIZE") || args.het)
-		return layout_note("heterogeneous jobs and steps are not supported");
+	if (args.het)
+		return layout_note("a step over several heterogeneous job components is not "
+				   "supported");
+	if (getenv("SLURM_HET_SIZE")) {
+		/* a step of one component (--het-group=N, default 0): its own
+		 * job id and nodes, a pattern of its own size */
+		char key[64];
+		long long g = args.het_group >= 0 ? args.het_group : 0;
+		snprintf(key, sizeof(key), "SLURM_JOB_ID_HET_GROUP_%lld", g);
+		jobid = getenv(key);
+		snprintf(key, sizeof(key), "SLURM_JOB_NODELIST_HET_GROUP_%lld", g);
+		nodelist = getenv(key);
+		if (!jobid || !nodelist) {
+			snprintf(msg, sizeof(msg), "no SLURM_JOB_ID/NODELIST_HET_GROUP_%lld", g);
+			return layout_note(msg);
+		}
+	} else if (args.het_group > 0) {
+		return layout_note("--het-group outside a heterogeneous job");
+	}
 	if (args.layout_opt[0]) {
 		snprintf(msg, sizeof(msg), "%s chooses the layout", args.layout_opt);
 		return layout_note(msg);

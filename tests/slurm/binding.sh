@@ -13,8 +13,13 @@
 #  (c) srun -n 64 --comm-pattern inside salloc (the option on srun's command line);
 #  20 arbitrary steps, then a job on every CPU still runs;
 #  a node shared with another job: the ranks get the job's own cores;
-#  (d) real binding on 2 nodes of this machine's shape (no bind=record): the
-#      kernel's CPU list of each task is TOPOMATCH_CPUS.
+#  (d) real binding on 2 nodes of this machine's shape (no bind=record) under
+#      task/affinity + task/cgroup: the kernel's CPU list of each task is
+#      TOPOMATCH_CPUS, inside its step's cpuset; SystemComment's hop-bytes
+#      are those of the running placement; an explicit --cpu-bind wins (one
+#      line on stderr; --comm-strict refuses); concurrent --exact steps use
+#      the free node; a step granted other cores moves its ranks there; an
+#      array job and a heterogeneous job's component are laid out.
 # Prints "slurm: N passed, M failed".
 # Environment: TM_BINDING_DIR (default /tmp/tm-binding-test), TM_BINDING_PORT (29001).
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -166,6 +171,7 @@ per=$cpus
 "$top/contrib/testcluster/start.sh" --dir "$rdir" --port-base $((port + 100)) --restart \
 	"${sel[@]}" --spank "$spank" --topomatch-conf --topomatch "$tm" --nodes 2 --leaf-size 2 \
 	--sockets "$sockets" --cores $((cores / sockets)) --threads $((cpus / cores)) \
+	--sched-params bf_interval=1 \
 	>"$work/start-real.log" 2>&1 || { cat "$work/start-real.log"; not_ok "(d) a cluster of this machine's shape starts"; finish; }
 ok "(d) a cluster of 2 nodes of this machine's shape ($sockets x $((cores / sockets)) x $((cpus / cores))) starts"
 expect_eq "(d) the production task plugins: task/affinity,task/cgroup, cores confined" \
@@ -285,5 +291,26 @@ for _ in $(seq 3); do wait_done "$id" && break; done || not_ok "(d) the array jo
 expect_eq "(d) array job: 2 tasks of 2 ranks, each pair on one node, bound" "4 0 1 1" \
 	"$(cat arr-1.out arr-2.out | wc -l | tr -d ' ') $(applied_bad arr-1.out arr-2.out | wc -l | tr -d ' ') $(awk '{ print $2 }' arr-1.out | sort -u | wc -l | tr -d ' ') $(awk '{ print $2 }' arr-2.out | sort -u | wc -l | tr -d ' ')"
 expect_eq "(d) array job: no note" "" "$(grep -h 'topomatch:' arr-1.err arr-2.err)"
+
+# a heterogeneous job (started by backfill): the component whose size is
+# the pattern's is placed by slurmctld and laid out by srun --het-group=1;
+# the other keeps Slurm's layout, with a note
+cat >"$work/het.sh" <<EOF
+#!/bin/bash
+#SBATCH -n 1
+#SBATCH hetjob
+#SBATCH -n 2
+srun --het-group=1 $work/rank.sh >d-het1.out 2>d-het1.err
+srun --het-group=0 $work/rank.sh >d-het0.out 2>d-het0.err
+EOF
+id=$(sbatch --parsable --comm-pattern="$work/pair.mat" -o het.out -e het.err "$work/het.sh")
+for _ in $(seq 3); do wait_done "$id" && break; done || not_ok "(d) the heterogeneous job ends"
+expect_contains "(d) het job: component 1 (2 tasks) placed by the pattern in slurmctld" \
+	"mapped 2 tasks onto 1 node:" "$(scontrol show job "$((id + 1))" | sed -n 's/^ *SystemComment=//p')"
+expect_eq "(d) het job: srun --het-group=1 lays out and binds its 2 ranks, on one node" "2 0 1" \
+	"$(wc -l <d-het1.out | tr -d ' ') $(applied_bad d-het1.out | wc -l | tr -d ' ') $(awk '{ print $2 }' d-het1.out | sort -u | wc -l | tr -d ' ')"
+expect_eq "(d) het job: component 0 keeps Slurm's layout, with a note" \
+	"srun: topomatch: the pattern has 2 tasks, the step 1; the step keeps Slurm's default layout" \
+	"$(grep 'topomatch:' d-het0.err)"
 "$top/contrib/testcluster/stop.sh" --dir "$rdir" >/dev/null 2>&1
 finish

@@ -659,6 +659,40 @@ START_TEST(cpuset_file)
 }
 END_TEST
 
+/* heterogeneous jobs: --het-group=N is one component (its task count by
+ * default), several are a het step */
+START_TEST(srun_het_group)
+{
+	unsetenv("SLURM_NTASKS");
+	unsetenv("SLURM_NPROCS");
+	setenv("SLURM_HET_SIZE", "2", 1);
+	setenv("SLURM_NTASKS_HET_GROUP_0", "2", 1);
+	setenv("SLURM_NTASKS_HET_GROUP_1", "4", 1);
+	tm_srun_args_t a = scan(3, (const char *[]){ "srun", "--het-group=1", "a.out" });
+	ck_assert_int_eq(a.het_group, 1);
+	ck_assert_int_eq(a.het, 0);
+	ck_assert_int_eq(a.ntasks, 4);
+	a = scan(2, (const char *[]){ "srun", "a.out" }); /* component 0 */
+	ck_assert_int_eq(a.het_group, -1);
+	ck_assert_int_eq(a.ntasks, 2);
+	a = scan(4, (const char *[]){ "srun", "--het-group=1", "-n3", "a.out" });
+	ck_assert_int_eq(a.ntasks, 3);
+	a = scan(3, (const char *[]){ "srun", "--het-group=0,1", "a.out" });
+	ck_assert_int_eq(a.het, 1);
+	a = scan(4, (const char *[]){ "srun", "--het-group", "0-1", "a.out" });
+	ck_assert_int_eq(a.het, 1);
+	a = scan(5, (const char *[]){ "srun", "a.out", ":", "-n2", "b.out" });
+	ck_assert_int_eq(a.het, 1);
+	unsetenv("SLURM_HET_SIZE");
+	setenv("SLURM_NTASKS", "8", 1); /* not a het job: the job's count */
+	a = scan(2, (const char *[]){ "srun", "a.out" });
+	ck_assert_int_eq(a.ntasks, 8);
+	unsetenv("SLURM_NTASKS");
+	unsetenv("SLURM_NTASKS_HET_GROUP_0");
+	unsetenv("SLURM_NTASKS_HET_GROUP_1");
+}
+END_TEST
+
 /* a whole small file, whatever its size, with its length */
 START_TEST(read_text)
 {
@@ -721,6 +755,7 @@ int main(void)
 	tcase_add_test(map, fit_cpus);
 	tcase_add_test(misc, cpuset_file);
 	tcase_add_test(misc, read_text);
+	tcase_add_test(misc, srun_het_group);
 	tcase_set_timeout(map, 120); /* the fuzz case under valgrind */
 	suite_add_tcase(s, map);
 	suite_add_tcase(s, blk);
