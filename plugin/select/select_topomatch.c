@@ -662,9 +662,9 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 			tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,
 					  tasks, nn, note);
 			how = TOPOMATCH_NARROWED;
-			info("%pJ: %lld tasks mapped by %s onto %lld nodes (of %lld free %s) in %.1f ms; %s",
-			     job_ptr, (long long) n, res.mapper, (long long) nn, (long long) npus,
-			     tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
+			info("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in %.1f ms; %s",
+			     job_ptr, (long long) n, res.mapper, (long long) nn, nn == 1 ? "" : "s",
+			     (long long) npus, tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
 		}
 	}
 	if (note[0] && how == TOPOMATCH_KEEP) {
