@@ -37,6 +37,8 @@ Start a Slurm test cluster on this machine (root; Debian bookworm).
                      sites do, slurmdbd on a MariaDB server of its own (data in
                      DIR/mysql), so that sacct works  [TESTCLUSTER_ACCOUNTING=0]
   --sched-params S   SchedulerParameters (e.g. "bf_interval=1"; default none)
+  --ctld-debug L     SlurmctldDebug (default info; debug shows select/topomatch's
+                     decisions)                              [TESTCLUSTER_CTLD_DEBUG]
                                                              [TESTCLUSTER_SCHED_PARAMS]
   --select-params P  SelectTypeParameters (default CR_Core); with memory
                      (CR_Core_Memory) each CPU gets DefMemPerCPU, its share
@@ -68,6 +70,7 @@ spank_args=${TESTCLUSTER_SPANK_ARGS:-}
 select_dir=${TESTCLUSTER_SELECT_DIR:-}
 task_plugin=${TESTCLUSTER_TASK_PLUGIN:-auto}
 sched_params=${TESTCLUSTER_SCHED_PARAMS:-}
+ctld_debug=${TESTCLUSTER_CTLD_DEBUG:-info}
 select_params=${TESTCLUSTER_SELECT_PARAMS:-CR_Core}
 timeout=${TESTCLUSTER_TIMEOUT:-}
 tm=${TESTCLUSTER_TOPOMATCH:-$top/build/tools/topomatch}
@@ -92,12 +95,13 @@ while [ $# -gt 0 ]; do
 	--select-dir) need_arg "$@"; select_dir=$2; shift ;;
 	--task-plugin) need_arg "$@"; task_plugin=$2; shift ;;
 	--sched-params) need_arg "$@"; sched_params=$2; shift ;;
+	--ctld-debug) need_arg "$@"; ctld_debug=$2; shift ;;
 	--select-params) need_arg "$@"; select_params=$2; shift ;;
 	--timeout) need_arg "$@"; timeout=$2; shift ;;
 	--topomatch) need_arg "$@"; tm=$2; shift ;;
 	--nodes=* | --sockets=* | --cores=* | --threads=* | --leaf-size=* | --dir=* | \
 		--port-base=* | --spank=* | --spank-args=* | --select-dir=* | --task-plugin=* | \
-		--timeout=* | --topomatch=* | --sched-params=* | --select-params=*)
+		--timeout=* | --topomatch=* | --sched-params=* | --select-params=* | --ctld-debug=*)
 		opt=${1%%=*}
 		set -- "$opt" "${1#*=}" "${@:2}"
 		continue
@@ -121,6 +125,10 @@ for v in nodes sockets cores threads leaf port_base; do
 	'' | *[!0-9]* | 0*) tc_err "--${v//_/-} wants a positive integer, not '$val'"; exit 2 ;;
 	esac
 done
+case $ctld_debug in
+quiet | fatal | error | info | verbose | debug | debug[2-5]) ;;
+*) tc_err "--ctld-debug: one of quiet fatal error info verbose debug debug2..debug5, not '$ctld_debug'"; exit 2 ;;
+esac
 if [ -n "$timeout" ]; then
 	case $timeout in '' | *[!0-9]* | 0*) tc_err "--timeout wants a positive integer"; exit 2 ;; esac
 else
@@ -308,7 +316,7 @@ SlurmctldPidFile=$dir/run/slurmctld.pid
 SlurmdPidFile=$dir/run/slurmd-%n.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd-%n.log
-SlurmctldDebug=info
+SlurmctldDebug=$ctld_debug
 SlurmdDebug=info
 SchedulerType=sched/backfill
 ${sched_params:+SchedulerParameters=$sched_params

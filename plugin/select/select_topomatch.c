@@ -144,8 +144,6 @@ static topomatch_cluster_t *tm_cluster;
  */
 #define TM_MAX_ENV_ENTRIES (TOPOMATCH_BLOB_MAX_ENTRIES + 4096)
 #define TM_KEY_ENV_TOO_LONG UINT64_C(0x5e5e5e5e5e5e5e5e)
-/* A job whose narrowed set cons_tres could not allocate: logged once. */
-#define TM_KEY_FELL_BACK UINT64_C(0xfb0fb0fb0fb0fb0f)
 static pthread_mutex_t tm_mutex = PTHREAD_MUTEX_INITIALIZER;
 static tm_decision_cache_t tm_cache;
 static tm_cycle_t tm_cycles[2];
@@ -191,7 +189,7 @@ static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	info("%pJ: %s", job_ptr, msg);
+	debug("%pJ: %s", job_ptr, msg);
 	tm_comment(job_ptr, msg);
 }
 
@@ -656,13 +654,13 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 			snprintf(note, sizeof(note), "cons_tres chooses: the ranks mapped on its "
 				 "nodes give %.6g hop-bytes, on the nodes the pattern chose %.6g",
 				 hb_cons, hb);
-			info("%pJ: %s (%.1f ms)", job_ptr, note, ms);
+			debug("%pJ: %s (%.1f ms)", job_ptr, note, ms);
 		} else {
 			tm_decision_note(t, a, hb, hb_block, res.mapper, nn, note, sizeof(note));
 			tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,
 					  tasks, nn, note);
 			how = TOPOMATCH_NARROWED;
-			info("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in %.1f ms; %s",
+			debug("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in %.1f ms; %s",
 			     job_ptr, (long long) n, res.mapper, (long long) nn, nn == 1 ? "" : "s",
 			     (long long) npus, tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
 		}
@@ -908,12 +906,8 @@ static void tm_fell_back(job_record_t *job_ptr, const char *why)
 {
 	slurm_mutex_lock(&tm_mutex);
 	tm_fallbacks++;
-	if (!tm_decision_find(&tm_cache, job_ptr->job_id, TM_KEY_FELL_BACK)) {
-		info("%pJ: %s: cons_tres chooses among all the candidates", job_ptr, why);
-		tm_decision_store(&tm_cache, job_ptr->job_id, TM_KEY_FELL_BACK, TM_DECISION_KEEP,
-				  NULL, NULL, 0, NULL);
-	}
 	slurm_mutex_unlock(&tm_mutex);
+	debug("%pJ: %s: cons_tres chooses among all the candidates", job_ptr, why);
 	tm_comment(job_ptr, why);
 }
 
@@ -1075,6 +1069,24 @@ extern int select_p_reconfigure(void)
 
 /* Every job test, to know which cycle its decision belongs to. */
 /*
+ * The one info line of a job the plugin had a say in (its decisions, each
+ * test of each cycle, are logged at debug): as it starts, its nodes and
+ * SystemComment's "topomatch: " line, the mapping or why it was not used.
+ */
+static void tm_outcome(job_record_t *job_ptr, bitstr_t *nodes)
+{
+	const char *line = job_ptr->system_comment ?
+		strstr(job_ptr->system_comment, "topomatch: ") : NULL;
+	char *names;
+
+	if (!line)
+		return; /* no pattern: not ours to report */
+	names = bitmap2node_name(nodes);
+	info("%pJ: starts on %s; %.*s", job_ptr, names, (int) strcspn(line, "\n"), line);
+	xfree(names);
+}
+
+/*
  * Before a job starts, drop the entries of its spank_job_env that make
  * slurmctld 22.05 crash or stall when it builds the environment of
  * PrologSlurmctld, EpilogSlurmctld (the decision's way to sacct) or
@@ -1117,8 +1129,11 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 				req_nodes, mode, preemptee_candidates,
 				preemptee_job_list, exc_core_bitmap);
 	tm_job_test_mode = outer;
-	if (rc == SLURM_SUCCESS && mode == SELECT_MODE_RUN_NOW)
-		tm_spank_env_guard(job_ptr); /* it starts now */
+	if (rc == SLURM_SUCCESS && mode == SELECT_MODE_RUN_NOW) {
+		/* it starts now */
+		tm_spank_env_guard(job_ptr);
+		tm_outcome(job_ptr, node_bitmap);
+	}
 	return rc;
 }
 

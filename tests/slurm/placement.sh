@@ -36,7 +36,7 @@ dir=/tmp/tm-placement-test
 
 need_select_plugin placement.sh
 work=$(mktemp -d)
-"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base 26001 --restart \
+"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base 26001 --restart --ctld-debug debug \
 	--sched-params bf_interval=1 --select-params CR_Core_Memory --select-dir "$select_dir" --spank "$spank" --topomatch-conf --topomatch "$tm" \
 	>"$work/start.log" 2>&1 || { cat "$work/start.log"; not_ok "test cluster starts"; finish; }
 ok "test cluster starts with select/topomatch and the SPANK plugin"
@@ -149,8 +149,8 @@ expect_contains "(g) -w n001: the job runs with n001" "n001" \
 expect_eq "(g) -w n001: SystemComment says why the pattern's nodes were not used" \
 	"topomatch: the chosen nodes are no longer candidates, or miss required nodes" \
 	"$(comment_of "$id" | sed 's/ *$//')"
-expect_eq "(g) -w n001: the fallback is logged once" 1 \
-	"$(grep -c "JobId=$id: the chosen nodes .*cons_tres chooses among all" "$dir/log/slurmctld.log")"
+expect_eq "(g) -w n001: the fallback is logged once at info, as the job starts" 1 \
+	"$(grep -v 'debug:' "$dir/log/slurmctld.log" | grep -c "JobId=$id: starts on .*; topomatch: the chosen nodes")"
 scancel "$id"
 
 # scontrol reconfigure re-reads topomatch.conf: Enabled=no, then yes again
@@ -172,6 +172,13 @@ for _ in $(seq 50); do
 done
 expect_eq "(a) the job runs on them" "n[005-008]" "$(squeue -h -j "$id" -o %N)"
 decision=$(comment_of "$id" | sed 's/ *$//')
+# log levels: each decision at debug; one info line for the job, as it starts
+expect_eq "(a) one info line for the job: where it starts and the decision" \
+	"starts on n[005-008]; $decision" \
+	"$(grep "select/topomatch.*JobId=$id:" "$dir/log/slurmctld.log" | grep -v 'debug:' |
+		sed 's/.*JobId=[0-9]*: //')"
+expect_contains "(a) its decisions at debug" "debug:  select/topomatch: tm_map: JobId=$id: 64 tasks mapped by" \
+	"$(cat "$dir/log/slurmctld.log")"
 scancel "$id"
 # accounting (slurmdbd on MariaDB, as sites run it): after the job, sacct
 # gives the decision (EpilogSlurmctld stores it: Slurm 22.05's slurmctld

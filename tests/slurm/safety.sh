@@ -97,7 +97,7 @@ t_start=$(date +%s)
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base "$port" --restart \
+"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base "$port" --restart --ctld-debug debug \
 	--sched-params bf_interval=1 --select-dir "$select_dir" --spank "$spank" --topomatch-conf \
 	--topomatch "$tm" >"$work/start.log" 2>&1 || {
 	cat "$work/start.log"
@@ -291,7 +291,9 @@ if [ -n "$forge" ]; then
 	"$forge" -T -n 64 -r "$seed" "${cases[@]}" >"$work/a-test.txt" 2>"$work/a-test.err"
 	expect_eq "(a) every case tested (will-run)" "${#cases[@]}" "$(grep -cE ' [0-9]+$' "$work/a-test.txt")"
 	while read -r c nodes id; do
-		line=$(grep "topomatch.*JobId=$id: " "$log" | sed 's/.*JobId=[0-9]*: /topomatch: /' | tail -n 1)
+		# the decision (at debug: the cluster logs them), not the steps after it
+		line=$(grep -E "select/topomatch: tm_(note|map): JobId=$id: " "$log" |
+			sed 's/.*JobId=[0-9]*: /topomatch: /' | tail -n 1)
 		case $c in
 		valid | crowded) expect_eq "(a) test-only, $c: a correct pattern (control): the pattern's nodes" "n[005-008]" "$nodes" ;;
 		huge-weights | tiny-weights)
