@@ -651,18 +651,19 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 				       budget_ms - (tm_now_ms() - t0), &hb_block, &hb_cons);
 		ms = tm_now_ms() - t0;
 		if (hb_cons >= 0 && hb_cons < hb * (1 - 1e-9)) {
+			/* noted (tm_note) and remembered as kept, below */
 			snprintf(note, sizeof(note), "cons_tres chooses: the ranks mapped on its "
 				 "nodes give %.6g hop-bytes, on the nodes the pattern chose %.6g",
 				 hb_cons, hb);
-			debug("%pJ: %s (%.1f ms)", job_ptr, note, ms);
 		} else {
 			tm_decision_note(t, a, hb, hb_block, res.mapper, nn, note, sizeof(note));
 			tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,
 					  tasks, nn, note);
 			how = TOPOMATCH_NARROWED;
-			debug("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in %.1f ms; %s",
-			     job_ptr, (long long) n, res.mapper, (long long) nn, nn == 1 ? "" : "s",
-			     (long long) npus, tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
+			debug("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in "
+			      "%.1f ms; %s", job_ptr, (long long) n, res.mapper, (long long) nn,
+			      nn == 1 ? "" : "s", (long long) npus,
+			      tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
 		}
 	}
 	if (note[0] && how == TOPOMATCH_KEEP) {
