@@ -340,6 +340,10 @@ done
 expect_eq "(f) job budget exceeded: cons_tres' choice" "$without" "$(squeue -h -j "$id" -o %N)"
 expect_contains "(f) job budget exceeded: SystemComment says so" \
 	"topomatch: mapping exceeded its budget of 1 ms" "$(scontrol show job "$id")"
+# the job was tested more than once (its submission, its start) on the same
+# free PUs: mapped once, the exceeded budget remembered (issue 18)
+expect_eq "(f) job budget exceeded: mapped once, then remembered" "1 yes" \
+	"$(grep -c "JobId=$id: mapping exceeded its budget" "$dir/log/slurmctld.log") $(grep -q "JobId=$id: decision reused (cons_tres chooses)" "$dir/log/slurmctld.log" && echo yes || echo no)"
 scancel "$id"
 sed -i '/^JobBudgetMs=1$/d' "$dir/topomatch.conf"
 printf 'CycleBudgetMs=1\n' >>"$dir/topomatch.conf"
