@@ -14,19 +14,22 @@
  * Ranks inside the allocation (srun in an allocation, S_CTX_LOCAL): the
  * --comm-pattern option callback (the option reaches an srun in a batch
  * job through the job's environment) maps the pattern's ranks onto the
- * PUs of SLURM_JOB_NODELIST with libtopomatch (topomatch_cluster_map, the
+ * job's PUs that its running steps do not hold (SLURM_JOB_NODELIST, or a
+ * heterogeneous component's) with libtopomatch (topomatch_cluster_map, the
  * cluster of topomatch.conf's ClusterYAML, no time budget: the same result
- * as `topomatch map --nodes`), writes a hostfile (node of each rank, mode
- * 0600) and sets SLURM_HOSTFILE, which srun reads right after its options
- * (so it must be set from the callback: slurm_spank_init_post_opt comes
- * after), and TOPOMATCH_MAP (node and OS CPU of each rank, tm_layout.h)
- * for the tasks.  In slurmstepd, slurm_spank_task_init binds each task to
- * its CPU (sched_setaffinity; plugstack.conf argument bind=record only
- * records it) and sets TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS.
- * Steps that do not fit the pattern (task count, --cpus-per-task > 1,
- * a layout the user chose, a step over several heterogeneous job
- * components) keep Slurm's
- * default layout, with a one-line note.
+ * as `topomatch map --nodes`, and as slurmctld's final placement), writes
+ * a hostfile (node of each rank, mode 0600) and sets SLURM_HOSTFILE, which
+ * srun reads right after its options (so it must be set from the callback:
+ * slurm_spank_init_post_opt comes after), and TOPOMATCH_MAP (node and OS
+ * CPU of each rank, tm_layout.h) for the tasks.  In slurmstepd,
+ * slurm_spank_task_init binds each task to its CPUs (sched_setaffinity;
+ * plugstack.conf argument bind=record only records them) inside the
+ * step's cpuset, moving the node's ranks onto the step's CPUs when it got
+ * other ones, unless the user chose a --cpu-bind; it sets TOPOMATCH_RANK,
+ * TOPOMATCH_NODE, TOPOMATCH_CPUS, TOPOMATCH_BIND.  Steps that do not fit
+ * the pattern (task count, a layout the user chose, a step over several
+ * heterogeneous job components, no room) keep Slurm's default layout,
+ * with a one-line note.
  *
  * plugstack.conf argument layout=reorder, for sites that cannot use
  * arbitrary layouts (default layout=arbitrary): srun sets no
