@@ -177,7 +177,7 @@ static void tm_comment(job_record_t *job_ptr, const char *msg)
 	free(merged);
 }
 
-/* Why a job keeps cons_tres' choice: in the log (info, once per decision:
+/* Why a job keeps cons_tres' choice: in the log (debug, once per decision:
  * decisions are cached) and in the job's SystemComment. */
 static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -537,16 +537,16 @@ static double tm_map_onto(const topomatch_affinity_t *a, const topomatch_map_opt
  * put there.  When the job gets those, the ranks run where slurmctld
  * mapped them and SystemComment's hop-bytes are those of the placement
  * that runs.  pu[] and *res are replaced when the run finishes within
- * ms_left; 0, else -1.
+ * ms_left; its hop-bytes, else -1.
  */
-static int tm_placement(const topomatch_affinity_t *a, const topomatch_map_opts_t *o,
+static double tm_placement(const topomatch_affinity_t *a, const topomatch_map_opts_t *o,
 			const int64_t *pus, int64_t npus, int64_t *pu, double ms_left,
 			topomatch_map_result_t *res)
 {
 	int64_t n = topomatch_affinity_ntasks(a), nn = topomatch_cluster_nnodes(tm_cluster), m = 0;
 	int64_t *want = xcalloc(nn + 1, sizeof(*want));
 	int64_t *granted = xcalloc(n + 1, sizeof(*granted));
-	int rc = -1;
+	double hb = -1;
 
 	for (int64_t k = 0; k < n; k++)
 		want[topomatch_cluster_pu_node(tm_cluster, pu[k], NULL)]++;
@@ -557,11 +557,11 @@ static int tm_placement(const topomatch_affinity_t *a, const topomatch_map_opts_
 			granted[m++] = pus[k];
 		}
 	}
-	if (m == n && tm_map_onto(a, o, granted, ms_left, pu, res) >= 0)
-		rc = 0;
+	if (m == n)
+		hb = tm_map_onto(a, o, granted, ms_left, pu, res);
 	xfree(want);
 	xfree(granted);
-	return rc;
+	return hb;
 }
 
 /*
@@ -649,10 +649,12 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 			tasks[k] = per_node[nodes[k]];
 		xfree(per_node);
 		double hb, hb_block, hb_cons;
-		if (tm_placement(a, &o, pus, npus, pu, budget_ms - (tm_now_ms() - t0), &res))
+		hb = tm_placement(a, &o, pus, npus, pu, budget_ms - (tm_now_ms() - t0), &res);
+		if (hb < 0) {
 			debug("%pJ: no time left to compute srun's placement: SystemComment gives "
 			      "the hop-bytes of the node choice's mapping", job_ptr);
-		hb = tm_hop_bytes(a, pu);
+			hb = tm_hop_bytes(a, pu);
+		}
 		/* compared with cons_tres' own nodes, the ranks mapped there too,
 		 * when the budget allows: the better by hop-bytes is kept */
 		tm_cons_tres_hop_bytes(t, a, &o, pus, npus, slurm_of,
@@ -684,6 +686,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 	xfree(tasks);
 	return how;
 }
+
 /*
  * A key for the job's pattern: its TOPOMATCH_PATTERN_ entries and the job
  * fields tm_pattern() checks them against.  0 when the job has none.
@@ -745,7 +748,6 @@ static tm_cycle_t *tm_cycle_now(double *left)
 			      tm_now_ms(), tm_conf.cycle_budget_ms);
 	return &tm_cycles[bf];
 }
-
 
 /* What topomatch_narrow() hands to cons_tres. */
 typedef struct {
@@ -907,9 +909,8 @@ static bool tm_subset_usable(const tm_test_t *t, bitstr_t *narrowed)
 }
 
 /*
- * cons_tres could not allocate the narrowed set: counted, logged at info
- * once per job (its later tests fall back the same way), and said in
- * SystemComment.
+ * cons_tres could not allocate the narrowed set: counted, logged at debug
+ * and said in SystemComment (the job's start line says it once, at info).
  */
 static void tm_fell_back(job_record_t *job_ptr, const char *why)
 {
