@@ -725,14 +725,10 @@ static void oom(void)
 }
 
 /*
- * THE SAME COMPUTATION AS map_ranks() in plugin/spank/topomatch_spank.c
- * (srun's layout of a step that gets all of the job's CPUs): the job's
- * PUs, cut into slots of cpus-per-task PUs by topomatch_cluster_slots, the
- * pattern mapped onto the slots' first PUs by topomatch_cluster_map with
- * topomatch_map_opts_init's options (seed 1, no time budget), the mapper
- * of --mapper (the job's --comm-mapper) else topomatch.conf's.  Any change
- * there must be made here too, or explain shows a placement that srun
- * does not make.
+ * srun's layout of a step that gets all of the job's CPUs: the job's PUs
+ * and the mapper of --mapper (the job's --comm-mapper) else
+ * topomatch.conf's, through topomatch_cluster_map_slots, the function
+ * srun's SPANK plugin calls (map_ranks() in topomatch_spank.c).
  */
 static int place(const struct args *x, const tm_plugin_conf_t *conf, const char *src,
 		 const struct job *j, struct placement *p)
@@ -761,7 +757,6 @@ static int place(const struct args *x, const tm_plugin_conf_t *conf, const char 
 	}
 	if (job_pus(src, j, p, &pus, &npus))
 		goto out;
-	/* make_slots() */
 	p->slot = malloc(((size_t)npus + 1) * sizeof(*p->slot));
 	p->first = malloc(((size_t)npus / (size_t)p->cpt + 1) * sizeof(*p->first));
 	p->pu = malloc(((size_t)p->n + 1) * sizeof(*p->pu));
@@ -771,30 +766,19 @@ static int place(const struct args *x, const tm_plugin_conf_t *conf, const char 
 		oom();
 		goto out;
 	}
-	if (topomatch_cluster_slots(p->cl, pus, npus, p->cpt, p->slot, &p->nslots, err)) {
-		cli_error("explain", "%s", err);
+	topomatch_map_result_t res;
+	const char *mapper = x->mapper ? x->mapper : conf->mapper[0] ? conf->mapper : NULL;
+	int mrc = topomatch_cluster_map_slots(p->cl, p->a, pus, npus, p->cpt, mapper, p->slot,
+					      &p->nslots, p->pu, &res, err);
+	if (mrc == TOPOMATCH_ELIMIT)
+		cli_error("explain", "job %lld: %s: srun keeps Slurm's layout%s", (long long)j->id,
+			  err, p->cpt_from == 2 ? "" : " (--cpus-per-task N gives the job's -c)");
+	else if (mrc)
+		cli_error("explain", "mapping failed: %s", err);
+	if (mrc)
 		goto out;
-	}
 	for (int64_t s = 0; s < p->nslots; s++)
 		p->first[s] = p->slot[s * p->cpt];
-	if (p->nslots < p->n) {
-		cli_error("explain", "job %lld: %lld tasks of %lld CPU%s do not fit on its %lld "
-				     "CPUs: srun keeps Slurm's layout%s", (long long)j->id,
-			  (long long)p->n, (long long)p->cpt, p->cpt == 1 ? "" : "s",
-			  (long long)npus,
-			  p->cpt_from == 2 ? "" : " (--cpus-per-task N gives the job's -c)");
-		goto out;
-	}
-	topomatch_map_opts_t o;
-	topomatch_map_result_t res;
-	topomatch_map_opts_init(&o); /* seed 1, no time budget: deterministic */
-	o.mapper = x->mapper ? x->mapper : conf->mapper[0] ? conf->mapper : NULL;
-	o.allowed = p->first;
-	o.nallowed = p->nslots;
-	if (topomatch_cluster_map(p->cl, p->a, &o, p->pu, &res, err)) {
-		cli_error("explain", "mapping failed: %s", err);
-		goto out;
-	}
 	snprintf(p->mapper, sizeof(p->mapper), "%s", res.mapper);
 	/* Slurm's block layout on the same CPUs: rank r on the r-th slot */
 	for (int64_t r = 0; r < p->n; r++)

@@ -388,29 +388,6 @@ static int publish(char *const *rank_node, int64_t n, const char *map)
 	return 0;
 }
 
-/*
- * Tasks of cpt CPUs (--cpus-per-task): the mapper places each rank on
- * the first PU of a slot of cpt PUs of one node (topomatch_cluster_slots,
- * the same slots as select/topomatch's), and the rank gets the whole
- * slot.  *slot receives the slots' PUs, *first their first PUs (sorted);
- * 0, or -1 with the reason in err.
- */
-static int make_slots(const topomatch_cluster_t *c, const int64_t *pus, int64_t npus,
-		      int64_t cpt, int64_t **slot, int64_t **first, int64_t *nslots, char *err)
-{
-	*slot = malloc(((size_t)npus + 1) * sizeof(**slot));
-	*first = malloc(((size_t)npus / (size_t)cpt + 1) * sizeof(**first));
-	if (!*slot || !*first) {
-		snprintf(err, TOPOMATCH_ERRLEN, "out of memory");
-		return -1;
-	}
-	if (topomatch_cluster_slots(c, pus, npus, cpt, *slot, nslots, err))
-		return -1;
-	for (int64_t s = 0; s < *nslots; s++)
-		(*first)[s] = (*slot)[s * cpt];
-	return 0;
-}
-
 static int cmp_i64(const void *x, const void *y)
 {
 	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -641,38 +618,37 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 		rc = kept < 0 ? layout_problem("out of memory") : layout_note(msg);
 		goto out;
 	}
-	if (make_slots(c, allowed, nallowed, cpt, &slot, &first, &nslots, err)) {
-		rc = layout_problem(err);
-		goto out;
-	}
-	if (nslots < n) {
-		snprintf(msg, sizeof(msg), "%lld tasks of %lld CPUs do not fit on %s",
-			 (long long)n, (long long)cpt, nodelist);
-		rc = layout_note(msg);
-		goto out;
-	}
 	int64_t nn = topomatch_cluster_nnodes(c);
+	slot = malloc((size_t)nallowed * sizeof(*slot) + 1);
 	pu = malloc((size_t)n * sizeof(*pu) + 1);
 	node = malloc((size_t)n * sizeof(*node) + 1);
 	cpu = malloc((size_t)(n * cpt) * sizeof(*cpu) + 1);
 	index = malloc((size_t)nn * sizeof(*index) + 1);
 	names = calloc((size_t)nn + 1, sizeof(*names));
 	rank_node = calloc((size_t)n + 1, sizeof(*rank_node));
-	if (!pu || !node || !cpu || !index || !names || !rank_node) {
+	if (!slot || !pu || !node || !cpu || !index || !names || !rank_node) {
 		rc = layout_problem("out of memory");
 		goto out;
 	}
-	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
-	topomatch_map_opts_init(&o); /* seed 1, no time budget: deterministic */
-	o.mapper = mapper;
-	o.allowed = first;
-	o.nallowed = nslots;
-	if (topomatch_cluster_map(c, a, &o, pu, &res, err)) {
+	int mrc = topomatch_cluster_map_slots(c, a, allowed, nallowed, cpt, mapper, slot, &nslots,
+					      pu, &res, err);
+	if (mrc == TOPOMATCH_ELIMIT) {
+		snprintf(msg, sizeof(msg), "%.300s of %.200s", err, nodelist);
+		rc = layout_note(msg);
+		goto out;
+	}
+	if (mrc) {
 		snprintf(msg, sizeof(msg), "mapping failed: %s", err);
 		rc = layout_problem(msg);
 		goto out;
 	}
+	if (!(first = malloc((size_t)nslots * sizeof(*first) + 1))) {
+		rc = layout_problem("out of memory");
+		goto out;
+	}
+	for (int64_t s = 0; s < nslots; s++)
+		first[s] = slot[s * cpt];
 	/* the allocation's nodes, in SLURM_JOB_NODELIST's order */
 	for (int64_t i = 0; i < nn; i++)
 		index[i] = -1;

@@ -146,7 +146,7 @@ expect_eq "job 11 --cpus-per-task 1: 4 ranks on 8 CPUs, heavy pairs together" "1
 run ex10 --cpus-per-task 2
 expect_eq "8 tasks of 2 CPUs on 8 CPUs: exit 1" 1 "$rc"
 expect_contains "8 tasks of 2 CPUs: says so" \
-	"job 10: 8 tasks of 2 CPUs do not fit on its 8 CPUs: srun keeps Slurm's layout" "$err"
+	"job 10: 8 tasks of 2 CPUs do not fit on 8 CPUs: srun keeps Slurm's layout" "$err"
 run ex 16 -c p8.mat -t cluster-4n.yaml --squeue-json squeue-crafted.json
 expect_contains "cpus_per_task NO_VAL16: not given" "1 CPU per task (squeue gives none" "$out"
 
@@ -360,7 +360,7 @@ for f in "$work"/m-*.json; do
 		;;
 	*)
 		# no cores on the node: 4 tasks on no CPU
-		expect_contains "$name: exit 1, said" "1 topomatch explain: job 2: 4 tasks of 1 CPU do not fit on its 2 CPUs" "$rc $err"
+		expect_contains "$name: exit 1, said" "1 topomatch explain: job 2: 4 tasks of 1 CPU do not fit on 2 CPUs" "$rc $err"
 		;;
 	esac
 done

@@ -529,6 +529,43 @@ START_TEST(select_slots_gather_under_one_switch)
 }
 END_TEST
 
+/*
+ * srun's layout (topomatch_cluster_map_slots): the same 16 tasks of 4
+ * CPUs each land on whole slots of n05-n08; 64 such tasks do not fit in
+ * the 40 slots and the error says so.
+ */
+START_TEST(map_slots_as_srun)
+{
+	int64_t free_pus[160], n, slot[160], ns = -1, pu[64];
+	topomatch_cluster_t *c = sched_case(free_pus, &n);
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_affinity_t *h, *sh, *big;
+	topomatch_map_result_t res;
+	const int arity[3] = { 4, 4, 4 };
+	ck_assert_int_eq(topomatch_gen_hierarchical(2, arity, 1000, 10, 0.1, 1, &h, err), 0);
+	ck_assert_int_eq(topomatch_affinity_shuffle(h, 3, &sh, err), 0);
+	ck_assert_msg(topomatch_cluster_map_slots(c, sh, free_pus, n, 4, NULL, slot, &ns, pu,
+						  &res, err) == 0, "%s", err);
+	ck_assert_int_eq(ns, 40);
+	for (int k = 0; k < 16; k++) {
+		ck_assert_int_ge(topomatch_cluster_pu_node(c, pu[k], NULL), 4);
+		ck_assert_int_le(topomatch_cluster_pu_node(c, pu[k], NULL), 7);
+		int64_t s = 0;
+		while (s < ns && slot[4 * s] != pu[k])
+			s++;
+		ck_assert_msg(s < ns, "rank %d on PU %lld, not a slot's first", k, (long long)pu[k]);
+	}
+	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 1000, 10, 0.1, 1, &big, err), 0);
+	ck_assert_int_eq(topomatch_cluster_map_slots(c, big, free_pus, n, 4, NULL, slot, &ns, pu,
+						     &res, err), TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "64 tasks of 4 CPUs do not fit on 160 CPUs");
+	topomatch_affinity_destroy(h);
+	topomatch_affinity_destroy(sh);
+	topomatch_affinity_destroy(big);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
 /* --------------------------------------------------------------- errors */
 
 static void expect_error(const char *yaml, const char *want)
@@ -625,6 +662,7 @@ int main(void)
 	tcase_add_test(tc, select_gathers_under_one_switch);
 	tcase_add_test(tc, slots_for_cpus_per_task);
 	tcase_add_test(tc, select_slots_gather_under_one_switch);
+	tcase_add_test(tc, map_slots_as_srun);
 	tcase_add_test(tc, error_classes);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);
