@@ -459,8 +459,9 @@ static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a, 
 			     double hb_block, const char *mapper, int64_t nn, char *note,
 			     size_t len)
 {
-	int w = snprintf(note, len, "%s mapped %lld tasks onto %lld node%s: %.6g hop-bytes",
-			 mapper, (long long) topomatch_affinity_ntasks(a), (long long) nn,
+	int64_t n = topomatch_affinity_ntasks(a);
+	int w = snprintf(note, len, "%s mapped %lld task%s onto %lld node%s: %.6g hop-bytes",
+			 mapper, (long long) n, n == 1 ? "" : "s", (long long) nn,
 			 nn == 1 ? "" : "s", hb);
 
 	if (w < 0 || (size_t) w >= len)
@@ -468,6 +469,8 @@ static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a, 
 	if (hb_block > 0)
 		snprintf(note + w, len - w, "; without the pattern (cons_tres): %.6g (x%.2f)",
 			 hb_block, hb / hb_block);
+	else if (hb_block == 0) /* no traffic between nodes either way */
+		snprintf(note + w, len - w, "; without the pattern (cons_tres): 0");
 	else
 		snprintf(note + w, len - w, "; without the pattern (cons_tres): not evaluated (%s)",
 			 t->job->gres_list_req ? "GRES" : "no allocation or PUs");

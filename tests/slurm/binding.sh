@@ -168,11 +168,10 @@ sockets=$(lscpu -p=SOCKET | grep -v '^#' | sort -u | wc -l)
 cores=$(lscpu -p=SOCKET,CORE | grep -v '^#' | sort -u | wc -l)
 cpus=$(lscpu -p=CPU | grep -vc '^#')
 per=$cpus
-"$top/contrib/testcluster/start.sh" --dir "$rdir" --port-base $((port + 100)) --restart \
-	"${sel[@]}" --spank "$spank" --topomatch-conf --topomatch "$tm" --nodes 2 --leaf-size 2 \
-	--sockets "$sockets" --cores $((cores / sockets)) --threads $((cpus / cores)) \
-	--sched-params bf_interval=1 \
-	>"$work/start-real.log" 2>&1 || { cat "$work/start-real.log"; not_ok "(d) a cluster of this machine's shape starts"; finish; }
+real=(--dir "$rdir" --port-base $((port + 100)) --restart "${sel[@]}" --spank "$spank"
+	--topomatch-conf --topomatch "$tm" --nodes 2 --leaf-size 2 --sockets "$sockets"
+	--cores $((cores / sockets)) --threads $((cpus / cores)) --sched-params bf_interval=1)
+"$top/contrib/testcluster/start.sh" "${real[@]}" >"$work/start-real.log" 2>&1 || { cat "$work/start-real.log"; not_ok "(d) a cluster of this machine's shape starts"; finish; }
 ok "(d) a cluster of 2 nodes of this machine's shape ($sockets x $((cores / sockets)) x $((cpus / cores))) starts"
 expect_eq "(d) the production task plugins: task/affinity,task/cgroup, cores confined" \
 	"TaskPlugin=task/affinity,task/cgroup ConstrainCores=yes" \
@@ -312,5 +311,41 @@ expect_eq "(d) het job: srun --het-group=1 lays out and binds its 2 ranks, on on
 expect_eq "(d) het job: component 0 keeps Slurm's layout, with a note" \
 	"srun: topomatch: the pattern has 2 tasks, the step 1; the step keeps Slurm's default layout" \
 	"$(grep 'topomatch:' d-het0.err)"
+
+# (e) the same cluster with memory a consumable resource (CR_Core_Memory,
+# RealMemory=1024 a node): -N, --ntasks-per-node and --mem, each job's
+# nodes read from scontrol and its ranks' affinity from the kernel
+"$top/contrib/testcluster/start.sh" "${real[@]}" --select-params CR_Core_Memory \
+	>"$work/start-mem.log" 2>&1 || { cat "$work/start-mem.log"; not_ok "(e) the cluster restarts with CR_Core_Memory"; finish; }
+mapfile -t rn < <(scontrol show hostnames "$rnodes" | sort)
+# -N 2 --ntasks-per-node=1: the tight pair is split over the two nodes,
+# as the job asks, one rank on each, bound inside its cgroup
+id=$(sbatch --parsable -N 2 --ntasks-per-node=1 -n 2 --mem=300 --comm-pattern="$work/pair.mat" \
+	-o e-n2.out -e e-n2.err --wrap "srun $work/rank.sh")
+for _ in $(seq 3); do wait_done "$id" && break; done || not_ok "(e) the -N 2 job ends"
+expect_eq "(e) -N 2 --ntasks-per-node=1 --mem=300: Slurm allocates both nodes, 300 MB on each" \
+	"$(IFS=,; echo "${rn[*]}") mem=600M" \
+	"$(scontrol show hostnames "$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')" | sort | paste -sd,) $(scontrol show job "$id" | grep -o 'mem=[0-9]*M' | head -1)"
+expect_eq "(e) -N 2: one rank on each node, the kernel binds each to TOPOMATCH_CPUS in its cgroup" \
+	"2 2 0" \
+	"$(wc -l <e-n2.out | tr -d ' ') $(awk '{ print $2 }' e-n2.out | sort -u | wc -l | tr -d ' ') $(applied_bad e-n2.out | wc -l | tr -d ' ')"
+expect_contains "(e) -N 2: SystemComment says the mapping over 2 nodes" "mapped 2 tasks onto 2 nodes" \
+	"$(scontrol show job "$id" | sed -n 's/^ *SystemComment=//p')"
+# --mem decides: the first node keeps a free core but not the memory for
+# a task of 300 MB (a job holds 900 of its 1024), so the one-task job goes
+# to the second node at once (no fallback), bound there
+blocker=$(sbatch --parsable -w "${rn[0]}" -n 1 --mem=900 -o /dev/null --wrap "sleep 120")
+for _ in $(seq 50); do [ "$(squeue -h -j "$blocker" -o %T)" = RUNNING ] && break; sleep 0.2; done
+printf '0\n' >"$work/one.mat"
+id=$(sbatch --parsable -n 1 --mem=300 --comm-pattern="$work/one.mat" -o e-mem.out -e e-mem.err \
+	--wrap "srun $work/rank.sh")
+for _ in $(seq 3); do wait_done "$id" && break; done || not_ok "(e) the --mem job ends"
+expect_eq "(e) --mem=300: Slurm allocates the node with the memory (${rn[1]}), the rank bound there" \
+	"${rn[1]} ${rn[1]} 0" \
+	"$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p') $(awk '{ print $2 }' e-mem.out) $(applied_bad e-mem.out | wc -l | tr -d ' ')"
+expect_eq "(e) --mem=300: the mapping's node is allocated (no fallback to cons_tres)" \
+	"mapped 1 task onto 1 node" \
+	"$(scontrol show job "$id" | sed -n 's/^ *SystemComment=//p' | grep -o 'mapped 1 task onto 1 node\|cannot allocate')"
+scancel "$blocker"
 "$top/contrib/testcluster/stop.sh" --dir "$rdir" >/dev/null 2>&1
 finish
