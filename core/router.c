@@ -33,10 +33,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Graphs: a BFS of the core (graph_hang.c) from the vertex the source's
+ * tree hangs from, over core indices. */
+typedef struct core_bfs {
+	int64_t src; /* core index, -1 before the first run */
+	int64_t *dist, *parent, *plink, *queue;
+	double *cost;
+} core_bfs_t;
+
 struct topomatch_router {
 	const topomatch_topology_t *t;
 	int64_t src; /* source PU, -1 when none is selected */
-	tm_bfs_t bfs; /* graphs only: BFS of the current source, kept */
+	core_bfs_t bfs; /* graphs only, kept for the next source on it */
 };
 
 /* ---------------------------------------------------------------- BFS */
@@ -94,6 +102,88 @@ void tm_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t s)
 	}
 }
 
+static int core_bfs_init(core_bfs_t *b, int64_t n)
+{
+	b->src = -1;
+	b->dist = tm_alloc(n, sizeof(*b->dist));
+	b->parent = tm_alloc(n, sizeof(*b->parent));
+	b->plink = tm_alloc(n, sizeof(*b->plink));
+	b->queue = tm_alloc(n, sizeof(*b->queue));
+	b->cost = tm_alloc(n, sizeof(*b->cost));
+	return b->dist && b->parent && b->plink && b->queue && b->cost ? TOPOMATCH_OK
+								       : TOPOMATCH_ENOMEM;
+}
+
+static void core_bfs_free(core_bfs_t *b)
+{
+	free(b->dist);
+	free(b->parent);
+	free(b->plink);
+	free(b->queue);
+	free(b->cost);
+	memset(b, 0, sizeof(*b));
+	b->src = -1;
+}
+
+/* tm_bfs_run over the core alone (core indices; the same order). */
+static void core_bfs_run(core_bfs_t *b, const topomatch_topology_t *t, int64_t s)
+{
+	int64_t head = 0, tail = 0;
+	for (int64_t c = 0; c < t->ncore; c++)
+		b->dist[c] = -1;
+	b->src = s;
+	b->dist[s] = 0;
+	b->parent[s] = b->plink[s] = -1;
+	b->cost[s] = 0.0;
+	b->queue[tail++] = s;
+	while (head < tail) {
+		int64_t c = b->queue[head++], v = t->core_vert[c];
+		for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++) {
+			int64_t u = t->core_id[t->adj[e].nbr];
+			if (u < 0 || b->dist[u] >= 0)
+				continue;
+			b->dist[u] = b->dist[c] + 1;
+			b->plink[u] = t->adj[e].link;
+			b->parent[u] = c;
+			b->cost[u] = b->cost[c] + t->adj[e].cost;
+			b->queue[tail++] = u;
+		}
+	}
+}
+
+/* The lowest common ancestor of a and b in their hanging tree. */
+static int64_t hang_lca(const topomatch_topology_t *t, int64_t a, int64_t b)
+{
+	while (t->hang_depth[a] > t->hang_depth[b])
+		a = t->hang_parent[a];
+	while (t->hang_depth[b] > t->hang_depth[a])
+		b = t->hang_parent[b];
+	while (a != b) {
+		a = t->hang_parent[a];
+		b = t->hang_parent[b];
+	}
+	return a;
+}
+
+/* Hops (and *cost) from the source to PU q on a graph; -1 unreachable. */
+static int64_t graph_hops(const topomatch_router_t *r, int64_t q, double *cost)
+{
+	const topomatch_topology_t *t = r->t;
+	int64_t s = t->pu_vert[r->src], w = t->pu_vert[q];
+	if (t->hang_att[s] == t->hang_att[w]) {
+		int64_t l = hang_lca(t, s, w);
+		if (cost)
+			*cost = t->hang_cost[s] + t->hang_cost[w] - 2 * t->hang_cost[l];
+		return t->hang_depth[s] + t->hang_depth[w] - 2 * t->hang_depth[l];
+	}
+	int64_t c = t->core_id[t->hang_att[w]];
+	if (r->bfs.dist[c] < 0)
+		return -1;
+	if (cost)
+		*cost = t->hang_cost[s] + r->bfs.cost[c] + t->hang_cost[w];
+	return t->hang_depth[s] + r->bfs.dist[c] + t->hang_depth[w];
+}
+
 /* ---------------------------------------------------------------- router */
 
 int topomatch_router_create(const topomatch_topology_t *t, topomatch_router_t **out,
@@ -108,10 +198,10 @@ int topomatch_router_create(const topomatch_topology_t *t, topomatch_router_t **
 	r->t = t;
 	r->src = -1;
 	r->bfs.src = -1;
-	if (t->kind == TOPOMATCH_TOPO_GRAPH && tm_bfs_init(&r->bfs, t->nvert)) {
+	if (t->kind == TOPOMATCH_TOPO_GRAPH && core_bfs_init(&r->bfs, t->ncore)) {
 		free(r);
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory for a %lld-vertex router",
-			      (long long)t->nvert);
+			      (long long)t->ncore);
 	}
 	*out = r;
 	return TOPOMATCH_OK;
@@ -121,7 +211,7 @@ void topomatch_router_destroy(topomatch_router_t *r)
 {
 	if (!r)
 		return;
-	tm_bfs_free(&r->bfs);
+	core_bfs_free(&r->bfs);
 	free(r);
 }
 
@@ -138,8 +228,11 @@ void topomatch_router_source(topomatch_router_t *r, int64_t p)
 		return;
 	}
 	r->src = p;
-	if (r->t->kind == TOPOMATCH_TOPO_GRAPH && r->bfs.src != r->t->pu_vert[p])
-		tm_bfs_run(&r->bfs, r->t, r->t->pu_vert[p]);
+	if (r->t->kind == TOPOMATCH_TOPO_GRAPH) {
+		int64_t c = r->t->core_id[r->t->hang_att[r->t->pu_vert[p]]];
+		if (r->bfs.src != c)
+			core_bfs_run(&r->bfs, r->t, c);
+	}
 }
 
 static bool query_ok(const topomatch_router_t *r, int64_t q)
@@ -152,7 +245,7 @@ int64_t topomatch_router_hops(topomatch_router_t *r, int64_t q)
 	if (!query_ok(r, q))
 		return -1;
 	if (r->t->kind == TOPOMATCH_TOPO_GRAPH)
-		return r->bfs.dist[r->t->pu_vert[q]];
+		return graph_hops(r, q, NULL);
 	return topomatch_topology_hops(r->t, r->src, q);
 }
 
@@ -160,8 +253,10 @@ double topomatch_router_cost(topomatch_router_t *r, int64_t q)
 {
 	if (!query_ok(r, q))
 		return -1.0;
-	if (r->t->kind == TOPOMATCH_TOPO_GRAPH)
-		return r->bfs.cost[r->t->pu_vert[q]];
+	if (r->t->kind == TOPOMATCH_TOPO_GRAPH) {
+		double c;
+		return graph_hops(r, q, &c) < 0 ? -1.0 : c;
+	}
 	return topomatch_topology_cost(r->t, r->src, q);
 }
 
@@ -253,17 +348,27 @@ static int64_t hcub_route(const topomatch_topology_t *t, int64_t p, int64_t q, i
 	return n;
 }
 
-/* Walk the BFS tree back from q: the route has dist[q] links. */
+/* Up from s's vertex to a (an ancestor or the attachment vertex), across
+ * the core, down to q's vertex: links[0 .. n-1], those below cap. */
 static int64_t graph_route(const topomatch_router_t *r, int64_t q, int64_t *links, int64_t cap)
 {
-	const tm_bfs_t *b = &r->bfs;
-	int64_t v = r->t->pu_vert[q];
-	int64_t n = b->dist[v];
-	for (int64_t i = n - 1; i >= 0; i--) {
-		if (i < cap)
-			links[i] = b->plink[v];
-		v = b->parent[v];
-	}
+	const topomatch_topology_t *t = r->t;
+	const core_bfs_t *b = &r->bfs;
+	int64_t s = t->pu_vert[r->src], w = t->pu_vert[q], top;
+	int64_t n = graph_hops(r, q, NULL), k = 0, i = n;
+	if (n < 0)
+		return -1;
+	top = t->hang_att[s] == t->hang_att[w] ? hang_lca(t, s, w) : t->hang_att[s];
+	for (int64_t v = s; v != top; v = t->hang_parent[v], k++)
+		if (k < cap)
+			links[k] = t->hang_up[v];
+	for (int64_t v = w; v != t->hang_att[w] && v != top; v = t->hang_parent[v])
+		if (--i < cap)
+			links[i] = t->hang_down[v];
+	if (t->hang_att[s] != t->hang_att[w])
+		for (int64_t c = t->core_id[t->hang_att[w]]; c != b->src; c = b->parent[c])
+			if (--i < cap)
+				links[i] = b->plink[c];
 	return n;
 }
 

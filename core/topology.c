@@ -29,6 +29,7 @@ void topomatch_topology_destroy(topomatch_topology_t *t)
 	free(t->adj);
 	free(t->pu_vert);
 	free(t->vert_pu);
+	tm_graph_hang_free(t);
 	free(t);
 }
 
@@ -442,6 +443,9 @@ int topomatch_topology_graph(int64_t nvert, int64_t nlinks, const int64_t *a, co
 		rc = graph_pus(t, compute, err);
 	if (!rc)
 		rc = graph_connected(t, err);
+	if (!rc && tm_graph_hang_build(t))
+		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory building a %lld-vertex graph",
+			    (long long)nvert);
 	if (rc) {
 		topomatch_topology_destroy(t);
 		return rc;

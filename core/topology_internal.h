@@ -63,6 +63,16 @@ struct topomatch_topology {
 	tm_adj_t *adj;
 	int64_t *pu_vert; /* PU -> vertex */
 	int64_t *vert_pu; /* vertex -> PU, -1 for switches */
+	/* graph: the trees hanging off the core (graph_hang.c) */
+	int64_t ncore;
+	int64_t *core_id;     /* vertex -> index among the core's vertices, -1 */
+	int64_t *core_vert;   /* core index -> vertex */
+	int64_t *hang_att;    /* the core vertex a vertex's tree hangs from */
+	int64_t *hang_parent; /* towards it; -1 for core vertices */
+	int64_t *hang_up;     /* directed link id vertex -> parent */
+	int64_t *hang_down;   /* parent -> vertex */
+	int64_t *hang_depth;  /* hops to hang_att */
+	double *hang_cost;    /* cost of that path */
 };
 
 /*
@@ -82,6 +92,10 @@ typedef struct tm_bfs {
 int tm_bfs_init(tm_bfs_t *b, int64_t nvert);
 void tm_bfs_free(tm_bfs_t *b);
 void tm_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t src_vertex);
+
+/* graph_hang.c: the hang_* and core fields of a graph; ENOMEM. */
+int tm_graph_hang_build(topomatch_topology_t *t);
+void tm_graph_hang_free(topomatch_topology_t *t);
 
 /* Parse a target from a buffer that may hold NUL bytes (refused). */
 int tm_topology_parse_buf(const char *buf, size_t len, const char *name,

@@ -146,7 +146,9 @@ static int build(topomatch_cluster_t *c, char *err)
 	default:
 		rc = tm_cluster_build_graph(c, err);
 	}
-	return rc ? rc : index_slots(c, err);
+	if (rc == TOPOMATCH_OK)
+		rc = index_slots(c, err);
+	return rc ? rc : tm_cluster_build_abstract(c, err);
 }
 
 /* ------------------------------------------------------------ load/free */
@@ -210,6 +212,9 @@ void topomatch_cluster_destroy(topomatch_cluster_t *c)
 	free(c->slot);
 	free(c->slot_node);
 	free(c->node_group);
+	free(c->abs_of_slot);
+	free(c->slot_of_abs);
+	topomatch_topology_destroy(c->abs);
 	topomatch_topology_destroy(c->topo);
 	tm_cluster_desc_free(&c->d);
 	free(c);
@@ -500,11 +505,15 @@ int topomatch_cluster_map(const topomatch_cluster_t *c, const topomatch_affinity
 	int64_t *allowed, n;
 	int rc = topology_allowed(c, &o, &allowed, &n, err);
 	if (rc == TOPOMATCH_OK) {
+		bool given = o.allowed != NULL;
 		if (allowed) {
 			o.allowed = allowed;
 			o.nallowed = n;
 		}
-		rc = topomatch_map(a, c->topo, &o, pu, res, err);
+		if (c->abs && given && (!o.mapper || !strcmp(o.mapper, "auto")))
+			rc = tm_cluster_map_abstract(c, a, &o, pu, res, err);
+		else
+			rc = topomatch_map(a, c->topo, &o, pu, res, err);
 	}
 	for (int64_t i = 0; rc == TOPOMATCH_OK && i < topomatch_affinity_ntasks(a); i++)
 		if ((pu[i] = topomatch_cluster_pu_from_topology(c, pu[i])) < 0)

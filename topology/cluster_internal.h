@@ -125,6 +125,11 @@ struct topomatch_cluster {
 	int32_t *node_group;
 	tm_node_hw_t shape; /* enclosing node shape (levels only) */
 	int64_t **unembed; /* per group: enclosing index -> node PU, -1 */
+	/* torus, mesh, dragonfly: the network as a balanced tree over the
+	 * positions (cluster_abstract.c); NULL elsewhere */
+	topomatch_topology_t *abs;
+	int64_t *abs_of_slot; /* position -> the tree's position */
+	int64_t *slot_of_abs;
 };
 
 /* Builders: set c->topo, c->nslots and c->slot[] from c->d (nodes and
@@ -133,6 +138,12 @@ int tm_cluster_build_fattree(topomatch_cluster_t *c, char *err);
 int tm_cluster_build_tree(topomatch_cluster_t *c, char *err);
 int tm_cluster_build_grid(topomatch_cluster_t *c, char *err);
 int tm_cluster_build_graph(topomatch_cluster_t *c, char *err);
+/* cluster_abstract.c: c->abs for torus, mesh and dragonfly networks. */
+int tm_cluster_build_abstract(topomatch_cluster_t *c, char *err);
+/* `auto` with constraints on c->abs: o->allowed and pu[] in topology PUs. */
+int tm_cluster_map_abstract(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
+			    const topomatch_map_opts_t *o, int64_t *pu,
+			    topomatch_map_result_t *res, char *err);
 /* "node X is not attached to any switch" for the first node with slot -1. */
 int tm_cluster_check_attached(const topomatch_cluster_t *c, char *err);
 

@@ -566,6 +566,74 @@ START_TEST(map_slots_as_srun)
 }
 END_TEST
 
+/*
+ * A torus and a dragonfly with a third of their nodes free (every third
+ * node): `auto` maps a shuffled 8x4x4 stencil of 128 tasks on the
+ * network's tree (cluster_abstract.c) onto the fewest nodes (8 of 16
+ * PUs), with hop-bytes on the real network no higher than those of the
+ * scotch mapper (default strategy) on the same free PUs, nor than the
+ * floor measured when this was written: torus 961,600 (scotch 1,230,400),
+ * dragonfly 980,800 (scotch 1,384,600).
+ */
+static void abstract_case(const char *yaml, double floor_hb)
+{
+	topomatch_cluster_t *c;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_msg(topomatch_cluster_load_buffer(yaml, strlen(yaml), "net.yaml", NULL, &c,
+						    err) == 0, "%s", err);
+	int64_t nn = topomatch_cluster_nnodes(c), *allowed = malloc(sizeof(int64_t) * 16 * nn);
+	int64_t m = 0;
+	for (int64_t i = 0; i < nn; i += 3) {
+		int64_t cnt, first = topomatch_cluster_node_pus(c, i, &cnt);
+		for (int64_t k = 0; k < cnt; k++)
+			allowed[m++] = first + k;
+	}
+	const int dims[3] = { 8, 4, 4 };
+	const double w[3] = { 1000, 500, 100 };
+	topomatch_affinity_t *st, *a;
+	ck_assert_int_eq(topomatch_gen_stencil(3, dims, 7, 0, w, &st, err), 0);
+	ck_assert_int_eq(topomatch_affinity_shuffle(st, 1, &a, err), 0);
+	double hb[2];
+	for (int v = 0; v < 2; v++) {
+		topomatch_map_opts_t o;
+		topomatch_map_opts_init(&o);
+		o.allowed = allowed;
+		o.nallowed = m;
+		o.mapper = v ? "scotch" : NULL;
+		int64_t pu[128], nodes[128], nused, tpu[128];
+		topomatch_map_result_t res;
+		topomatch_metrics_t met;
+		ck_assert_msg(topomatch_cluster_select(c, a, &o, pu, nodes, &nused, &res, err) == 0,
+			      "%s", err);
+		for (int k = 0; k < 128; k++)
+			tpu[k] = topomatch_cluster_pu_to_topology(c, pu[k]);
+		ck_assert_int_eq(topomatch_metrics_compute(a, topomatch_cluster_topology(c), tpu,
+							   &met, err), 0);
+		hb[v] = met.hop_bytes;
+		if (!v) {
+			ck_assert_str_eq(res.mapper, "topomatch-const");
+			ck_assert_int_eq(nused, 8);
+		}
+	}
+	ck_assert_msg(hb[0] <= hb[1], "the network's tree: %g hop-bytes, Scotch %g", hb[0], hb[1]);
+	ck_assert_msg(hb[0] <= floor_hb, "%g hop-bytes (Scotch %g), more than the floor %g", hb[0],
+		      hb[1], floor_hb);
+	free(allowed);
+	topomatch_affinity_destroy(st);
+	topomatch_affinity_destroy(a);
+	topomatch_cluster_destroy(c);
+}
+
+START_TEST(auto_on_the_network_tree)
+{
+	abstract_case("cluster: t\nnodes:\n  - names: n[000-063]\n    hardware: \"pack:2 core:8 pu:1\"\n"
+		      "network:\n  type: torus\n  dims: [4, 4, 4]\n", 961600);
+	abstract_case("cluster: d\nnodes:\n  - names: n[000-063]\n    hardware: \"pack:2 core:8 pu:1\"\n"
+		      "network:\n  type: dragonfly\n  groups: 4\n  routers_per_group: 4\n"
+		      "  nodes_per_router: 4\n  global_links_per_router: 1\n", 980800);
+}
+END_TEST
+
 /* --------------------------------------------------------------- errors */
 
 static void expect_error(const char *yaml, const char *want)
@@ -663,6 +731,7 @@ int main(void)
 	tcase_add_test(tc, slots_for_cpus_per_task);
 	tcase_add_test(tc, select_slots_gather_under_one_switch);
 	tcase_add_test(tc, map_slots_as_srun);
+	tcase_add_test(tc, auto_on_the_network_tree);
 	tcase_add_test(tc, error_classes);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);

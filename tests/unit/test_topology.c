@@ -468,6 +468,71 @@ START_TEST(graph_bfs_ties)
 }
 END_TEST
 
+/*
+ * The router's BFS over the core with hanging trees (graph_hang.c) gives
+ * the hops, costs and routes of a BFS over the whole graph: random
+ * graphs of a cyclic core (with chords and a parallel link) and trees
+ * hung off it; PUs on core vertices, inner tree vertices and leaves;
+ * every pair of PUs compared.
+ */
+START_TEST(graph_hanging_trees_vs_bfs)
+{
+	topomatch_rng_t rng;
+	topomatch_rng_seed(&rng, 11);
+	for (int round = 0; round < 30; round++) {
+		int64_t ncore = 3 + (int64_t)topomatch_rng_below(&rng, 8);
+		int64_t nv = ncore + 20 + (int64_t)topomatch_rng_below(&rng, 40), m = 0;
+		int64_t a[400], b[400];
+		double c[400];
+		unsigned char compute[128];
+		for (int64_t v = 0; v < ncore; v++) { /* a ring with chords */
+			a[m] = v, b[m] = (v + 1) % ncore, c[m++] = 1 + (double)(v % 3);
+			if (topomatch_rng_below(&rng, 3) == 0)
+				a[m] = v, b[m] = (v + 2) % ncore, c[m++] = 2;
+		}
+		a[m] = 0, b[m] = 1, c[m++] = 5; /* a parallel link */
+		for (int64_t v = ncore; v < nv; v++) { /* each hangs off an earlier vertex */
+			a[m] = (int64_t)topomatch_rng_below(&rng, (uint64_t)v);
+			b[m] = v;
+			c[m++] = 1 + (double)topomatch_rng_below(&rng, 4);
+		}
+		for (int64_t v = 0; v < nv; v++)
+			compute[v] = topomatch_rng_below(&rng, 3) != 0;
+		compute[nv - 1] = 1;
+		topomatch_topology_t *t;
+		char err[TOPOMATCH_ERRLEN];
+		ck_assert_msg(topomatch_topology_graph(nv, m, a, b, c, compute, &t, err) == 0, "%s",
+			      err);
+		ck_assert_int_le(t->ncore, ncore);
+		topomatch_router_t *r;
+		tm_bfs_t full;
+		ck_assert_int_eq(topomatch_router_create(t, &r, err), 0);
+		ck_assert_int_eq(tm_bfs_init(&full, t->nvert), 0);
+		int64_t links[128], want[128];
+		for (int64_t p = 0; p < t->npu; p++) {
+			topomatch_router_source(r, p);
+			tm_bfs_run(&full, t, t->pu_vert[p]);
+			for (int64_t q = 0; q < t->npu; q++) {
+				int64_t w = t->pu_vert[q], h = full.dist[w];
+				for (int64_t i = h - 1, v = w; i >= 0; i--, v = full.parent[v])
+					want[i] = full.plink[v];
+				ck_assert_int_eq(topomatch_router_hops(r, q), h);
+				ck_assert_double_eq_tol(topomatch_router_cost(r, q), full.cost[w], 1e-9);
+				ck_assert_int_eq(topomatch_router_route(r, q, links, 128), h);
+				for (int64_t i = 0; i < h; i++)
+					ck_assert_msg(links[i] == want[i], "round %d, %lld -> %lld: link %lld "
+						      "is %lld, BFS %lld", round, (long long)p,
+						      (long long)q, (long long)i, (long long)links[i],
+						      (long long)want[i]);
+			}
+		}
+		tm_bfs_free(&full);
+		topomatch_router_destroy(r);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
 START_TEST(graph_switches)
 {
 	/*
@@ -1164,6 +1229,7 @@ static Suite *topology_suite(void)
 	tcase_add_test(tc, grid_numbering_and_distances);
 	tcase_add_test(tc, degenerate_torus_dims);
 	tcase_add_test(tc, graph_bfs_ties);
+	tcase_add_test(tc, graph_hanging_trees_vs_bfs);
 	tcase_add_test(tc, graph_switches);
 	tcase_add_test(tc, graph_errors);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,149 @@
+/*
+ * graph_hang.c - the trees that hang off a graph topology's core.
+ *
+ * In a cluster graph most vertices are tree-shaped appendages: a node's
+ * PUs, cores and sockets below the node, the node below its switch.  A
+ * route from a PU climbs its tree to the vertex the tree hangs from, runs
+ * through the core, and climbs down.  Pruning leaves repeatedly leaves the
+ * core; each pruned vertex keeps the neighbour it hung from.  A BFS from a
+ * PU then only needs the core (router.c): on a 10,240-node dragonfly 1,280
+ * routers instead of 200,000 vertices, which took 2.7 s to measure the
+ * hop-bytes of one 1,024-task job.
+ *
+ * The routes stay those of a BFS over the whole graph (neighbours in
+ * increasing vertex order, the lowest-numbered parallel link): core
+ * vertices are only discovered from core vertices, in the same order as a
+ * BFS of the core alone from the source's attachment vertex, and a path
+ * inside one hanging tree is the tree's only simple path.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "topology_internal.h"
+
+#include <stdlib.h>
+
+/* The first adjacency entry of v towards u (the lowest-numbered link). */
+static const tm_adj_t *entry(const topomatch_topology_t *t, int64_t v, int64_t u)
+{
+	for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++)
+		if (t->adj[e].nbr == u)
+			return &t->adj[e];
+	return NULL;
+}
+
+/* Distinct neighbours of v not yet removed. */
+static int64_t live_degree(const topomatch_topology_t *t, int64_t v, const unsigned char *gone)
+{
+	int64_t d = 0;
+	for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++)
+		if (!gone[t->adj[e].nbr] && (e == t->adj_ptr[v] || t->adj[e - 1].nbr != t->adj[e].nbr))
+			d++;
+	return d;
+}
+
+static void prune(const topomatch_topology_t *t, int64_t *deg, unsigned char *gone,
+		  int64_t *order, int64_t *norder)
+{
+	int64_t head = 0, tail = 0, n = t->nvert;
+	for (int64_t v = 0; v < n; v++)
+		if ((deg[v] = live_degree(t, v, gone)) <= 1)
+			order[tail++] = v;
+	while (head < tail) {
+		int64_t v = order[head++];
+		gone[v] = 1;
+		for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++) {
+			int64_t u = t->adj[e].nbr;
+			if (gone[u] || (e > t->adj_ptr[v] && t->adj[e - 1].nbr == u))
+				continue;
+			if (--deg[u] == 1)
+				order[tail++] = u;
+		}
+	}
+	*norder = tail;
+}
+
+void tm_graph_hang_free(topomatch_topology_t *t)
+{
+	free(t->core_id);
+	free(t->core_vert);
+	free(t->hang_att);
+	free(t->hang_parent);
+	free(t->hang_up);
+	free(t->hang_down);
+	free(t->hang_depth);
+	free(t->hang_cost);
+	t->core_id = t->core_vert = t->hang_att = t->hang_parent = NULL;
+	t->hang_up = t->hang_down = t->hang_depth = NULL;
+	t->hang_cost = NULL;
+}
+
+int tm_graph_hang_build(topomatch_topology_t *t)
+{
+	int64_t n = t->nvert, norder = 0;
+	int64_t *deg = tm_alloc(n, sizeof(*deg)), *order = tm_alloc(n, sizeof(*order));
+	unsigned char *gone = tm_zalloc(n, 1);
+	t->core_id = tm_alloc(n, sizeof(*t->core_id));
+	t->hang_att = tm_alloc(n, sizeof(*t->hang_att));
+	t->hang_parent = tm_alloc(n, sizeof(*t->hang_parent));
+	t->hang_up = tm_alloc(n, sizeof(*t->hang_up));
+	t->hang_down = tm_alloc(n, sizeof(*t->hang_down));
+	t->hang_depth = tm_alloc(n, sizeof(*t->hang_depth));
+	t->hang_cost = tm_alloc(n, sizeof(*t->hang_cost));
+	int rc = TOPOMATCH_ENOMEM;
+	if (!deg || !order || !gone || !t->core_id || !t->hang_att || !t->hang_parent ||
+	    !t->hang_up || !t->hang_down || !t->hang_depth || !t->hang_cost)
+		goto out;
+	prune(t, deg, gone, order, &norder);
+	/* a pruned vertex hangs from its one neighbour still there when it
+	 * went; with none (the last vertex of a tree-shaped component) it is
+	 * the core of its component */
+	for (int64_t v = 0; v < n; v++)
+		t->hang_parent[v] = -1;
+	for (int64_t k = 0; k < norder; k++)
+		gone[order[k]] = 0;
+	for (int64_t k = 0; k < norder; k++) {
+		int64_t v = order[k];
+		gone[v] = 1;
+		for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++)
+			if (!gone[t->adj[e].nbr]) {
+				t->hang_parent[v] = t->adj[e].nbr;
+				break;
+			}
+	}
+	t->ncore = 0;
+	for (int64_t v = 0; v < n; v++)
+		t->core_id[v] = t->hang_parent[v] < 0 ? t->ncore++ : -1;
+	if (!(t->core_vert = tm_alloc(t->ncore, sizeof(*t->core_vert))))
+		goto out;
+	for (int64_t v = 0; v < n; v++) {
+		if (t->core_id[v] >= 0) {
+			t->core_vert[t->core_id[v]] = v;
+			t->hang_att[v] = v;
+			t->hang_depth[v] = 0;
+			t->hang_cost[v] = 0;
+			t->hang_up[v] = t->hang_down[v] = -1;
+		}
+	}
+	/* parents went after their children: fill from the last pruned */
+	for (int64_t k = norder - 1; k >= 0; k--) {
+		int64_t v = order[k], p = t->hang_parent[v];
+		if (p < 0)
+			continue;
+		const tm_adj_t *up = entry(t, v, p), *down = entry(t, p, v);
+		t->hang_att[v] = t->hang_att[p];
+		t->hang_depth[v] = t->hang_depth[p] + 1;
+		t->hang_cost[v] = t->hang_cost[p] + up->cost;
+		t->hang_up[v] = up->link;
+		t->hang_down[v] = down->link;
+	}
+	rc = TOPOMATCH_OK;
+out:
+	free(deg);
+	free(order);
+	free(gone);
+	if (rc)
+		tm_graph_hang_free(t);
+	return rc;
+}

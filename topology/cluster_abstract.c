@@ -1,0 +1,195 @@
+/*
+ * cluster_abstract.c - a balanced tree over the node positions of a torus,
+ * mesh or dragonfly cluster, on which `auto` maps a job onto free PUs.
+ *
+ * Why: on these networks the constrained mapping was Scotch on a
+ * sub-architecture of the whole machine (TopoMatch §4.4, Fig. 3), whose
+ * target Scotch builds again at every call: 60-150 ms on 1,024 nodes and
+ * tens of seconds on a 10,240-node dragonfly (issue 18), far over a
+ * scheduler's budget, and Scotch spreads a job over more nodes than it
+ * needs (168 nodes for 64 nodes' worth of tasks on a 1,024-node
+ * dragonfly).  TOPOMATCHCONST (TopoMatch §4.4, Alg. 2: TreeMatch's
+ * bottom-up grouping with the free leaves as constraints) works on trees
+ * in time close to linear in the free PUs, so the network is seen as the
+ * hierarchy it is built from ("work on switches before PUs"):
+ *   - dragonfly: groups, then the routers of a group (all-to-all local
+ *     links), then the nodes of a router (Kim et al., ISCA 2008, §3);
+ *   - torus and mesh: recursive bisection of the router grid, the longest
+ *     dimension first, cut by its smallest prime factor, so that each
+ *     subtree is a compact box (the partitioning order of recursive
+ *     bisection mappers);
+ * then the nodes of a router and the node's hardware levels.  Tasks that
+ * talk most end up in the smallest common box or group.  The result is
+ * measured on the real network (hop-bytes of the cluster topology) by
+ * the callers; bench/plugin_scale compares it with Scotch at its best.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "cluster_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct levels {
+	int n;
+	int arity[TOPOMATCH_MAX_LEVELS];
+	double cost[TOPOMATCH_MAX_LEVELS];
+	int dim[TOPOMATCH_MAX_LEVELS]; /* torus/mesh: the dimension a level cuts */
+} levels_t;
+
+static int push(levels_t *l, int arity, double cost, int dim)
+{
+	if (l->n >= TOPOMATCH_MAX_LEVELS)
+		return -1;
+	l->arity[l->n] = arity;
+	l->cost[l->n] = cost;
+	l->dim[l->n++] = dim;
+	return 0;
+}
+
+static int smallest_factor(int x)
+{
+	for (int f = 2; f * f <= x; f++)
+		if (x % f == 0)
+			return f;
+	return x;
+}
+
+/* Bisection levels of the router grid; the link cost of a level grows with
+ * the extent of the box it cuts (only the abstraction's own metrics read
+ * it: TOPOMATCHCONST groups by arity). */
+static int grid_levels(const tm_cluster_desc_t *d, levels_t *l)
+{
+	int ext[TOPOMATCH_MAX_DIMS];
+	memcpy(ext, d->dims, sizeof(ext));
+	for (;;) {
+		int k = 0;
+		for (int j = 1; j < d->ndims; j++)
+			if (ext[j] > ext[k])
+				k = j;
+		if (ext[k] <= 1)
+			return 0;
+		int f = smallest_factor(ext[k]);
+		if (push(l, f, d->link_cost * (ext[k] / 4.0 > 0.5 ? ext[k] / 4.0 : 0.5), k))
+			return -1;
+		ext[k] /= f;
+	}
+}
+
+/* The position of router `id` (first dimension fastest) among the leaves
+ * of the bisection levels l[0 .. ncut-1]. */
+static int64_t grid_position(const tm_cluster_desc_t *d, const levels_t *l, int ncut,
+			     int64_t id)
+{
+	int co[TOPOMATCH_MAX_DIMS], ext[TOPOMATCH_MAX_DIMS];
+	for (int k = 0; k < d->ndims; k++) {
+		co[k] = (int)(id % d->dims[k]);
+		id /= d->dims[k];
+		ext[k] = d->dims[k];
+	}
+	int64_t pos = 0;
+	for (int v = 0; v < ncut; v++) {
+		int k = l->dim[v], sub = ext[k] / l->arity[v];
+		pos = pos * l->arity[v] + co[k] / sub;
+		co[k] %= sub;
+		ext[k] = sub;
+	}
+	return pos;
+}
+
+int tm_cluster_build_abstract(topomatch_cluster_t *c, char *err)
+{
+	const tm_cluster_desc_t *d = &c->d;
+	levels_t l = { 0 };
+	int ncut, bad = 0;
+	if (d->net == TM_NET_DRAGONFLY) {
+		bad |= push(&l, (int)d->df_groups, (d->global_cost + d->link_cost) / 2, -1);
+		bad |= push(&l, (int)d->df_routers, d->link_cost / 2, -1);
+	} else if (d->net == TM_NET_TORUS || d->net == TM_NET_MESH) {
+		bad |= grid_levels(d, &l);
+	} else {
+		return TOPOMATCH_OK; /* trees map on themselves; graphs: Scotch */
+	}
+	ncut = l.n;
+	if (d->nodes_per_router > 1)
+		bad |= push(&l, d->nodes_per_router, 1, -1);
+	for (int k = 0; k < c->shape.nlevels; k++)
+		bad |= push(&l, c->shape.arity[k], 1, -1);
+	if (bad || l.n == 0)
+		return TOPOMATCH_OK; /* too deep, or one PU: Scotch as before */
+	if (!(c->abs_of_slot = tm_alloc(c->nslots, sizeof(*c->abs_of_slot))) ||
+	    !(c->slot_of_abs = tm_alloc(c->nslots, sizeof(*c->slot_of_abs))))
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	int npr = d->nodes_per_router;
+	for (int64_t s = 0; s < c->nslots; s++) {
+		int64_t router = s / npr;
+		int64_t pos = d->net == TM_NET_DRAGONFLY ? router : grid_position(d, &l, ncut, router);
+		c->abs_of_slot[s] = pos * npr + s % npr;
+		c->slot_of_abs[c->abs_of_slot[s]] = s;
+	}
+	char why[TOPOMATCH_ERRLEN];
+	int rc = topomatch_topology_tree(l.n, l.arity, l.cost, &c->abs, why);
+	if (rc == TOPOMATCH_OK && topomatch_topology_npu(c->abs) != c->nslots * c->slot_pus)
+		rc = tm_err(why, TOPOMATCH_EINVAL, "%lld leaves for %lld PUs",
+			    (long long)topomatch_topology_npu(c->abs),
+			    (long long)(c->nslots * c->slot_pus));
+	if (rc)
+		return tm_err(err, rc, "internal error: the network's tree: %s", why);
+	return TOPOMATCH_OK;
+}
+
+static int64_t to_abs(const topomatch_cluster_t *c, int64_t tpu)
+{
+	return c->abs_of_slot[tpu / c->slot_pus] * c->slot_pus + tpu % c->slot_pus;
+}
+
+static int64_t from_abs(const topomatch_cluster_t *c, int64_t apu)
+{
+	return c->slot_of_abs[apu / c->slot_pus] * c->slot_pus + apu % c->slot_pus;
+}
+
+/*
+ * TOPOMATCHCONST on the tree, kept when it beats the natural placement
+ * (task i on the i-th allowed PU, Slurm's and mpirun's default) by the
+ * tree's hop-bytes, as `auto` keeps only a mapping that beats it
+ * (TopoMatch Alg. 1 starts from round-robin, §5.5).  o->allowed holds
+ * topology PUs; pu[] receives topology PUs.
+ */
+int tm_cluster_map_abstract(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
+			    const topomatch_map_opts_t *o, int64_t *pu,
+			    topomatch_map_result_t *res, char *err)
+{
+	int64_t n = topomatch_affinity_ntasks(a), m = o->nallowed;
+	int64_t *allowed = tm_alloc(m, sizeof(*allowed)), *rr = tm_alloc(n, sizeof(*rr));
+	int rc = allowed && rr ? TOPOMATCH_OK : tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	topomatch_map_opts_t t = *o;
+	topomatch_metrics_t mc, mr;
+	topomatch_map_result_t own;
+	if (!res)
+		res = &own;
+	for (int64_t k = 0; rc == TOPOMATCH_OK && k < m; k++)
+		allowed[k] = to_abs(c, o->allowed[k]);
+	if (rc == TOPOMATCH_OK) {
+		t.allowed = allowed;
+		t.mapper = "topomatch-const";
+		rc = topomatch_map(a, c->abs, &t, pu, res, err);
+	}
+	if (rc == TOPOMATCH_OK && !res->fell_back && m >= n) {
+		for (int64_t i = 0; i < n; i++)
+			rr[i] = allowed[i];
+		rc = topomatch_metrics_compute(a, c->abs, pu, &mc, err);
+		if (rc == TOPOMATCH_OK)
+			rc = topomatch_metrics_compute(a, c->abs, rr, &mr, err);
+		if (rc == TOPOMATCH_OK && mr.hop_bytes <= mc.hop_bytes) {
+			memcpy(pu, rr, (size_t)n * sizeof(*pu));
+			snprintf(res->mapper, sizeof(res->mapper), "round-robin");
+		}
+	}
+	for (int64_t i = 0; rc == TOPOMATCH_OK && i < n; i++)
+		pu[i] = from_abs(c, pu[i]);
+	free(allowed);
+	free(rr);
+	return rc;
+}
