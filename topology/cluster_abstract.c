@@ -18,6 +18,12 @@
  *     dimension first, cut by its smallest prime factor, so that each
  *     subtree is a compact box (the partitioning order of recursive
  *     bisection mappers);
+ *   - general graphs: the switches in breadth-first order from a
+ *     pseudo-peripheral switch (Cuthill-McKee, the order GreedyMap's BFS
+ *     takes, ICS 2017 §4.5), cut in halves: switches close in that order
+ *     are close in the network, and each subtree is a run of them; a
+ *     switch's nodes below it (positions left empty where switches have
+ *     fewer nodes than the largest);
  * then the nodes of a router and the node's hardware levels.  Tasks that
  * talk most end up in the smallest common box or group.  The result is
  * measured on the real network (hop-bytes of the cluster topology) by
@@ -99,42 +105,162 @@ static int64_t grid_position(const tm_cluster_desc_t *d, const levels_t *l, int 
 	return pos;
 }
 
+/* For graph networks: each node's switch (from `attach`) and the
+ * switches' rank in BFS order; the most nodes on one switch. */
+typedef struct sworder {
+	int64_t nsw, maxper;
+	int64_t *node_sw;  /* node -> switch */
+	int64_t *rank;     /* switch -> BFS rank */
+	int64_t *within;   /* node -> index among its switch's nodes */
+} sworder_t;
+
+static void sworder_free(sworder_t *o)
+{
+	free(o->node_sw);
+	free(o->rank);
+	free(o->within);
+}
+
+/* BFS over the switch links from s, visiting in order[] from *n; the
+ * last vertex reached is the farthest. */
+static void sw_bfs(const int64_t *ptr, const int64_t *adj, int64_t s, int64_t *rank,
+		   int64_t *order, int64_t *n)
+{
+	int64_t head = *n;
+	rank[s] = (*n)++;
+	order[rank[s]] = s;
+	while (head < *n) {
+		int64_t v = order[head++];
+		for (int64_t e = ptr[v]; e < ptr[v + 1]; e++)
+			if (rank[adj[e]] < 0) {
+				rank[adj[e]] = *n;
+				order[(*n)++] = adj[e];
+			}
+	}
+}
+
+static int graph_order(const topomatch_cluster_t *c, sworder_t *o)
+{
+	const tm_cluster_desc_t *d = &c->d;
+	char name[TM_HOSTLIST_MAX_NAME + 1];
+	int64_t nsw = tm_hostlist_count(d->switches), n = 0;
+	int64_t *ptr = tm_zalloc(nsw + 1, sizeof(*ptr)), *adj = tm_alloc(2 * d->nlinks, sizeof(*adj));
+	int64_t *order = tm_alloc(nsw, sizeof(*order)), *count = tm_zalloc(nsw, sizeof(*count));
+	o->nsw = nsw;
+	o->maxper = 0;
+	o->node_sw = tm_alloc(d->nnodes, sizeof(*o->node_sw));
+	o->rank = tm_alloc(nsw, sizeof(*o->rank));
+	o->within = tm_alloc(d->nnodes, sizeof(*o->within));
+	int rc = TOPOMATCH_ENOMEM;
+	if (!ptr || !adj || !order || !count || !o->node_sw || !o->rank || !o->within)
+		goto out;
+	for (int64_t k = 0; k < d->nlinks; k++) {
+		ptr[d->link[k].a + 1]++;
+		ptr[d->link[k].b + 1]++;
+	}
+	for (int64_t v = 0; v < nsw; v++)
+		ptr[v + 1] += ptr[v];
+	for (int64_t k = 0; k < d->nlinks; k++) {
+		adj[ptr[d->link[k].a] + count[d->link[k].a]++] = d->link[k].b;
+		adj[ptr[d->link[k].b] + count[d->link[k].b]++] = d->link[k].a;
+	}
+	/* pseudo-peripheral start: the farthest switch from switch 0, per
+	 * component (switches without nodes included: they carry paths) */
+	for (int64_t v = 0; v < nsw; v++)
+		o->rank[v] = -1;
+	for (int64_t s = 0; s < nsw; s++) {
+		if (o->rank[s] >= 0)
+			continue;
+		int64_t start = n;
+		sw_bfs(ptr, adj, s, o->rank, order, &n);
+		int64_t far = order[n - 1];
+		for (int64_t k = start; k < n; k++)
+			o->rank[order[k]] = -1;
+		n = start;
+		sw_bfs(ptr, adj, far, o->rank, order, &n);
+	}
+	for (int64_t v = 0; v < nsw; v++)
+		count[v] = 0;
+	for (int64_t k = 0; k < d->nattach; k++) {
+		const tm_attach_desc_t *at = &d->attach[k];
+		for (int64_t j = 0; j < tm_hostlist_count(at->nodes); j++) {
+			tm_hostlist_name(at->nodes, j, name, sizeof(name));
+			int64_t i = tm_hostlist_find(d->all, name);
+			o->node_sw[i] = at->sw;
+			o->within[i] = count[at->sw]++;
+			if (count[at->sw] > o->maxper)
+				o->maxper = count[at->sw];
+		}
+	}
+	rc = TOPOMATCH_OK;
+out:
+	free(ptr);
+	free(adj);
+	free(order);
+	free(count);
+	return rc;
+}
+
 int tm_cluster_build_abstract(topomatch_cluster_t *c, char *err)
 {
 	const tm_cluster_desc_t *d = &c->d;
 	levels_t l = { 0 };
-	int ncut, bad = 0;
-	if (d->net == TM_NET_DRAGONFLY) {
+	sworder_t so = { 0 };
+	int ncut, bad = 0, npr = d->nodes_per_router;
+	if (d->net == TM_NET_GRAPH) {
+		if (graph_order(c, &so)) {
+			sworder_free(&so);
+			return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+		}
+		for (int64_t w = 1; w < so.nsw; w *= 2)
+			bad |= push(&l, 2, 1, -1);
+		npr = (int)so.maxper;
+	} else if (d->net == TM_NET_DRAGONFLY) {
 		bad |= push(&l, (int)d->df_groups, (d->global_cost + d->link_cost) / 2, -1);
 		bad |= push(&l, (int)d->df_routers, d->link_cost / 2, -1);
 	} else if (d->net == TM_NET_TORUS || d->net == TM_NET_MESH) {
 		bad |= grid_levels(d, &l);
 	} else {
-		return TOPOMATCH_OK; /* trees map on themselves; graphs: Scotch */
+		return TOPOMATCH_OK; /* trees map on themselves; switch trees kept as graphs: Scotch */
 	}
 	ncut = l.n;
-	if (d->nodes_per_router > 1)
-		bad |= push(&l, d->nodes_per_router, 1, -1);
+	if (npr > 1)
+		bad |= push(&l, npr, 1, -1);
 	for (int k = 0; k < c->shape.nlevels; k++)
 		bad |= push(&l, c->shape.arity[k], 1, -1);
-	if (bad || l.n == 0)
+	if (bad || l.n == 0) {
+		sworder_free(&so);
 		return TOPOMATCH_OK; /* too deep, or one PU: Scotch as before */
+	}
+	int64_t npos = 1;
+	for (int k = 0; k < l.n - c->shape.nlevels; k++)
+		npos *= l.arity[k];
+	/* graphs: positions left empty (-1) where switches have fewer nodes */
 	if (!(c->abs_of_slot = tm_alloc(c->nslots, sizeof(*c->abs_of_slot))) ||
-	    !(c->slot_of_abs = tm_alloc(c->nslots, sizeof(*c->slot_of_abs))))
+	    !(c->slot_of_abs = tm_alloc(npos, sizeof(*c->slot_of_abs)))) {
+		sworder_free(&so);
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	int npr = d->nodes_per_router;
+	}
+	c->abs_npos = npos;
+	for (int64_t p = 0; p < npos; p++)
+		c->slot_of_abs[p] = -1;
 	for (int64_t s = 0; s < c->nslots; s++) {
-		int64_t router = s / npr;
-		int64_t pos = d->net == TM_NET_DRAGONFLY ? router : grid_position(d, &l, ncut, router);
-		c->abs_of_slot[s] = pos * npr + s % npr;
+		int64_t router = s / npr, pos;
+		if (d->net == TM_NET_GRAPH) /* slot s is node s */
+			c->abs_of_slot[s] = so.rank[so.node_sw[s]] * npr + so.within[s];
+		else {
+			pos = d->net == TM_NET_DRAGONFLY ? router : grid_position(d, &l, ncut, router);
+			c->abs_of_slot[s] = pos * npr + s % npr;
+		}
 		c->slot_of_abs[c->abs_of_slot[s]] = s;
 	}
+	sworder_free(&so);
 	char why[TOPOMATCH_ERRLEN];
 	int rc = topomatch_topology_tree(l.n, l.arity, l.cost, &c->abs, why);
-	if (rc == TOPOMATCH_OK && topomatch_topology_npu(c->abs) != c->nslots * c->slot_pus)
+	if (rc == TOPOMATCH_OK && topomatch_topology_npu(c->abs) != npos * c->slot_pus)
 		rc = tm_err(why, TOPOMATCH_EINVAL, "%lld leaves for %lld PUs",
 			    (long long)topomatch_topology_npu(c->abs),
-			    (long long)(c->nslots * c->slot_pus));
+			    (long long)(npos * c->slot_pus));
 	if (rc)
 		return tm_err(err, rc, "internal error: the network's tree: %s", why);
 	return TOPOMATCH_OK;

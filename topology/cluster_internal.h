@@ -125,11 +125,12 @@ struct topomatch_cluster {
 	int32_t *node_group;
 	tm_node_hw_t shape; /* enclosing node shape (levels only) */
 	int64_t **unembed; /* per group: enclosing index -> node PU, -1 */
-	/* torus, mesh, dragonfly: the network as a balanced tree over the
+	/* torus, mesh, dragonfly, graph: the network as a balanced tree over the
 	 * positions (cluster_abstract.c); NULL elsewhere */
 	topomatch_topology_t *abs;
 	int64_t *abs_of_slot; /* position -> the tree's position */
-	int64_t *slot_of_abs;
+	int64_t *slot_of_abs; /* abs_npos entries, -1 where no node is */
+	int64_t abs_npos;
 };
 
 /* Builders: set c->topo, c->nslots and c->slot[] from c->d (nodes and

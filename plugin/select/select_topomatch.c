@@ -58,9 +58,8 @@
 
 #include "topomatch.h"
 #include "topomatch_cluster.h"
-#include "tm_decision.h"
+#include "tm_choose.h"
 #include "tm_spank_env.h"
-#include "tm_plugin_conf.h"
 
 #define TM_EXPORT __attribute__((visibility("default")))
 
@@ -105,796 +104,12 @@ TM_EXPORT int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
  */
 diag_stats_t slurmctld_diag_stats;
 
-typedef int (*tm_choose_nodes_fn)(job_record_t *job_ptr, bitstr_t *node_map,
-				  bitstr_t **avail_core, uint32_t min_nodes,
-				  uint32_t max_nodes, uint32_t req_nodes,
-				  avail_res_t **avail_res_array, uint16_t cr_type,
-				  bool prefer_alloc_nodes,
-				  gres_mc_data_t *tres_mc_ptr);
 
-/* cons_tres' choose_nodes, which the wrapper delegates to. */
-static tm_choose_nodes_fn tm_cons_tres_choose_nodes;
-
-typedef enum {
-	TOPOMATCH_KEEP = 0,	/* no subset: cons_tres chooses among all */
-	TOPOMATCH_NARROWED = 1,	/* *narrowed is the subset to choose in */
-} topomatch_narrow_t;
-
-/*
- * The plugin's settings (topomatch.conf) and the cluster description,
- * loaded once in slurmctld.  Without them nothing is narrowed.
- */
-static tm_plugin_conf_t tm_conf;
-static topomatch_cluster_t *tm_cluster;
-
-/*
- * Decisions already computed, and the time spent in the current main
- * scheduler ([0]) and backfill ([1]) cycles.  slurmctld holds its job and
- * node write locks around job tests; the mutex makes the plugin safe
- * without relying on that.
- */
-#define TM_CACHE_DECISIONS 1024
-
-/*
- * spank_job_env entries looked through for a pattern: its most entries
- * and room for other SPANK plugins'.  Slurm accepts millions (a job of
- * 2 million cost 65 ms per job test to scan, with slurmctld's locks
- * held); a longer one is not read at all, and its job keeps cons_tres'
- * choice, noted once under this key.
- */
-#define TM_MAX_ENV_ENTRIES (TOPOMATCH_BLOB_MAX_ENTRIES + 4096)
-#define TM_KEY_ENV_TOO_LONG UINT64_C(0x5e5e5e5e5e5e5e5e)
-static pthread_mutex_t tm_mutex = PTHREAD_MUTEX_INITIALIZER;
-static tm_decision_cache_t tm_cache;
-static tm_cycle_t tm_cycles[2];
-static unsigned long long tm_reused, tm_computed, tm_fallbacks; /* for the log */
+/* The plugin's decisions (tm_choose.c): settings, cluster, cache, budgets. */
+static tm_chooser_t tm_ch = { .mutex = PTHREAD_MUTEX_INITIALIZER };
 
 /* The mode of the select_p_job_test in progress on this thread. */
 static __thread uint16_t tm_job_test_mode = SELECT_MODE_RUN_NOW;
-
-static double tm_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/*
- * The job's SystemComment (`scontrol show job`, sacct) gets one line of
- * the plugin's, "topomatch: msg", replacing its earlier one: Slurm's own
- * lines are kept, and the line says the latest decision.
- */
-static void tm_comment(job_record_t *job_ptr, const char *msg)
-{
-	char *merged = tm_comment_merge(job_ptr->system_comment, msg);
-
-	if (!merged || (job_ptr->system_comment && !strcmp(merged, job_ptr->system_comment))) {
-		free(merged);
-		return;
-	}
-	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = xstrdup(merged);
-	free(merged);
-}
-
-/* Why a job keeps cons_tres' choice: in the log (debug, once per decision:
- * decisions are cached) and in the job's SystemComment. */
-static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void tm_note(job_record_t *job_ptr, const char *fmt, ...)
-{
-	char msg[TOPOMATCH_ERRLEN + 128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	debug("%pJ: %s", job_ptr, msg);
-	tm_comment(job_ptr, msg);
-}
-
-/* How much the cache saved and how often cons_tres refused a narrowed
- * set, for the log. */
-static void tm_cache_stats(const char *when)
-{
-	if (tm_reused || tm_computed)
-		info("%s: %llu decisions computed, %llu reused; %llu fell back to cons_tres' "
-		     "choice", when, tm_computed, tm_reused, tm_fallbacks);
-}
-
-/* Read topomatch.conf and the cluster YAML it names (slurmctld only). */
-static void tm_load(void)
-{
-	char path[4096], err[TOPOMATCH_ERRLEN];
-	int rc;
-
-	tm_plugin_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
-	rc = tm_plugin_conf_read(path, &tm_conf, err, sizeof(err));
-	if (rc != 0) {
-		error("%s: no topology-aware placement", err);
-		return;
-	}
-	if (!tm_conf.enabled) {
-		info("%s: Enabled=no: cons_tres' placement for every job", path);
-		return;
-	}
-	if (!tm_conf.cluster_yaml[0]) {
-		error("%s: no ClusterYAML: no topology-aware placement", path);
-		return;
-	}
-	if (topomatch_cluster_load(tm_conf.cluster_yaml, &tm_cluster, err)) {
-		error("%s", err);
-		tm_cluster = NULL;
-		return;
-	}
-	info("cluster %s from %s: %lld nodes, %lld PUs; budget %g ms per job",
-	     topomatch_cluster_name(tm_cluster), tm_conf.cluster_yaml,
-	     (long long) topomatch_cluster_nnodes(tm_cluster),
-	     (long long) topomatch_cluster_npu(tm_cluster), tm_conf.job_budget_ms);
-}
-
-/* One job test as cons_tres hands it to choose_nodes. */
-typedef struct {
-	job_record_t *job;
-	bitstr_t *node_map;		/* the candidate nodes */
-	bitstr_t **avail_core;		/* their free cores (may be NULL) */
-	avail_res_t **avail_res;	/* what each can give the job */
-	uint32_t min_nodes, max_nodes, req_nodes;
-	uint16_t cr_type;
-	bool prefer_alloc_nodes;
-	gres_mc_data_t *tres_mc;
-} tm_test_t;
-
-static uint16_t tm_cpt(const tm_test_t *t)
-{
-	return t->job->details->cpus_per_task > 1 ? t->job->details->cpus_per_task : 1;
-}
-
-/*
- * The CPUs node i can give the job's tasks: what cons_tres computed for
- * it (avail_cpus: free cores, memory, GRES, --ntasks-per-node,
- * --ntasks-per-socket, -c), and with -N M no more than the tasks' share
- * of M nodes, so that the mapping spreads over at least M.
- */
-static int64_t tm_node_cap(const tm_test_t *t, int i)
-{
-	struct job_details *d = t->job->details;
-	int64_t cap = t->avail_res[i] ? t->avail_res[i]->avail_cpus : 0;
-
-	if (t->min_nodes > 1 && d->num_tasks) {
-		int64_t share = ((int64_t) d->num_tasks + t->min_nodes - 1) / t->min_nodes;
-		cap = MIN(cap, share * tm_cpt(t));
-	}
-	return cap;
-}
-
-/*
- * The PUs of the candidate nodes the mapping may use, in cluster
- * numbering: the PUs of the cores avail_core leaves free (every PU of a
- * core when PUs are hardware threads), at most tm_node_cap() of each
- * node.  slurm_of[cluster node] = Slurm's node index.
- */
-static void tm_free_pus(const tm_test_t *t, int64_t *pus, int64_t *npus, int64_t *slurm_of)
-{
-	*npus = 0;
-	for (int i = 0; i < node_record_count; i++) {
-		node_record_t *node = node_record_table_ptr[i];
-		int64_t cn, first, count, cap, kept = 0;
-
-		if (!bit_test(t->node_map, i) || !node)
-			continue;
-		cn = topomatch_cluster_node_find(tm_cluster, node->name);
-		if (cn < 0)
-			continue; /* not in the YAML: never chosen by the mapper */
-		slurm_of[cn] = i;
-		first = topomatch_cluster_node_pus(tm_cluster, cn, &count);
-		cap = tm_node_cap(t, i);
-		for (int64_t k = 0; k < count && kept < cap; k++) {
-			int64_t core = count > node->tot_cores && node->tot_cores ?
-				k / (count / node->tot_cores) : k;
-			if (t->avail_core && t->avail_core[i] &&
-			    (core >= bit_size(t->avail_core[i]) ||
-			     !bit_test(t->avail_core[i], core)))
-				continue;
-			pus[(*npus)++] = first + k;
-			kept++;
-		}
-	}
-}
-
-/*
- * Tasks of several CPUs each: the free PUs become one per slot of
- * cpus_per_task PUs of a node (topomatch_cluster_slots), each task mapped
- * onto a slot's first PU.  cons_tres then gives each task its CPUs on the
- * nodes the mapping chose.
- */
-static void tm_slot_firsts(uint16_t cpus_per_task, int64_t *pus, int64_t *npus)
-{
-	int64_t *slot = xcalloc(*npus + 1, sizeof(*slot)), nslots = 0;
-	char err[TOPOMATCH_ERRLEN];
-
-	if (topomatch_cluster_slots(tm_cluster, pus, *npus, cpus_per_task, slot,
-				    &nslots, err)) {
-		error("%s", err); /* the PUs come from the cluster: cannot happen */
-		nslots = 0;
-	}
-	for (int64_t s = 0; s < nslots; s++)
-		pus[s] = slot[s * cpus_per_task];
-	*npus = nslots;
-	xfree(slot);
-}
-
-/* The job's pattern from its spank_job_env, or NULL (noted why). */
-static topomatch_affinity_t *tm_pattern(job_record_t *job_ptr)
-{
-	topomatch_blob_limits_t lim = { .max_tasks = tm_conf.max_tasks };
-	topomatch_affinity_t *a = NULL;
-	char err[TOPOMATCH_ERRLEN];
-	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
-
-	if (topomatch_blob_decode_env((const char *const *) job_ptr->spank_job_env,
-				      job_ptr->spank_job_env_size, NULL, &lim, &a,
-				      NULL, err)) {
-		tm_note(job_ptr, "pattern rejected: %s", err);
-		return NULL;
-	}
-	if (!a)
-		return NULL;
-	if (topomatch_affinity_ntasks(a) != (int64_t) ntasks) {
-		tm_note(job_ptr, "the pattern has %lld tasks, the job %u (give -n %lld)",
-			(long long) topomatch_affinity_ntasks(a), ntasks,
-			(long long) topomatch_affinity_ntasks(a));
-		topomatch_affinity_destroy(a);
-		return NULL;
-	}
-	return a;
-}
-
-/* Hop-bytes of the pattern with task k on cluster PU pu[k]; -1 on error. */
-static double tm_hop_bytes(const topomatch_affinity_t *a, const int64_t *pu)
-{
-	int64_t n = topomatch_affinity_ntasks(a), *tpu = xcalloc(n + 1, sizeof(*tpu));
-	topomatch_metrics_t m;
-	char err[TOPOMATCH_ERRLEN];
-	double hb = -1;
-
-	for (int64_t k = 0; k < n; k++)
-		tpu[k] = topomatch_cluster_pu_to_topology(tm_cluster, pu[k]);
-	if (!topomatch_metrics_compute(a, topomatch_cluster_topology(tm_cluster), tpu, &m, err))
-		hb = m.hop_bytes;
-	xfree(tpu);
-	return hb;
-}
-
-/*
- * cons_tres' own choice for the job, made on copies so that nothing of the
- * job test changes: the CPUs it would give the job on each Slurm node (0
- * where it chose none), or NULL when it cannot be asked that way (a job
- * with GRES: cons_tres rewrites its per-socket GRES lists as it chooses)
- * or finds no allocation.
- */
-static uint16_t *tm_cons_tres_choice(const tm_test_t *t)
-{
-	job_record_t *job = t->job;
-	bool best_switch = job->best_switch;
-	uint32_t req_switch = job->req_switch;
-	bitstr_t *map, **cores;
-	avail_res_t **res;
-	uint16_t *cpus = NULL;
-
-	if (job->gres_list_req)
-		return NULL;
-	map = bit_copy(t->node_map);
-	cores = copy_core_array(t->avail_core);
-	res = xcalloc(node_record_count, sizeof(*res));
-	for (int i = 0; i < node_record_count; i++) {
-		if (!t->avail_res[i])
-			continue;
-		res[i] = xmalloc(sizeof(**res));
-		*res[i] = *t->avail_res[i];
-		res[i]->sock_gres_list = NULL;
-		if (t->avail_res[i]->avail_cores_per_sock) {
-			size_t bytes = t->avail_res[i]->sock_cnt * sizeof(uint16_t);
-			res[i]->avail_cores_per_sock = xmalloc(bytes ? bytes : 1);
-			memcpy(res[i]->avail_cores_per_sock,
-			       t->avail_res[i]->avail_cores_per_sock, bytes);
-		}
-	}
-	if (tm_cons_tres_choose_nodes(job, map, cores, t->min_nodes, t->max_nodes,
-				      t->req_nodes, res, t->cr_type, t->prefer_alloc_nodes,
-				      t->tres_mc) == SLURM_SUCCESS) {
-		cpus = xcalloc(node_record_count, sizeof(*cpus));
-		for (int i = 0; i < node_record_count; i++)
-			if (res[i] && bit_test(map, i))
-				cpus[i] = res[i]->avail_cpus;
-	}
-	job->best_switch = best_switch; /* set by cons_tres' topology choice */
-	job->req_switch = req_switch;
-	for (int i = 0; i < node_record_count; i++) {
-		if (res[i])
-			xfree(res[i]->avail_cores_per_sock);
-		xfree(res[i]);
-	}
-	xfree(res);
-	free_core_array(&cores);
-	FREE_NULL_BITMAP(map);
-	return cpus;
-}
-
-/*
- * The PUs cons_tres' own choice gives the job (cpus[] per Slurm node, 0
- * where it chose none): of each node, its first PUs in pus[] (the
- * mapping's candidates, node by node), as many as the tasks it holds.
- * Ranks in this order are Slurm's block layout.  *m how many (< n when
- * those PUs do not hold every rank).
- */
-static int64_t *tm_cons_pus(const tm_test_t *t, int64_t n, const int64_t *pus, int64_t npus,
-			    const int64_t *slurm_of, const uint16_t *cpus, int64_t *m)
-{
-	int64_t *pu = xcalloc(n + 1, sizeof(*pu)), prev = -1, taken = 0;
-
-	*m = 0;
-	for (int64_t k = 0; k < npus && *m < n; k++) {
-		int64_t cn = topomatch_cluster_pu_node(tm_cluster, pus[k], NULL);
-		int64_t i = cn >= 0 ? slurm_of[cn] : -1;
-
-		if (cn != prev)
-			taken = 0;
-		prev = cn;
-		if (i < 0 || taken >= cpus[i] / tm_cpt(t))
-			continue;
-		pu[(*m)++] = pus[k];
-		taken++;
-	}
-	return pu;
-}
-
-/*
- * What the decision says in SystemComment: the mapper, the hop-bytes on
- * the chosen nodes and, the gain, those of the job without the pattern:
- * cons_tres' own nodes with the ranks in Slurm's block order (hb_block,
- * -1 when not evaluated).
- */
-static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a, double hb,
-			     double hb_block, const char *mapper, int64_t nn, char *note,
-			     size_t len)
-{
-	int64_t n = topomatch_affinity_ntasks(a);
-	int w = snprintf(note, len, "%s mapped %lld task%s onto %lld node%s: %.6g hop-bytes",
-			 mapper, (long long) n, n == 1 ? "" : "s", (long long) nn,
-			 nn == 1 ? "" : "s", hb);
-
-	if (w < 0 || (size_t) w >= len)
-		return;
-	if (hb_block > 0)
-		snprintf(note + w, len - w, "; without the pattern (cons_tres): %.6g (x%.2f)",
-			 hb_block, hb / hb_block);
-	else if (hb_block == 0) /* no traffic between nodes either way */
-		snprintf(note + w, len - w, "; without the pattern (cons_tres): 0");
-	else
-		snprintf(note + w, len - w, "; without the pattern (cons_tres): not evaluated (%s)",
-			 t->job->gres_list_req ? "GRES" : "no allocation or PUs");
-}
-
-/*
- * The mapper the job asked for (sbatch --comm-mapper, TOPOMATCH_MAPPER in
- * its spank_job_env), as srun uses it, else topomatch.conf's.
- */
-static const char *tm_job_mapper(job_record_t *job_ptr)
-{
-	static const char key[] = "TOPOMATCH_MAPPER=";
-
-	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
-		const char *e = job_ptr->spank_job_env[i];
-		if (!e || strncmp(e, key, sizeof(key) - 1))
-			continue;
-		for (const char *const *m = topomatch_mapper_names(); *m; m++)
-			if (!strcmp(*m, e + sizeof(key) - 1))
-				return *m;
-	}
-	return tm_conf.mapper;
-}
-
-static int tm_cmp_pu(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *) x, b = *(const int64_t *) y;
-	return (a > b) - (a < b);
-}
-
-/*
- * The pattern mapped onto exactly the PUs got[0 .. n-1] (sorted here, into
- * cluster order), as srun maps it onto a job's PUs (topomatch_spank.c,
- * map_ranks: the same pattern, mapper and options); a budget only cuts a
- * run short, never changes one that finishes.  Its hop-bytes, the PUs in
- * pu[] (may be NULL), the result in *res; -1 when it does not finish
- * within ms_left.
- */
-static double tm_map_onto(const topomatch_affinity_t *a, const topomatch_map_opts_t *o,
-			  int64_t *got, double ms_left, int64_t *pu, topomatch_map_result_t *res)
-{
-	int64_t n = topomatch_affinity_ntasks(a), *out = xcalloc(n + 1, sizeof(*out));
-	topomatch_map_opts_t o2 = *o;
-	topomatch_map_result_t r;
-	char err[TOPOMATCH_ERRLEN];
-	double hb = -1;
-
-	qsort(got, n, sizeof(*got), tm_cmp_pu);
-	o2.allowed = got;
-	o2.nallowed = n;
-	o2.time_budget_s = ms_left / 1e3;
-	if (ms_left > 0 && !topomatch_cluster_map(tm_cluster, a, &o2, out, &r, err) &&
-	    !r.fell_back) {
-		hb = tm_hop_bytes(a, out);
-		if (pu)
-			memcpy(pu, out, n * sizeof(*pu));
-		*res = r;
-	}
-	xfree(out);
-	return hb;
-}
-
-/*
- * The placement srun will run: the tasks mapped again (tm_map_onto) onto
- * the PUs cons_tres grants on the chosen nodes, the first free ones of
- * each (it hands out the lowest free cores first), as many as the mapping
- * put there.  When the job gets those, the ranks run where slurmctld
- * mapped them and SystemComment's hop-bytes are those of the placement
- * that runs.  pu[] and *res are replaced when the run finishes within
- * ms_left; its hop-bytes, else -1.
- */
-static double tm_placement(const topomatch_affinity_t *a, const topomatch_map_opts_t *o,
-			const int64_t *pus, int64_t npus, int64_t *pu, double ms_left,
-			topomatch_map_result_t *res)
-{
-	int64_t n = topomatch_affinity_ntasks(a), nn = topomatch_cluster_nnodes(tm_cluster), m = 0;
-	int64_t *want = xcalloc(nn + 1, sizeof(*want));
-	int64_t *granted = xcalloc(n + 1, sizeof(*granted));
-	double hb = -1;
-
-	for (int64_t k = 0; k < n; k++)
-		want[topomatch_cluster_pu_node(tm_cluster, pu[k], NULL)]++;
-	for (int64_t k = 0; k < npus && m < n; k++) {
-		int64_t cn = topomatch_cluster_pu_node(tm_cluster, pus[k], NULL);
-		if (want[cn] > 0) {
-			want[cn]--;
-			granted[m++] = pus[k];
-		}
-	}
-	if (m == n)
-		hb = tm_map_onto(a, o, granted, ms_left, pu, res);
-	xfree(want);
-	xfree(granted);
-	return hb;
-}
-
-/*
- * The job without the pattern's node choice: cons_tres' own nodes, with
- * the ranks in Slurm's block order (*hb_block, what the job gets without
- * --comm-pattern) and mapped there as srun would (*hb_cons, within
- * ms_left).  Each -1 when not evaluated.
- */
-static void tm_cons_tres_hop_bytes(const tm_test_t *t, const topomatch_affinity_t *a,
-				   const topomatch_map_opts_t *o, const int64_t *pus,
-				   int64_t npus, const int64_t *slurm_of, double ms_left,
-				   double *hb_block, double *hb_cons)
-{
-	int64_t n = topomatch_affinity_ntasks(a), m = 0, *got = NULL;
-	uint16_t *cons = tm_cons_tres_choice(t);
-	topomatch_map_result_t res;
-
-	*hb_block = *hb_cons = -1;
-	if (cons)
-		got = tm_cons_pus(t, n, pus, npus, slurm_of, cons, &m);
-	if (got && m == n) {
-		*hb_block = tm_hop_bytes(a, got);
-		*hb_cons = tm_map_onto(a, o, got, ms_left, NULL, &res);
-	}
-	xfree(got);
-	xfree(cons);
-}
-
-/*
- * Map the pattern onto the free PUs within budget_ms; the nodes that got
- * tasks and how many each.  Outcomes are remembered under key, a run that
- * exceeded the whole job budget too; one cut short by what was left of the
- * cycle's budget is not (another cycle may have the time).
- */
-static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
-				 const int64_t *pus, int64_t npus,
-				 const int64_t *slurm_of, double budget_ms, uint64_t key)
-{
-	job_record_t *job_ptr = t->job;
-	int64_t n = topomatch_affinity_ntasks(a), nn = 0, nnodes = topomatch_cluster_nnodes(tm_cluster);
-	int64_t *pu = xcalloc(n + 1, sizeof(*pu));
-	int64_t *nodes = xcalloc(nnodes + 1, sizeof(*nodes));
-	int64_t *tasks = xcalloc(nnodes + 1, sizeof(*tasks));
-	topomatch_map_opts_t o;
-	topomatch_map_result_t res;
-	char err[TOPOMATCH_ERRLEN], note[TM_DECISION_NOTE];
-	double t0 = tm_now_ms(), ms = 0;
-	topomatch_narrow_t how = TOPOMATCH_KEEP;
-
-	topomatch_map_opts_init(&o);
-	o.mapper = tm_job_mapper(job_ptr);
-	o.allowed = pus;
-	o.nallowed = npus;
-	o.time_budget_s = budget_ms / 1e3;
-	note[0] = 0;
-	if (npus < n) {
-		if (tm_cpt(t) > 1)
-			snprintf(note, sizeof(note), "%lld tasks of %u CPUs, room for %lld on the "
-				 "candidate nodes", (long long) n, tm_cpt(t), (long long) npus);
-		else
-			snprintf(note, sizeof(note), "%lld tasks, %lld free PUs on the candidate nodes",
-				 (long long) n, (long long) npus);
-	} else if (topomatch_cluster_select(tm_cluster, a, &o, pu, nodes, &nn, &res, err)) {
-		snprintf(note, sizeof(note), "mapping failed: %.200s", err);
-	} else if (res.fell_back || (ms = tm_now_ms() - t0) > budget_ms) {
-		/* the guard cuts a run short only where it checks the time.
-		 * With the whole job budget, the same inputs would exceed it
-		 * again: remembered under key, not mapped at every job test
-		 * (until scontrol reconfigure clears the cache); cut short by
-		 * what the cycle had left, another cycle may have the time */
-		snprintf(note, sizeof(note), "mapping exceeded its budget of %g ms", budget_ms);
-		if (budget_ms < tm_conf.job_budget_ms) {
-			tm_note(job_ptr, "%s", note);
-			note[0] = 0;
-		}
-	} else if (nn > t->max_nodes || nn < t->min_nodes) {
-		snprintf(note, sizeof(note), "the mapping uses %lld nodes, the job %u to %u",
-			 (long long) nn, t->min_nodes, t->max_nodes);
-	} else {
-		/* tasks[k]: how many of the tasks went to nodes[k] */
-		int64_t *per_node = xcalloc(nnodes + 1, sizeof(*per_node));
-		for (int64_t k = 0; k < n; k++)
-			per_node[topomatch_cluster_pu_node(tm_cluster, pu[k], NULL)]++;
-		for (int64_t k = 0; k < nn; k++)
-			tasks[k] = per_node[nodes[k]];
-		xfree(per_node);
-		double hb, hb_block, hb_cons;
-		hb = tm_placement(a, &o, pus, npus, pu, budget_ms - (tm_now_ms() - t0), &res);
-		if (hb < 0) {
-			debug("%pJ: no time left to compute srun's placement: SystemComment gives "
-			      "the hop-bytes of the node choice's mapping", job_ptr);
-			hb = tm_hop_bytes(a, pu);
-		}
-		/* compared with cons_tres' own nodes, the ranks mapped there too,
-		 * when the budget allows: the better by hop-bytes is kept */
-		tm_cons_tres_hop_bytes(t, a, &o, pus, npus, slurm_of,
-				       budget_ms - (tm_now_ms() - t0), &hb_block, &hb_cons);
-		ms = tm_now_ms() - t0;
-		if (hb_cons >= 0 && hb_cons < hb * (1 - 1e-9)) {
-			/* noted (tm_note) and remembered as kept, below */
-			snprintf(note, sizeof(note), "cons_tres chooses: the ranks mapped on its "
-				 "nodes give %.6g hop-bytes, on the nodes the pattern chose %.6g",
-				 hb_cons, hb);
-		} else {
-			tm_decision_note(t, a, hb, hb_block, res.mapper, nn, note, sizeof(note));
-			tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,
-					  tasks, nn, note);
-			how = TOPOMATCH_NARROWED;
-			debug("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in "
-			      "%.1f ms; %s", job_ptr, (long long) n, res.mapper, (long long) nn,
-			      nn == 1 ? "" : "s", (long long) npus,
-			      tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
-		}
-	}
-	if (note[0] && how == TOPOMATCH_KEEP) {
-		tm_note(job_ptr, "%s", note);
-		tm_decision_store(&tm_cache, job_ptr->job_id, key, TM_DECISION_KEEP, NULL, NULL,
-				  0, note);
-	}
-	xfree(pu);
-	xfree(nodes);
-	xfree(tasks);
-	return how;
-}
-
-/*
- * A key for the job's pattern: its TOPOMATCH_PATTERN_ entries and the job
- * fields tm_pattern() checks them against.  0 when the job has none.
- *
- * Computed on every job test, before the cache is asked, so its cost must
- * not grow with what a user put into spank_job_env (Slurm accepts entries
- * of hundreds of MiB: hashing one of 64 MiB took 200 ms here, with
- * slurmctld's locks held, at every scheduling attempt).  It reads no
- * further than the decoder needs to reject the pattern whatever follows
- * (topomatch_blob_decode_env with the default limits): a value of
- * TOPOMATCH_BLOB_MAX_ENTRY bytes or more, a name without '=' soon after
- * the prefix, more than TOPOMATCH_BLOB_MAX_ENTRIES entries, or values of
- * more than TOPOMATCH_BLOB_MAX_TOTAL bytes in all.  The key then only
- * tells this job's rejected pattern from its other states (spank_job_env
- * does not change during a job's life anyway).
- */
-static uint64_t tm_pattern_key(job_record_t *job_ptr)
-{
-	const size_t plen = strlen(TOPOMATCH_PATTERN_ENV), name_max = plen + 8;
-	const size_t cap = name_max + TOPOMATCH_BLOB_MAX_ENTRY;
-	uint64_t h = TM_HASH_INIT;
-	size_t total = 0, count = 0;
-	bool any = false;
-
-	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
-		const char *e = job_ptr->spank_job_env[i], *eq;
-		size_t n;
-
-		if (!e || strncmp(e, TOPOMATCH_PATTERN_ENV, plen))
-			continue;
-		any = true;
-		n = strnlen(e, cap);
-		eq = memchr(e, '=', n < name_max ? n : name_max);
-		h = tm_hash(h, e, n);
-		if (n == cap || !eq || ++count > TOPOMATCH_BLOB_MAX_ENTRIES ||
-		    (total += n - (size_t) (eq + 1 - e) + 1) > TOPOMATCH_BLOB_MAX_TOTAL) {
-			h = tm_hash(h, "\1over", 6); /* rejected, whatever follows */
-			break;
-		}
-		h = tm_hash(h, "", 1);
-	}
-	h = tm_hash(h, &job_ptr->details->num_tasks, sizeof(job_ptr->details->num_tasks));
-	h = tm_hash(h, &job_ptr->details->cpus_per_task,
-		    sizeof(job_ptr->details->cpus_per_task));
-	return any ? (h ? h : 1) : 0;
-}
-
-/*
- * The current scheduling cycle's window, with the time left in it:
- * backfill's cycle for its WILL_RUN tests (and --test-only), the main
- * scheduler's for the rest (its passes, submissions, backfill's starts).
- */
-static tm_cycle_t *tm_cycle_now(double *left)
-{
-	bool bf = tm_job_test_mode == SELECT_MODE_WILL_RUN;
-
-	*left = tm_cycle_left(&tm_cycles[bf], bf ? slurmctld_diag_stats.bf_cycle_counter
-						: slurmctld_diag_stats.schedule_cycle_counter,
-			      tm_now_ms(), tm_conf.cycle_budget_ms);
-	return &tm_cycles[bf];
-}
-
-/* What topomatch_narrow() hands to cons_tres. */
-typedef struct {
-	bitstr_t *nodes;	/* Slurm node indices to choose within */
-	uint16_t *cpus;		/* per Slurm node index: the CPUs of the tasks mapped there */
-	char note[TM_DECISION_NOTE]; /* the decision, for SystemComment */
-} tm_narrowed_t;
-
-static void tm_narrowed_free(tm_narrowed_t *nar)
-{
-	FREE_NULL_BITMAP(nar->nodes);
-	xfree(nar->cpus);
-}
-
-/* A stored TM_DECISION_NODES decision in Slurm's numbering. */
-static void tm_narrowed_from(const tm_test_t *t, const tm_decision_t *d,
-			     const int64_t *slurm_of, tm_narrowed_t *nar)
-{
-	nar->nodes = bit_alloc(node_record_count);
-	nar->cpus = xcalloc(node_record_count, sizeof(*nar->cpus));
-	for (int64_t k = 0; k < d->nnodes; k++) {
-		int64_t i = slurm_of[d->nodes[k]];
-		if (i < 0)
-			continue;
-		bit_set(nar->nodes, i);
-		nar->cpus[i] = (uint16_t) MIN(d->tasks ? d->tasks[k] * tm_cpt(t) : 0, UINT16_MAX);
-	}
-	snprintf(nar->note, sizeof(nar->note), "%s", d->note);
-}
-
-/* Decode and map: a decision not in the cache, within the budgets. */
-static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t key,
-				     const int64_t *pus, int64_t npus,
-				     const int64_t *slurm_of)
-{
-	job_record_t *job_ptr = t->job;
-	double left, t0 = tm_now_ms();
-	tm_cycle_t *cycle = tm_cycle_now(&left);
-	topomatch_affinity_t *a;
-	topomatch_narrow_t how = TOPOMATCH_KEEP;
-
-	if (left <= 0) {
-		tm_note(job_ptr, "the scheduling cycle's budget of %g ms is used up",
-			tm_conf.cycle_budget_ms);
-		return TOPOMATCH_KEEP;
-	}
-	tm_computed++;
-	if (!(a = tm_pattern(job_ptr)))
-		tm_decision_store(&tm_cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
-				  0, NULL);
-	else
-		how = tm_map(t, a, pus, npus, slurm_of,
-			     left < tm_conf.job_budget_ms ? left : tm_conf.job_budget_ms, key);
-	topomatch_affinity_destroy(a);
-	tm_cycle_charge(cycle, tm_now_ms() - t0);
-	return how;
-}
-
-/*
- * The decision for the job over these free PUs: from the cache when the
- * same pattern met the same free PUs before (cons_tres' retries, later
- * cycles, backfill's repeated tests), else computed.
- */
-static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrowed_t *nar)
-{
-	int64_t nnodes = topomatch_cluster_nnodes(tm_cluster);
-	int64_t *pus, *slurm_of, npus;
-	const tm_decision_t *d;
-	topomatch_narrow_t how = TOPOMATCH_KEEP;
-	uint64_t key;
-
-	if (tm_decision_find(&tm_cache, t->job->job_id, pkey)) {
-		tm_reused++;
-		return TOPOMATCH_KEEP; /* the pattern was rejected, and noted */
-	}
-	pus = xcalloc(topomatch_cluster_npu(tm_cluster) + 1, sizeof(*pus));
-	slurm_of = xcalloc(nnodes + 1, sizeof(*slurm_of));
-	for (int64_t k = 0; k < nnodes; k++)
-		slurm_of[k] = -1;
-	tm_free_pus(t, pus, &npus, slurm_of);
-	if (tm_cpt(t) > 1)
-		tm_slot_firsts(tm_cpt(t), pus, &npus);
-	key = tm_hash(pkey, pus, npus * sizeof(*pus));
-	key = tm_hash(key, &t->min_nodes, sizeof(t->min_nodes));
-	key = tm_hash(key, &t->max_nodes, sizeof(t->max_nodes));
-	if ((d = tm_decision_find(&tm_cache, t->job->job_id, key))) {
-		tm_reused++;
-		debug("%pJ: decision reused (%s)", t->job,
-		      d->kind == TM_DECISION_NODES ? "narrowed" : "cons_tres chooses");
-	} else {
-		how = tm_compute(t, pkey, key, pus, npus, slurm_of);
-		d = how == TOPOMATCH_NARROWED ? tm_decision_find(&tm_cache, t->job->job_id, key)
-					       : NULL;
-	}
-	if (d && d->kind == TM_DECISION_NODES) {
-		tm_narrowed_from(t, d, slurm_of, nar);
-		how = TOPOMATCH_NARROWED;
-	} else {
-		how = TOPOMATCH_KEEP;
-	}
-	xfree(pus);
-	xfree(slurm_of);
-	return how;
-}
-
-/*
- * libtopomatch's node selection (topomatch_cluster_select: TOPOMATCHCONST
- * on trees, Scotch on a sub-architecture otherwise) over the free cores
- * of the candidate nodes, within what cons_tres says each can give the job.
- * OUT nar - on TOPOMATCH_NARROWED, the nodes and CPUs per node (the
- *	     caller frees them with tm_narrowed_free)
- * Called with slurmctld's locks held: bounded time (the job and cycle
- * budgets), no I/O, no RPC.  Any failure keeps cons_tres' choice and says
- * why.
- */
-static topomatch_narrow_t topomatch_narrow(const tm_test_t *t, tm_narrowed_t *nar)
-{
-	job_record_t *job_ptr = t->job;
-	topomatch_narrow_t how;
-	uint64_t pkey;
-
-	memset(nar, 0, sizeof(*nar));
-	if (!tm_cluster || !job_ptr->spank_job_env_size || !job_ptr->details)
-		return TOPOMATCH_KEEP;
-	if (job_ptr->spank_job_env_size > TM_MAX_ENV_ENTRIES) {
-		/* not even looked through for a pattern; said once per job */
-		slurm_mutex_lock(&tm_mutex);
-		if (!tm_decision_find(&tm_cache, job_ptr->job_id, TM_KEY_ENV_TOO_LONG)) {
-			tm_note(job_ptr, "spank_job_env has %u entries, more than the %d a pattern "
-				"comes with: not read", job_ptr->spank_job_env_size,
-				TM_MAX_ENV_ENTRIES);
-			tm_decision_store(&tm_cache, job_ptr->job_id, TM_KEY_ENV_TOO_LONG,
-					  TM_DECISION_KEEP, NULL, NULL, 0, NULL);
-		}
-		slurm_mutex_unlock(&tm_mutex);
-		return TOPOMATCH_KEEP;
-	}
-	if (!(pkey = tm_pattern_key(job_ptr)))
-		return TOPOMATCH_KEEP;
-	slurm_mutex_lock(&tm_mutex);
-	how = tm_decide(t, pkey, nar);
-	slurm_mutex_unlock(&tm_mutex);
-	return how;
-}
 
 /* Does the subset of topomatch_narrow() keep what cons_tres needs? */
 static bool tm_subset_usable(const tm_test_t *t, bitstr_t *narrowed)
@@ -917,9 +132,9 @@ static bool tm_subset_usable(const tm_test_t *t, bitstr_t *narrowed)
  */
 static void tm_fell_back(job_record_t *job_ptr, const char *why)
 {
-	slurm_mutex_lock(&tm_mutex);
-	tm_fallbacks++;
-	slurm_mutex_unlock(&tm_mutex);
+	slurm_mutex_lock(&tm_ch.mutex);
+	tm_ch.fallbacks++;
+	slurm_mutex_unlock(&tm_ch.mutex);
 	debug("%pJ: %s: cons_tres chooses among all the candidates", job_ptr, why);
 	tm_comment(job_ptr, why);
 }
@@ -962,7 +177,7 @@ static void tm_offer_undo(const tm_test_t *t, const uint16_t *saved)
 
 static int tm_cons_tres(const tm_test_t *t)
 {
-	return tm_cons_tres_choose_nodes(t->job, t->node_map, t->avail_core, t->min_nodes,
+	return tm_ch.cons_tres(t->job, t->node_map, t->avail_core, t->min_nodes,
 					 t->max_nodes, t->req_nodes, t->avail_res, t->cr_type,
 					 t->prefer_alloc_nodes, t->tres_mc);
 }
@@ -974,10 +189,11 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 			   avail_res_t **avail_res_array, uint16_t cr_type,
 			   bool prefer_alloc_nodes, gres_mc_data_t *tres_mc_ptr)
 {
-	tm_test_t t = { .job = job_ptr, .node_map = node_map, .avail_core = avail_core,
+	tm_test_t t = { .ch = &tm_ch, .job = job_ptr, .node_map = node_map, .avail_core = avail_core,
 			.avail_res = avail_res_array, .min_nodes = min_nodes,
 			.max_nodes = max_nodes, .req_nodes = req_nodes, .cr_type = cr_type,
-			.prefer_alloc_nodes = prefer_alloc_nodes, .tres_mc = tres_mc_ptr };
+			.prefer_alloc_nodes = prefer_alloc_nodes, .tres_mc = tres_mc_ptr,
+			.backfill = tm_job_test_mode == SELECT_MODE_WILL_RUN };
 	bitstr_t *saved_nodes;
 	bitstr_t **saved_cores;
 	uint16_t *saved_cpus;
@@ -1049,15 +265,15 @@ extern int init(void)
 	/* cons_common sets it only for cons_tres' own plugin_id (109). */
 	is_cons_tres = true;
 	if (cons_common_callbacks.choose_nodes != tm_choose_nodes) {
-		tm_cons_tres_choose_nodes = cons_common_callbacks.choose_nodes;
+		tm_ch.cons_tres = cons_common_callbacks.choose_nodes;
 		cons_common_callbacks.choose_nodes = tm_choose_nodes;
 	}
 	if (running_in_slurmctld()) { /* silent and idle in clients */
 		info("cons_tres (Slurm %s) with TopoMatch node narrowing",
 		     SLURM_VERSION_STRING);
-		if (tm_decision_cache_init(&tm_cache, TM_CACHE_DECISIONS))
+		if (tm_decision_cache_init(&tm_ch.cache, TM_CACHE_DECISIONS))
 			error("out of memory: decisions are not cached");
-		tm_load();
+		tm_chooser_load(&tm_ch);
 	}
 	return SLURM_SUCCESS;
 }
@@ -1069,13 +285,13 @@ extern int select_p_reconfigure(void)
 	int rc = cons_common_reconfigure();
 
 	if (running_in_slurmctld()) {
-		slurm_mutex_lock(&tm_mutex);
-		tm_cache_stats("reconfigure");
-		tm_decision_cache_clear(&tm_cache);
-		topomatch_cluster_destroy(tm_cluster);
-		tm_cluster = NULL;
-		tm_load();
-		slurm_mutex_unlock(&tm_mutex);
+		slurm_mutex_lock(&tm_ch.mutex);
+		tm_chooser_stats(&tm_ch, "reconfigure");
+		tm_decision_cache_clear(&tm_ch.cache);
+		topomatch_cluster_destroy(tm_ch.cluster);
+		tm_ch.cluster = NULL;
+		tm_chooser_load(&tm_ch);
+		slurm_mutex_unlock(&tm_ch.mutex);
 	}
 	return rc;
 }
@@ -1153,13 +369,13 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 extern int fini(void)
 {
 	if (running_in_slurmctld())
-		tm_cache_stats("shutdown");
-	tm_decision_cache_fini(&tm_cache);
-	topomatch_cluster_destroy(tm_cluster);
-	tm_cluster = NULL;
-	if (tm_cons_tres_choose_nodes) {
-		cons_common_callbacks.choose_nodes = tm_cons_tres_choose_nodes;
-		tm_cons_tres_choose_nodes = NULL;
+		tm_chooser_stats(&tm_ch, "shutdown");
+	tm_decision_cache_fini(&tm_ch.cache);
+	topomatch_cluster_destroy(tm_ch.cluster);
+	tm_ch.cluster = NULL;
+	if (tm_ch.cons_tres) {
+		cons_common_callbacks.choose_nodes = tm_ch.cons_tres;
+		tm_ch.cons_tres = NULL;
 	}
 	return cons_tres_fini();
 }

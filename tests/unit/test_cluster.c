@@ -567,13 +567,13 @@ START_TEST(map_slots_as_srun)
 END_TEST
 
 /*
- * A torus and a dragonfly with a third of their nodes free (every third
- * node): `auto` maps a shuffled 8x4x4 stencil of 128 tasks on the
+ * A torus, a dragonfly and a graph with a third of their nodes free
+ * (every third node): `auto` maps a shuffled 8x4x4 stencil of 128 tasks on the
  * network's tree (cluster_abstract.c) onto the fewest nodes (8 of 16
  * PUs), with hop-bytes on the real network no higher than those of the
  * scotch mapper (default strategy) on the same free PUs, nor than the
  * floor measured when this was written: torus 961,600 (scotch 1,230,400),
- * dragonfly 980,800 (scotch 1,384,600).
+ * dragonfly 980,800 (scotch 1,384,600), graph 1,003,200 (scotch 1,386,800).
  */
 static void abstract_case(const char *yaml, double floor_hb)
 {
@@ -631,6 +631,20 @@ START_TEST(auto_on_the_network_tree)
 	abstract_case("cluster: d\nnodes:\n  - names: n[000-063]\n    hardware: \"pack:2 core:8 pu:1\"\n"
 		      "network:\n  type: dragonfly\n  groups: 4\n  routers_per_group: 4\n"
 		      "  nodes_per_router: 4\n  global_links_per_router: 1\n", 980800);
+	/* 16 switches of 4 nodes: a ring with chords to the switch 5 ahead */
+	char yaml[4096];
+	int n = snprintf(yaml, sizeof(yaml), "cluster: g\nnodes:\n  - names: n[000-063]\n"
+			 "    hardware: \"pack:2 core:8 pu:1\"\nnetwork:\n  type: graph\n"
+			 "  switches: s[00-15]\n  links:\n");
+	for (int k = 0; k < 16; k++)
+		n += snprintf(yaml + n, sizeof(yaml) - (size_t)n,
+			      "    - [s%02d, s%02d]\n    - [s%02d, s%02d]\n", k, (k + 1) % 16, k,
+			      (k + 5) % 16);
+	n += snprintf(yaml + n, sizeof(yaml) - (size_t)n, "  attach:\n");
+	for (int k = 0; k < 16; k++)
+		n += snprintf(yaml + n, sizeof(yaml) - (size_t)n,
+			      "    - {switch: s%02d, nodes: \"n[%03d-%03d]\"}\n", k, 4 * k, 4 * k + 3);
+	abstract_case(yaml, 1003200);
 }
 END_TEST
 

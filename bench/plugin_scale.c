@@ -1,0 +1,645 @@
+/*
+ * plugin_scale.c - select/topomatch's decision at the scale of a large
+ * site (issue 18): the plugin's own code (plugin/select/tm_choose.c, the
+ * functions select_topomatch.c's choose_nodes wrapper calls, compiled
+ * from the same source) driven with Slurm's bitmaps, core arrays and
+ * avail_res_t on generated clusters of 1,024 to 32,768 nodes, and timed.
+ *
+ * Per case (network, nodes, free fraction, pattern, tasks), over R
+ * fragmentations of the free nodes, it prints p50 / p99 / max of
+ *   first   a decision for a job not seen before (pattern decoded, free
+ *           PUs collected and hashed, mapped, compared with the stand-in
+ *           for cons_tres' own choice: all the work of a job test);
+ *   hit     the same job test again (the cache);
+ *   change  the same job after one job ended elsewhere (one more node
+ *           free, far from the job);
+ * how many first decisions kept cons_tres' choice (over budget or
+ * failed), the hop-bytes of the decision against the unbudgeted mapper
+ * on the same free PUs, and the bytes a pending job carries in
+ * slurmctld (its spank_job_env pattern).  Targets (issue 18) are marked
+ * PASS or FAIL.
+ *
+ * cons_tres itself is not linked (it needs slurmctld's node and partition
+ * tables): its choose_nodes is replaced by a stand-in that takes the
+ * candidate nodes in index order, as cons_tres does without topology or
+ * node weights.  Its own time is Slurm's, not the plugin's.
+ *
+ * Usage: plugin_scale [--quick] [--reps R] [--net NAME] [--nodes N]
+ *                     [--free PCT] [--tasks N] [--pattern NAME] [--budget MS]
+ * Progress goes to stderr, the table to stdout.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+/* Slurm's config.h (found first through -iquote SLURM_SOURCE_DIR). */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#include "src/common/slurm_xlator.h"
+#include "src/common/bitstring.h"
+#include "src/common/log.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/plugins/select/cons_common/cons_common.h"
+#include "src/plugins/select/cons_common/core_array.h"
+#pragma GCC diagnostic pop
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tm_choose.h"
+
+/* slurmctld's statistics (the cycle counters the budget follows), the
+ * plugin's name (Slurm's log macros print it) and cons_common's globals
+ * its core arrays read: what slurmctld and the plugin define there.
+ * cons_tres' core arrays hold one bitmap per node (is_cons_tres). */
+diag_stats_t slurmctld_diag_stats;
+const char plugin_type[] = "select/topomatch";
+int core_array_size;
+bool is_cons_tres = true;
+
+#define CORES 16   /* per node: 2 sockets x 8 cores, 1 PU each */
+#define SOCKETS 2
+#define MAX_REPS 200
+
+/* -------------------------------------------------------------- clusters */
+
+typedef struct {
+	char *yaml;
+	size_t len;
+} text_t;
+
+static void put(text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text_t *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	t->yaml = realloc(t->yaml, t->len + (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(t->yaml + t->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+}
+
+/*
+ * The networks of the issue: a 3-level fat tree, a 3D torus, a dragonfly
+ * and a general graph (switches of 16 nodes, each linked to the next two
+ * and to 4 pseudo-random others: a random regular-like core, as
+ * Jellyfish-style networks are).  Nodes of 2 x 8 cores.
+ */
+static topomatch_cluster_t *make_cluster(const char *net, int nodes)
+{
+	text_t t = { 0 };
+	char err[TOPOMATCH_ERRLEN];
+	put(&t, "cluster: %s%d\nnodes:\n  - names: n[00000-%05d]\n"
+		"    hardware: \"pack:%d core:%d pu:1\"\nnetwork:\n", net, nodes, nodes - 1, SOCKETS,
+	    CORES / SOCKETS);
+	if (!strcmp(net, "fattree")) {
+		int top = nodes / 1024, mid = nodes == 1024 ? 16 : 32, leaf = nodes / top / mid;
+		if (nodes == 1024)
+			top = 4, leaf = 16;
+		put(&t, "  type: fattree\n  levels:\n    - {arity: %d, cost: 10}\n"
+			"    - {arity: %d, cost: 10}\n    - {arity: %d, cost: 10}\n", top, mid, leaf);
+	} else if (!strcmp(net, "torus")) {
+		const char *d = nodes == 1024 ? "[8, 8, 16]" : nodes == 10240 ? "[16, 20, 32]"
+								 : "[32, 32, 32]";
+		put(&t, "  type: torus\n  dims: %s\n  wrap: true\n  nodes_per_router: 1\n", d);
+	} else if (!strcmp(net, "dragonfly")) {
+		int g = nodes == 1024 ? 16 : nodes == 10240 ? 40 : 64;
+		int a = nodes == 1024 ? 16 : nodes == 10240 ? 32 : 64;
+		put(&t, "  type: dragonfly\n  groups: %d\n  routers_per_group: %d\n"
+			"  nodes_per_router: %d\n  global_links_per_router: 2\n  local_cost: 1\n"
+			"  global_cost: 2\n", g, a, nodes / (g * a));
+	} else {
+		int sw = nodes / 16;
+		put(&t, "  type: graph\n  switches: s[0000-%04d]\n  links:\n", sw - 1);
+		uint64_t x = 12345;
+		for (int s = 0; s < sw; s++) {
+			put(&t, "    - [s%04d, s%04d]\n", s, (s + 1) % sw);
+			for (int k = 0; k < 2; k++) {
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				int o = (int)((x >> 33) % (uint64_t)sw);
+				if (o != s)
+					put(&t, "    - [s%04d, s%04d]\n", s, o);
+			}
+		}
+		put(&t, "  attach:\n");
+		for (int s = 0; s < sw; s++)
+			put(&t, "    - {switch: s%04d, nodes: \"n[%05d-%05d]\"}\n", s, 16 * s,
+			    16 * s + 15);
+	}
+	topomatch_cluster_t *c = NULL;
+	if (topomatch_cluster_load_buffer(t.yaml, t.len, net, NULL, &c, err)) {
+		fprintf(stderr, "plugin_scale: %s %d: %s\n", net, nodes, err);
+		exit(1);
+	}
+	free(t.yaml);
+	return c;
+}
+
+/* ------------------------------------------------------- Slurm's tables */
+
+/* Slurm's node table for the cluster's nodes, in the cluster's order. */
+static void make_node_table(const topomatch_cluster_t *c)
+{
+	int n = (int)topomatch_cluster_nnodes(c);
+	node_record_count = core_array_size = n;
+	node_record_table_ptr = xcalloc(n, sizeof(node_record_t *));
+	for (int i = 0; i < n; i++) {
+		char name[64];
+		topomatch_cluster_node_name(c, i, name, sizeof(name));
+		node_record_t *nr = xcalloc(1, sizeof(*nr));
+		nr->name = xstrdup(name);
+		nr->index = i;
+		nr->tot_cores = CORES;
+		nr->tot_sockets = SOCKETS;
+		nr->cores = CORES / SOCKETS;
+		nr->threads = 1;
+		nr->cpus = CORES;
+		node_record_table_ptr[i] = nr;
+	}
+}
+
+static void free_node_table(void)
+{
+	for (int i = 0; i < node_record_count; i++) {
+		xfree(node_record_table_ptr[i]->name);
+		xfree(node_record_table_ptr[i]);
+	}
+	xfree(node_record_table_ptr);
+	node_record_count = 0;
+}
+
+/*
+ * One state of the cluster as cons_tres hands it to choose_nodes: the
+ * candidate nodes (those with a free core), their free cores and what
+ * each can give the job.  free_cores[i]: a bitmask of node i's free cores.
+ */
+typedef struct {
+	bitstr_t *node_map;
+	bitstr_t **avail_core;
+	avail_res_t **avail_res;
+} state_t;
+
+static void state_build(state_t *s, const uint32_t *free_cores)
+{
+	int n = node_record_count;
+	s->node_map = bit_alloc(n);
+	s->avail_core = xcalloc(n, sizeof(bitstr_t *));
+	s->avail_res = xcalloc(n, sizeof(avail_res_t *));
+	for (int i = 0; i < n; i++) {
+		if (!free_cores[i])
+			continue;
+		bit_set(s->node_map, i);
+		s->avail_core[i] = bit_alloc(CORES);
+		avail_res_t *r = xcalloc(1, sizeof(*r));
+		r->sock_cnt = SOCKETS;
+		r->avail_cores_per_sock = xcalloc(SOCKETS, sizeof(uint16_t));
+		r->tpc = 1;
+		for (int k = 0; k < CORES; k++) {
+			if (!(free_cores[i] >> k & 1))
+				continue;
+			bit_set(s->avail_core[i], k);
+			r->avail_cores_per_sock[k / (CORES / SOCKETS)]++;
+			r->avail_cpus++;
+		}
+		r->avail_res_cnt = r->max_cpus = r->avail_cpus;
+		s->avail_res[i] = r;
+	}
+}
+
+static void state_free(state_t *s)
+{
+	for (int i = 0; i < node_record_count; i++) {
+		if (s->avail_res[i])
+			xfree(s->avail_res[i]->avail_cores_per_sock);
+		xfree(s->avail_res[i]);
+	}
+	xfree(s->avail_res);
+	free_core_array(&s->avail_core);
+	FREE_NULL_BITMAP(s->node_map);
+}
+
+/*
+ * The stand-in for cons_tres' choose_nodes: the candidate nodes in index
+ * order until the job's CPUs are met (cons_tres' order without topology
+ * or node weights); node_map keeps the chosen ones.
+ */
+static int stand_in_choose(job_record_t *job, bitstr_t *node_map, bitstr_t **avail_core,
+			   uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes,
+			   avail_res_t **avail_res, uint16_t cr_type, bool prefer_alloc_nodes,
+			   gres_mc_data_t *tres_mc)
+{
+	(void)avail_core, (void)max_nodes, (void)req_nodes, (void)cr_type;
+	(void)prefer_alloc_nodes, (void)tres_mc;
+	int64_t want = (int64_t)job->details->num_tasks, got = 0;
+	uint32_t nodes = 0;
+	for (int i = 0; i < node_record_count; i++) {
+		if (!bit_test(node_map, i))
+			continue;
+		if (got >= want && nodes >= min_nodes) {
+			bit_clear(node_map, i);
+			continue;
+		}
+		got += avail_res[i] ? avail_res[i]->avail_cpus : 0;
+		nodes++;
+	}
+	return got >= want ? SLURM_SUCCESS : SLURM_ERROR;
+}
+
+/* --------------------------------------------------------------- patterns */
+
+static topomatch_affinity_t *make_pattern(const char *name, int tasks)
+{
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_affinity_t *a = NULL, *s = NULL;
+	int dims[3] = { 4, 4, 4 };
+	if (tasks == 1024)
+		dims[0] = 16, dims[1] = 8, dims[2] = 8;
+	else if (tasks == 4096)
+		dims[0] = dims[1] = dims[2] = 16;
+	const double w[3] = { 1000, 500, 100 };
+	int rc;
+	if (!strcmp(name, "alltoall")) {
+		rc = topomatch_gen_alltoall(tasks, 1, 0, &a, err);
+	} else if (!strcmp(name, "profile")) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/lammps-melt-%d.sum.mat", TM_BENCH_PROFILES_DIR,
+			 tasks);
+		rc = topomatch_affinity_read_file(path, TOPOMATCH_FORMAT_AUTO, NULL, &a, err);
+	} else {
+		rc = topomatch_gen_stencil(3, dims, 7, 0, w, &s, err);
+		if (!rc && !strcmp(name, "stencil"))
+			rc = topomatch_affinity_shuffle(s, 1, &a, err);
+		else if (!rc) {
+			a = s;
+			s = NULL;
+		}
+	}
+	topomatch_affinity_destroy(s);
+	if (rc) {
+		fprintf(stderr, "plugin_scale: pattern %s of %d tasks: %s\n", name, tasks, err);
+		return NULL;
+	}
+	return a;
+}
+
+/* A pending job with the pattern in its spank_job_env, as sbatch leaves
+ * it (topomatch_blob_encode with the SPANK plugin's settings). */
+static job_record_t *make_job(uint32_t id, const topomatch_affinity_t *a, size_t *bytes)
+{
+	char err[TOPOMATCH_ERRLEN], **entries = NULL;
+	int n = 0;
+	topomatch_blob_info_t info;
+	if (topomatch_blob_encode(a, 0.0, NULL, &entries, &n, &info, err)) {
+		fprintf(stderr, "plugin_scale: %s\n", err);
+		exit(1);
+	}
+	job_record_t *job = xcalloc(1, sizeof(*job));
+	job->job_id = id;
+	job->details = xcalloc(1, sizeof(*job->details));
+	job->details->num_tasks = (uint32_t)topomatch_affinity_ntasks(a);
+	job->details->cpus_per_task = 1;
+	job->spank_job_env = xcalloc(n + 1, sizeof(char *));
+	*bytes = 0;
+	for (int k = 0; k < n; k++) {
+		job->spank_job_env[k] = xstrdup_printf("%s%d=%s", TOPOMATCH_PATTERN_ENV, k,
+						       entries[k]);
+		*bytes += strlen(job->spank_job_env[k]) + 1;
+	}
+	job->spank_job_env_size = n;
+	topomatch_blob_free(entries, n);
+	return job;
+}
+
+static void free_job(job_record_t *job)
+{
+	for (uint32_t k = 0; k < job->spank_job_env_size; k++)
+		xfree(job->spank_job_env[k]);
+	xfree(job->spank_job_env);
+	xfree(job->details);
+	xfree(job->system_comment);
+	xfree(job);
+}
+
+/* ------------------------------------------------------------------ runs */
+
+static int cmp_d(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+typedef struct {
+	double v[MAX_REPS];
+	int n;
+} series_t;
+
+static double pct(series_t *s, double p)
+{
+	if (!s->n)
+		return NAN;
+	qsort(s->v, (size_t)s->n, sizeof(double), cmp_d);
+	int k = (int)ceil(p * s->n) - 1;
+	return s->v[k < 0 ? 0 : k];
+}
+
+/* Fragmented free nodes: each node free with probability frac, a quarter
+ * of those with only some of their cores free. */
+static void fragment(uint32_t *free_cores, int n, double frac, topomatch_rng_t *rng)
+{
+	for (int i = 0; i < n; i++) {
+		free_cores[i] = 0;
+		if (topomatch_rng_below(rng, 1000) >= (uint64_t)(frac * 1000))
+			continue;
+		free_cores[i] = (1u << CORES) - 1;
+		if (topomatch_rng_below(rng, 4) == 0)
+			free_cores[i] &= (uint32_t)topomatch_rng_below(rng, 1u << CORES) | 1u;
+	}
+}
+
+/* The hop-bytes in the job's SystemComment ("...: H hop-bytes"), or -1. */
+static double comment_hb(const job_record_t *job)
+{
+	const char *s = job->system_comment ? strstr(job->system_comment, " hop-bytes") : NULL;
+	if (!s)
+		return -1;
+	const char *b = s;
+	while (b > job->system_comment && b[-1] != ' ')
+		b--;
+	return strtod(b, NULL);
+}
+
+/* The unbudgeted mapper (the job's, auto) on the same free PUs. */
+static double unbudgeted_hb(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
+			    const uint32_t *free_cores, const char *mapper)
+{
+	int64_t npu = topomatch_cluster_npu(c), *allowed = malloc(sizeof(int64_t) * (size_t)npu);
+	int64_t m = 0, n = topomatch_affinity_ntasks(a);
+	for (int i = 0; i < node_record_count; i++) {
+		int64_t cnt, first = topomatch_cluster_node_pus(c, i, &cnt);
+		for (int k = 0; k < cnt; k++)
+			if (free_cores[i] >> k & 1)
+				allowed[m++] = first + k;
+	}
+	int64_t *pu = malloc(sizeof(int64_t) * (size_t)n), *tpu = malloc(sizeof(int64_t) * (size_t)n);
+	topomatch_map_opts_t o;
+	topomatch_map_opts_init(&o);
+	o.allowed = allowed;
+	o.nallowed = m;
+	o.mapper = mapper;
+	topomatch_map_result_t res;
+	topomatch_metrics_t met;
+	char err[TOPOMATCH_ERRLEN];
+	double hb = -1;
+	if (m >= n && !topomatch_cluster_map(c, a, &o, pu, &res, err)) {
+		for (int64_t k = 0; k < n; k++)
+			tpu[k] = topomatch_cluster_pu_to_topology(c, pu[k]);
+		if (!topomatch_metrics_compute(a, topomatch_cluster_topology(c), tpu, &met, err))
+			hb = met.hop_bytes;
+	}
+	free(allowed);
+	free(pu);
+	free(tpu);
+	return hb;
+}
+
+typedef struct {
+	const char *net, *pattern;
+	int nodes, tasks;
+	double free_frac, budget_ms;
+} bcase_t;
+
+typedef struct {
+	int reps;
+	bool scotch; /* also the scotch mapper unbudgeted (slow on big graphs) */
+} bopts_t;
+
+static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *free_cores,
+			   topomatch_narrow_t *how)
+{
+	state_t s;
+	tm_narrowed_t nar;
+	state_build(&s, free_cores);
+	tm_test_t t = { .ch = ch, .job = job, .node_map = s.node_map, .avail_core = s.avail_core,
+			.avail_res = s.avail_res, .min_nodes = 1,
+			.max_nodes = job->details->num_tasks, .req_nodes = 1, .cr_type = CR_CORE };
+	slurmctld_diag_stats.schedule_cycle_counter++; /* each test its own cycle */
+	double t0 = tm_now_ms();
+	*how = topomatch_narrow(&t, &nar);
+	double ms = tm_now_ms() - t0;
+	if (*how == TOPOMATCH_NARROWED) /* what the wrapper then writes */
+		tm_comment(job, nar.note);
+	tm_narrowed_free(&nar);
+	state_free(&s);
+	return ms;
+}
+
+static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *opt)
+{
+	topomatch_affinity_t *a = make_pattern(bc->pattern, bc->tasks);
+	if (!a)
+		return 1;
+	tm_chooser_t ch = { .mutex = PTHREAD_MUTEX_INITIALIZER, .cluster = c,
+			    .cons_tres = stand_in_choose };
+	char err[TOPOMATCH_ERRLEN];
+	tm_plugin_conf_read("/nonexistent/topomatch.conf", &ch.conf, err, sizeof(err));
+	ch.conf.job_budget_ms = bc->budget_ms;
+	ch.conf.cycle_budget_ms = 10 * bc->budget_ms;
+	if (tm_decision_cache_init(&ch.cache, TM_CACHE_DECISIONS))
+		return 1;
+	int n = node_record_count;
+	uint32_t *free_cores = xcalloc(n, sizeof(uint32_t));
+	series_t first = { .n = 0 }, hit = { .n = 0 }, change = { .n = 0 };
+	double ratio_max = 0, ratio_sc = 0, hb_sum = 0;
+	int kept = 0, ratios = 0, sc_n = 0;
+	size_t bytes = 0;
+	topomatch_rng_t rng;
+	topomatch_rng_seed(&rng, 42);
+	for (int r = 0; r < opt->reps; r++) {
+		topomatch_narrow_t how;
+		fragment(free_cores, n, bc->free_frac, &rng);
+		job_record_t *job = make_job(1000 + (uint32_t)r, a, &bytes);
+		first.v[first.n++] = one_decision(&ch, job, free_cores, &how);
+		double hb = comment_hb(job);
+		if (how != TOPOMATCH_NARROWED) {
+			kept++;
+			if (r == 0)
+				fprintf(stderr, "  kept cons_tres' choice: %s\n",
+					job->system_comment ? job->system_comment : "(no note)");
+		} else if (hb >= 0 && r < 3) {
+			/* the decision's quality, on the first fragmentations */
+			double ub = unbudgeted_hb(c, a, free_cores, NULL);
+			if (ub > 0) {
+				ratio_max = fmax(ratio_max, hb / ub);
+				ratios++;
+			}
+			if (opt->scotch) {
+				double sc = unbudgeted_hb(c, a, free_cores, "scotch");
+				if (sc > 0) {
+					ratio_sc += hb / sc;
+					sc_n++;
+				}
+			}
+			hb_sum += hb;
+		}
+		if (getenv("PLUGIN_SCALE_VERBOSE"))
+			fprintf(stderr, "  rep %d: first %.2f ms (%s) %s\n", r, first.v[first.n - 1],
+				how == TOPOMATCH_NARROWED ? "narrowed" : "kept",
+				job->system_comment ? job->system_comment : "");
+		hit.v[hit.n++] = one_decision(&ch, job, free_cores, &how);
+		/* one job ends elsewhere: the busy node farthest in index order */
+		for (int i = n - 1; i >= 0; i--)
+			if (!free_cores[i]) {
+				free_cores[i] = (1u << CORES) - 1;
+				break;
+			}
+		change.v[change.n++] = one_decision(&ch, job, free_cores, &how);
+		free_job(job);
+	}
+	double f99 = pct(&first, 0.99), h99 = pct(&hit, 0.99);
+	bool big = bc->tasks >= 4096;
+	bool ok_first = f99 <= bc->budget_ms && kept == 0;
+	bool ok_hit = h99 <= 1.0;
+	bool ok_hb = ratios == 0 || ratio_max <= 1.05;
+	printf("%-9s %6d %3.0f%% %-9s %5d %5.0f | %7.2f %7.2f %7.2f | %6.3f %6.3f | %7.2f %7.2f |"
+	       " %3d/%-3d | %6.3f %6s | %6.1f | %s%s%s%s\n",
+	       bc->net, bc->nodes, bc->free_frac * 100, bc->pattern, bc->tasks, bc->budget_ms,
+	       pct(&first, 0.5), f99, pct(&first, 1.0), pct(&hit, 0.5), h99,
+	       pct(&change, 0.5), pct(&change, 0.99), kept, opt->reps,
+	       ratios ? ratio_max : NAN, sc_n ? "" : "-", (double)bytes / 1024.0,
+	       ok_first ? "first:PASS" : "first:FAIL", ok_hit ? " hit:PASS" : " hit:FAIL",
+	       ok_hb ? " hb:PASS" : " hb:FAIL", big ? " (4096)" : "");
+	if (sc_n)
+		printf("%-9s %6s      %-9s       mean hop-bytes / scotch's (unbudgeted, same free "
+		       "PUs): %.3f\n", "", "", "", ratio_sc / sc_n);
+	fflush(stdout);
+	(void)hb_sum;
+	xfree(free_cores);
+	tm_decision_cache_fini(&ch.cache);
+	topomatch_affinity_destroy(a);
+	return !(ok_first && ok_hit && ok_hb);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: plugin_scale [--quick] [--reps R] [--net fattree|torus|dragonfly|graph]\n"
+		"                    [--nodes N] [--free PCT] [--tasks N]\n"
+		"                    [--pattern stencil|natural|alltoall|profile] [--budget MS]\n"
+		"                    [--scotch]\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *only_net = NULL, *only_pat = NULL;
+	int only_nodes = 0, only_tasks = 0, quick = 0;
+	double only_free = -1, budget = 50;
+	bopts_t opt = { .reps = 20, .scotch = false };
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[i], "--scotch"))
+			opt.scotch = true;
+		else if (v && !strcmp(argv[i], "--reps"))
+			opt.reps = atoi(argv[++i]);
+		else if (v && !strcmp(argv[i], "--net"))
+			only_net = argv[++i];
+		else if (v && !strcmp(argv[i], "--nodes"))
+			only_nodes = atoi(argv[++i]);
+		else if (v && !strcmp(argv[i], "--free"))
+			only_free = atof(argv[++i]) / 100;
+		else if (v && !strcmp(argv[i], "--tasks"))
+			only_tasks = atoi(argv[++i]);
+		else if (v && !strcmp(argv[i], "--pattern"))
+			only_pat = argv[++i];
+		else if (v && !strcmp(argv[i], "--budget"))
+			budget = atof(argv[++i]);
+		else {
+			usage();
+			return 2;
+		}
+	}
+	if (opt.reps < 1 || opt.reps > MAX_REPS) {
+		fprintf(stderr, "plugin_scale: --reps between 1 and %d\n", MAX_REPS);
+		return 2;
+	}
+	log_options_t lo = LOG_OPTS_STDERR_ONLY;
+	lo.stderr_level = LOG_LEVEL_ERROR;
+	log_init("plugin_scale", lo, 0, NULL);
+	const char *nets[] = { "fattree", "torus", "dragonfly", "graph" };
+	const int sizes[] = { 1024, 10240, 32768 };
+	const double fracs[] = { 0.1, 0.3, 0.6 };
+	printf("# select/topomatch decisions (bench/plugin_scale.c): ms per job test, %d "
+	       "fragmentations per case\n", opt.reps);
+	printf("%-9s %6s %4s %-9s %5s %5s | %-23s | %-13s | %-15s | %-7s | %-13s | %-6s |\n",
+	       "network", "nodes", "free", "pattern", "tasks", "budg", "first p50 p99 max",
+	       "hit p50 p99", "change p50 p99", "kept", "hb/unbudg", "KiB");
+	int fails = 0;
+	for (size_t ni = 0; ni < sizeof(nets) / sizeof(*nets); ni++) {
+		if (only_net && strcmp(only_net, nets[ni]))
+			continue;
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(*sizes); si++) {
+			int nodes = sizes[si];
+			if ((only_nodes && nodes != only_nodes) || (quick && nodes > 1024))
+				continue;
+			fprintf(stderr, "plugin_scale: %s, %d nodes...\n", nets[ni], nodes);
+			topomatch_cluster_t *c = make_cluster(nets[ni], nodes);
+			make_node_table(c);
+			/* the issue's grid: 1,024 tasks at every size and fraction;
+			 * 4,096 tasks on 32,768 nodes with a 200 ms budget; 64 tasks
+			 * and the other patterns at 10,240 nodes, 30 % free */
+			for (size_t fi = 0; fi < sizeof(fracs) / sizeof(*fracs); fi++) {
+				const char *pats[] = { "stencil", "natural", "alltoall", "profile" };
+				const int tasks[] = { 64, 1024, 4096 };
+				for (size_t pi = 0; pi < 4; pi++)
+					for (size_t ti = 0; ti < 3; ti++) {
+						bcase_t bc = { nets[ni], pats[pi], nodes, tasks[ti],
+							       fracs[fi], budget };
+						bool grid = !strcmp(pats[pi], "stencil") &&
+							    tasks[ti] == 1024;
+						bool big = tasks[ti] == 4096 && nodes == 32768 &&
+							   !strcmp(pats[pi], "stencil") &&
+							   fracs[fi] == 0.3;
+						bool side = nodes == 10240 && fracs[fi] == 0.3 &&
+							    !(pi == 0 && ti == 1) &&
+							    !(pi == 3 && ti != 0) &&
+							    !(pi == 2 && ti == 2);
+						if (only_pat || only_tasks || only_free >= 0) {
+							grid = (!only_pat || !strcmp(only_pat, pats[pi])) &&
+							       (!only_tasks || only_tasks == tasks[ti]) &&
+							       (only_free < 0 ||
+								fabs(only_free - fracs[fi]) < 1e-9);
+							big = side = false;
+						}
+						if (quick && !(grid && fracs[fi] == 0.3))
+							continue;
+						if (!grid && !big && !side)
+							continue;
+						if (big)
+							bc.budget_ms = 200;
+						fails += run_case(&bc, c, &opt);
+					}
+			}
+			free_node_table();
+			topomatch_cluster_destroy(c);
+		}
+	}
+	printf("# %d case%s FAIL\n", fails, fails == 1 ? "" : "s");
+	return fails ? 1 : 0;
+}

@@ -1,0 +1,113 @@
+/*
+ * tm_choose.h - select/topomatch's decision for one job test: the pattern
+ * the job carries, mapped onto the free PUs of the candidate nodes within
+ * what cons_tres says each node can give the job, compared with cons_tres'
+ * own choice, remembered in a cache, within the job and cycle budgets.
+ *
+ * select_topomatch.c calls it from its choose_nodes wrapper inside
+ * slurmctld; bench/plugin_scale.c calls the same functions with Slurm's
+ * bitmaps, core arrays and avail_res_t built for generated clusters, so
+ * that the benchmark times the plugin's own code.  Include Slurm's headers
+ * (slurmctld.h, cons_common.h) first.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TM_CHOOSE_H
+#define TM_CHOOSE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tm_decision.h"
+#include "tm_plugin_conf.h"
+#include "topomatch.h"
+#include "topomatch_cluster.h"
+
+/* cons_tres' choose_nodes (cons_common_callbacks.choose_nodes). */
+typedef int (*tm_choose_nodes_fn)(job_record_t *job_ptr, bitstr_t *node_map,
+				  bitstr_t **avail_core, uint32_t min_nodes,
+				  uint32_t max_nodes, uint32_t req_nodes,
+				  avail_res_t **avail_res_array, uint16_t cr_type,
+				  bool prefer_alloc_nodes,
+				  gres_mc_data_t *tres_mc_ptr);
+
+/* Decisions remembered at most (least recently used ones go). */
+#define TM_CACHE_DECISIONS 1024
+
+/*
+ * Everything a decision reads besides the job test: the settings
+ * (topomatch.conf) and the cluster, loaded once in slurmctld (nothing is
+ * narrowed without them); the decisions already computed; the time spent
+ * in the current main scheduler ([0]) and backfill ([1]) cycles; counters
+ * for the log.  slurmctld holds its job and node write locks around job
+ * tests; the mutex makes the chooser safe without relying on that.
+ */
+typedef struct tm_chooser {
+	tm_plugin_conf_t conf;
+	topomatch_cluster_t *cluster;
+	tm_choose_nodes_fn cons_tres; /* for cons_tres' own choice; NULL: none */
+	pthread_mutex_t mutex;
+	tm_decision_cache_t cache;
+	tm_cycle_t cycles[2];
+	unsigned long long reused, computed, fallbacks;
+} tm_chooser_t;
+
+/* One job test as cons_tres hands it to choose_nodes. */
+typedef struct {
+	tm_chooser_t *ch;
+	job_record_t *job;
+	bitstr_t *node_map;		/* the candidate nodes */
+	bitstr_t **avail_core;		/* their free cores (may be NULL) */
+	avail_res_t **avail_res;	/* what each can give the job */
+	uint32_t min_nodes, max_nodes, req_nodes;
+	uint16_t cr_type;
+	bool prefer_alloc_nodes;
+	gres_mc_data_t *tres_mc;
+	bool backfill;			/* a backfill test (its cycle's budget) */
+	double start_ms;		/* set by topomatch_narrow: the budget's start */
+} tm_test_t;
+
+typedef enum {
+	TOPOMATCH_KEEP = 0,	/* no subset: cons_tres chooses among all */
+	TOPOMATCH_NARROWED = 1,	/* *narrowed is the subset to choose in */
+} topomatch_narrow_t;
+
+/* What topomatch_narrow() hands to cons_tres. */
+typedef struct {
+	bitstr_t *nodes;	/* Slurm node indices to choose within */
+	uint16_t *cpus;		/* per Slurm node index: the CPUs of the tasks mapped there */
+	char note[TM_DECISION_NOTE]; /* the decision, for SystemComment */
+} tm_narrowed_t;
+
+double tm_now_ms(void);
+
+/* Read topomatch.conf (beside slurm.conf) and the cluster YAML it names,
+ * into ch (logged; ch->cluster stays NULL on any problem). */
+void tm_chooser_load(tm_chooser_t *ch);
+/* How much the cache saved and how often cons_tres refused a narrowed
+ * set, for the log. */
+void tm_chooser_stats(tm_chooser_t *ch, const char *when);
+
+/*
+ * libtopomatch's node selection (topomatch_cluster_select: TOPOMATCHCONST
+ * on trees and on the tree of a torus, mesh or dragonfly, Scotch on a
+ * sub-architecture of other graphs) over the free cores of the candidate
+ * nodes, within what cons_tres says each can give the job.  The job
+ * budget counts from the call: the work before the mapping (the pattern's
+ * key, the free PUs) is in it.
+ * OUT nar - on TOPOMATCH_NARROWED, the nodes and CPUs per node (free them
+ *	     with tm_narrowed_free)
+ * Called with slurmctld's locks held: bounded time (the job and cycle
+ * budgets), no I/O, no RPC.  Any failure keeps cons_tres' choice and says
+ * why (tm_comment).
+ */
+topomatch_narrow_t topomatch_narrow(const tm_test_t *t, tm_narrowed_t *nar);
+void tm_narrowed_free(tm_narrowed_t *nar);
+
+/* The job's SystemComment gets the line "topomatch: msg", replacing its
+ * earlier one (Slurm's own lines are kept). */
+void tm_comment(job_record_t *job_ptr, const char *msg);
+
+#endif /* TM_CHOOSE_H */
