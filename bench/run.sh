@@ -36,10 +36,16 @@ cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*: *//' || 
 rc=0
 # a later --repeat in "$@" overrides this one
 "$bin" --repeat 3 "$@" >>"$out" || rc=$?
-# the noise and sparse-factor studies only with the whole benchmark
+# the noise and sparse-factor studies, and select/topomatch's decisions at
+# scale (bench/plugin_scale, built with the select plugin), only with the
+# whole benchmark
 if [ $# -eq 0 ]; then
 	echo >>"$out"
 	"$build/bench/tm_study" >>"$out" || rc=$?
+	if [ -x "$build/bench/plugin_scale" ]; then
+		echo >>"$out"
+		"$build/bench/plugin_scale" >>"$out" || rc=$?
+	fi
 fi
 cat "$out"
 echo "run.sh: results in $out" >&2
