@@ -287,9 +287,7 @@ extern int select_p_reconfigure(void)
 	if (running_in_slurmctld()) {
 		slurm_mutex_lock(&tm_ch.mutex);
 		tm_chooser_stats(&tm_ch, "reconfigure");
-		tm_decision_cache_clear(&tm_ch.cache);
-		topomatch_cluster_destroy(tm_ch.cluster);
-		tm_ch.cluster = NULL;
+		tm_chooser_unload(&tm_ch);
 		tm_chooser_load(&tm_ch);
 		slurm_mutex_unlock(&tm_ch.mutex);
 	}
@@ -370,9 +368,8 @@ extern int fini(void)
 {
 	if (running_in_slurmctld())
 		tm_chooser_stats(&tm_ch, "shutdown");
+	tm_chooser_unload(&tm_ch);
 	tm_decision_cache_fini(&tm_ch.cache);
-	topomatch_cluster_destroy(tm_ch.cluster);
-	tm_ch.cluster = NULL;
 	if (tm_ch.cons_tres) {
 		cons_common_callbacks.choose_nodes = tm_ch.cons_tres;
 		tm_ch.cons_tres = NULL;

@@ -97,6 +97,17 @@ void tm_chooser_stats(tm_chooser_t *ch, const char *when)
 		     "choice", when, ch->computed, ch->reused, ch->fallbacks);
 }
 
+void tm_chooser_unload(tm_chooser_t *ch)
+{
+	tm_decision_cache_clear(&ch->cache);
+	topomatch_cluster_destroy(ch->cluster);
+	ch->cluster = NULL;
+	free(ch->cl_of);
+	free(ch->slurm_of);
+	ch->cl_of = ch->slurm_of = NULL;
+	ch->index_table = NULL;
+}
+
 /* Read topomatch.conf and the cluster YAML it names (slurmctld only). */
 void tm_chooser_load(tm_chooser_t *ch)
 {
@@ -156,22 +167,18 @@ static int64_t tm_node_cap(const tm_test_t *t, int i)
  * The PUs of the candidate nodes the mapping may use, in cluster
  * numbering: the PUs of the cores avail_core leaves free (every PU of a
  * core when PUs are hardware threads), at most tm_node_cap() of each
- * node.  slurm_of[cluster node] = Slurm's node index.
+ * node.
  */
-static void tm_free_pus(const tm_test_t *t, int64_t *pus, int64_t *npus, int64_t *slurm_of)
+static void tm_free_pus(const tm_test_t *t, int64_t *pus, int64_t *npus)
 {
 	tm_chooser_t *ch = t->ch;
 	*npus = 0;
 	for (int i = 0; i < node_record_count; i++) {
 		node_record_t *node = node_record_table_ptr[i];
-		int64_t cn, first, count, cap, kept = 0;
+		int64_t cn = ch->cl_of[i], first, count, cap, kept = 0;
 
-		if (!bit_test(t->node_map, i) || !node)
-			continue;
-		cn = topomatch_cluster_node_find(ch->cluster, node->name);
-		if (cn < 0)
+		if (cn < 0 || !node || !bit_test(t->node_map, i))
 			continue; /* not in the YAML: never chosen by the mapper */
-		slurm_of[cn] = i;
 		first = topomatch_cluster_node_pus(ch->cluster, cn, &count);
 		cap = tm_node_cap(t, i);
 		for (int64_t k = 0; k < count && kept < cap; k++) {
@@ -732,6 +739,82 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 }
 
 /*
+ * Slurm's node index <-> cluster node, by name: built once (the names of
+ * 32,768 nodes took milliseconds to look up at every job test), again
+ * when slurmctld's node table moves or grows (dynamic nodes).  -1 when out
+ * of memory (no decision).
+ */
+static int tm_node_index(tm_chooser_t *ch)
+{
+	int64_t nn = topomatch_cluster_nnodes(ch->cluster);
+
+	if (ch->cl_of && ch->index_count == node_record_count &&
+	    ch->index_table == node_record_table_ptr)
+		return 0;
+	free(ch->cl_of);
+	free(ch->slurm_of);
+	ch->cl_of = malloc(sizeof(*ch->cl_of) * (node_record_count + 1));
+	ch->slurm_of = malloc(sizeof(*ch->slurm_of) * (nn + 1));
+	if (!ch->cl_of || !ch->slurm_of) {
+		free(ch->cl_of);
+		free(ch->slurm_of);
+		ch->cl_of = ch->slurm_of = NULL;
+		return -1;
+	}
+	for (int64_t k = 0; k < nn; k++)
+		ch->slurm_of[k] = -1;
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node = node_record_table_ptr[i];
+		ch->cl_of[i] = node ? topomatch_cluster_node_find(ch->cluster, node->name) : -1;
+		if (ch->cl_of[i] >= 0)
+			ch->slurm_of[ch->cl_of[i]] = i;
+	}
+	ch->index_count = node_record_count;
+	ch->index_table = node_record_table_ptr;
+	return 0;
+}
+
+static uint64_t tm_mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * UINT64_C(0x9e3779b97f4a7c15);
+	return h ^ (h >> 29);
+}
+
+/*
+ * The key of a job test: the pattern's key and what the free PUs are made
+ * of, read from Slurm's own structures (the candidate nodes, each one's
+ * free cores as bitmap words and what it can give the job), so that a
+ * cache hit costs a pass over words, not the collection of the cluster's
+ * free PUs.
+ */
+static uint64_t tm_test_key(const tm_test_t *t, uint64_t pkey)
+{
+	const tm_chooser_t *ch = t->ch;
+	uint64_t h = tm_mix(pkey, t->min_nodes);
+
+	h = tm_mix(h, t->max_nodes);
+	for (int i = 0; i < node_record_count; i++) {
+		bitstr_t *cores = t->avail_core ? t->avail_core[i] : NULL;
+		int64_t nbits, w;
+
+		if (ch->cl_of[i] < 0 || !bit_test(t->node_map, i))
+			continue;
+		h = tm_mix(tm_mix(h, (uint64_t) i), (uint64_t) tm_node_cap(t, i));
+		if (!cores) {
+			h = tm_mix(h, UINT64_MAX);
+			continue;
+		}
+		nbits = bit_size(cores);
+		for (w = 0; w < nbits / 64; w++)
+			h = tm_mix(h, (uint64_t) cores[BITSTR_OVERHEAD + w]);
+		if (nbits % 64) /* bits past the end are not Slurm's to keep clear */
+			h = tm_mix(h, (uint64_t) cores[BITSTR_OVERHEAD + w] &
+				      ((UINT64_C(1) << (nbits % 64)) - 1));
+	}
+	return h ? h : 1;
+}
+
+/*
  * The decision for the job over these free PUs: from the cache when the
  * same pattern met the same free PUs before (cons_tres' retries, later
  * cycles, backfill's repeated tests), else computed.
@@ -739,8 +822,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrowed_t *nar)
 {
 	tm_chooser_t *ch = t->ch;
-	int64_t nnodes = topomatch_cluster_nnodes(ch->cluster);
-	int64_t *pus, *slurm_of, npus;
+	int64_t *pus = NULL, npus = 0;
 	const tm_decision_t *d;
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
 	uint64_t key;
@@ -749,33 +831,32 @@ static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrow
 		ch->reused++;
 		return TOPOMATCH_KEEP; /* the pattern was rejected, and noted */
 	}
-	pus = xcalloc(topomatch_cluster_npu(ch->cluster) + 1, sizeof(*pus));
-	slurm_of = xcalloc(nnodes + 1, sizeof(*slurm_of));
-	for (int64_t k = 0; k < nnodes; k++)
-		slurm_of[k] = -1;
-	tm_free_pus(t, pus, &npus, slurm_of);
-	if (tm_cpt(t) > 1)
-		tm_slot_firsts(ch, tm_cpt(t), pus, &npus);
-	key = tm_hash(pkey, pus, npus * sizeof(*pus));
-	key = tm_hash(key, &t->min_nodes, sizeof(t->min_nodes));
-	key = tm_hash(key, &t->max_nodes, sizeof(t->max_nodes));
+	if (tm_node_index(ch)) {
+		tm_note(t->job, "out of memory");
+		return TOPOMATCH_KEEP;
+	}
+	key = tm_test_key(t, pkey);
 	if ((d = tm_decision_find(&ch->cache, t->job->job_id, key))) {
 		ch->reused++;
 		debug("%pJ: decision reused (%s)", t->job,
 		      d->kind == TM_DECISION_NODES ? "narrowed" : "cons_tres chooses");
+	} else if (!(pus = malloc(sizeof(*pus) * (topomatch_cluster_npu(ch->cluster) + 1)))) {
+		tm_note(t->job, "out of memory");
 	} else {
-		how = tm_compute(t, pkey, key, pus, npus, slurm_of);
+		tm_free_pus(t, pus, &npus);
+		if (tm_cpt(t) > 1)
+			tm_slot_firsts(ch, tm_cpt(t), pus, &npus);
+		how = tm_compute(t, pkey, key, pus, npus, ch->slurm_of);
 		d = how == TOPOMATCH_NARROWED ? tm_decision_find(&ch->cache, t->job->job_id, key)
 					       : NULL;
 	}
 	if (d && d->kind == TM_DECISION_NODES) {
-		tm_narrowed_from(t, d, slurm_of, nar);
+		tm_narrowed_from(t, d, ch->slurm_of, nar);
 		how = TOPOMATCH_NARROWED;
 	} else {
 		how = TOPOMATCH_KEEP;
 	}
-	xfree(pus);
-	xfree(slurm_of);
+	free(pus);
 	return how;
 }
 

@@ -52,6 +52,10 @@ typedef struct tm_chooser {
 	tm_decision_cache_t cache;
 	tm_cycle_t cycles[2];
 	unsigned long long reused, computed, fallbacks;
+	/* Slurm's node index <-> cluster node (tm_choose.c, tm_node_index) */
+	int64_t *cl_of, *slurm_of;
+	int index_count;
+	void *index_table; /* the node_record_table_ptr they were made for */
 } tm_chooser_t;
 
 /* One job test as cons_tres hands it to choose_nodes. */
@@ -89,6 +93,9 @@ void tm_chooser_load(tm_chooser_t *ch);
 /* How much the cache saved and how often cons_tres refused a narrowed
  * set, for the log. */
 void tm_chooser_stats(tm_chooser_t *ch, const char *when);
+/* Forget the cluster, its node index and every decision (reconfigure,
+ * shutdown); the settings stay until the next tm_chooser_load. */
+void tm_chooser_unload(tm_chooser_t *ch);
 
 /*
  * libtopomatch's node selection (topomatch_cluster_select: TOPOMATCHCONST

@@ -1,0 +1,25 @@
+#!/bin/sh
+# bench/plugin_scale --quick: select/topomatch's decision code runs on a
+# 1,024-node fat tree, torus, dragonfly and graph with Slurm's structures,
+# and, given all the time it needs (no budget cut, so the result does not
+# depend on the machine), decides every job without falling back (the
+# mapping's nodes, or cons_tres' when they give fewer hop-bytes) and
+# places it within 5 % of the hop-bytes of the unbudgeted mapper on the
+# same free PUs.  Timings
+# are the benchmark's business (bench/README.md), not asserted here.
+# SPDX-License-Identifier: GPL-2.0-or-later
+. "$top_srcdir/tests/cli/common.sh"
+: "${PLUGIN_SCALE:?run through make check (PLUGIN_SCALE = the plugin_scale binary)}"
+
+run "$PLUGIN_SCALE" --quick --reps 2 --budget 100000
+expect_eq "plugin_scale --quick exits 0 (no case failed)" 0 "$rc"
+for net in fattree torus dragonfly graph; do
+	row=$(printf '%s\n' "$out" | awk -v n="$net" '$1 == n && $2 == 1024')
+	expect_contains "$net: a row for 1,024 nodes, 30 % free, 1,024 tasks" "30% stencil    1024" "$row"
+	expect_eq "$net: no job fell back to cons_tres' choice (budget, failure)" "0/2" \
+		"$(printf '%s\n' "$row" | awk -F'|' '{ split($5, f, " "); print f[2] }')"
+	expect_eq "$net: hop-bytes within 5 % of the unbudgeted mapper" yes \
+		"$(printf '%s\n' "$row" | awk -F'|' '{ split($6, f, " "); print (f[1] + 0 > 0 && f[1] + 0 <= 1.05) ? "yes" : f[1] }')"
+	expect_contains "$net: a pending job's pattern size" "11.5" "$(printf '%s\n' "$row" | awk -F'|' '{ print $7 }')"
+done
+finish
