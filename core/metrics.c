@@ -40,10 +40,24 @@ static int check_pus(const topomatch_topology_t *t, int64_t n, const int64_t *pu
 	return TOPOMATCH_OK;
 }
 
+/* (PU, task) pairs, for the visit order. */
+typedef struct pu_task {
+	int64_t pu, task;
+} pu_task_t;
+
+static int cmp_pu_task(const void *x, const void *y)
+{
+	const pu_task_t *p = x, *q = y;
+	if (p->pu != q->pu)
+		return p->pu < q->pu ? -1 : 1;
+	return (p->task > q->task) - (p->task < q->task);
+}
+
 /*
- * Order of the tasks to visit: grouped by PU on graphs, so that the
- * router runs one BFS per distinct source PU; task order elsewhere.
- * Counting sort: O(ntasks + npu).
+ * Order of the tasks to visit: by PU on graphs, so that the router runs
+ * one BFS per source it has not just run (router.c keeps the last, and
+ * the PUs of one node hang from one vertex); task order elsewhere.
+ * O(ntasks log ntasks): nothing the size of the machine.
  */
 static int64_t *task_order(const topomatch_topology_t *t, int64_t n, const int64_t *pu)
 {
@@ -53,18 +67,17 @@ static int64_t *task_order(const topomatch_topology_t *t, int64_t n, const int64
 			order[i] = i;
 		return order;
 	}
-	int64_t *next = tm_zalloc(t->npu + 1, sizeof(*next));
-	if (!next) {
+	pu_task_t *pt = tm_alloc(n, sizeof(*pt));
+	if (!pt) {
 		free(order);
 		return NULL;
 	}
 	for (int64_t i = 0; i < n; i++)
-		next[pu[i] + 1]++;
-	for (int64_t p = 0; p < t->npu; p++)
-		next[p + 1] += next[p];
+		pt[i] = (pu_task_t){ pu[i], i };
+	qsort(pt, (size_t)n, sizeof(*pt), cmp_pu_task);
 	for (int64_t i = 0; i < n; i++)
-		order[next[pu[i]]++] = i;
-	free(next);
+		order[i] = pt[i].task;
+	free(pt);
 	return order;
 }
 
@@ -236,6 +249,12 @@ int topomatch_metrics_task_hop_bytes(const topomatch_affinity_t *a,
 	x.thb = NULL; /* the caller's */
 	mctx_free(&x);
 	return rc;
+}
+
+int topomatch_metrics_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
+				const int64_t *pu, double *hop_bytes, char *err)
+{
+	return tm_metrics_hop_bytes(a, t, pu, hop_bytes, err);
 }
 
 int tm_metrics_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,

@@ -367,6 +367,12 @@ TOPOMATCH_API int topomatch_metrics_compute(const topomatch_affinity_t *a,
 					    const topomatch_topology_t *t,
 					    const int64_t *pu, topomatch_metrics_t *m,
 					    char *err);
+/* The hop_bytes of topomatch_metrics_compute alone (the same value to the
+ * bit), without the routes and link loads the other metrics need: its
+ * memory is O(ntasks), whatever the machine's size. */
+TOPOMATCH_API int topomatch_metrics_hop_bytes(const topomatch_affinity_t *a,
+					      const topomatch_topology_t *t,
+					      const int64_t *pu, double *hop_bytes, char *err);
 /* Per-task hop-bytes into out[ntasks]. */
 TOPOMATCH_API int topomatch_metrics_task_hop_bytes(const topomatch_affinity_t *a,
 						   const topomatch_topology_t *t,

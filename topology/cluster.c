@@ -93,6 +93,10 @@ static int index_nodes(topomatch_cluster_t *c, char *err)
 		}
 	c->pu_base[i] = base;
 	c->npu = base;
+	c->node_npu = d->nnodes ? d->group[0].hw.npu : 0;
+	for (int64_t g = 1; g < d->ngroups; g++)
+		if (d->group[g].hw.npu != c->node_npu)
+			c->node_npu = 0;
 	if (base > TOPOMATCH_MAX_PUS)
 		return tm_cluster_err(d, d->group[0].pos, err, TOPOMATCH_ELIMIT,
 				      "%lld PUs in all, more than %lld", (long long)base,
@@ -300,6 +304,11 @@ int64_t topomatch_cluster_pu_node(const topomatch_cluster_t *c, int64_t pu, int6
 {
 	if (pu < 0 || pu >= c->npu)
 		return -1;
+	if (c->node_npu > 0) { /* every node has as many PUs */
+		if (local)
+			*local = pu % c->node_npu;
+		return pu / c->node_npu;
+	}
 	int64_t lo = 0, hi = c->d.nnodes - 1; /* last node whose base <= pu */
 	while (lo < hi) {
 		int64_t mid = lo + (hi - lo + 1) / 2;

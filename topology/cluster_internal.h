@@ -120,6 +120,7 @@ struct topomatch_cluster {
 	int64_t nslots;    /* node positions in the topology */
 	int64_t slot_pus;  /* topology PUs per position (the enclosing node shape) */
 	int64_t *pu_base;  /* node -> first cluster PU; nnodes + 1 entries */
+	int64_t node_npu;  /* PUs of every node when all have as many, else 0 */
 	int64_t *slot;     /* node -> position */
 	int64_t *slot_node; /* position -> node, -1 when empty */
 	int32_t *node_group;

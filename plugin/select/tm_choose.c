@@ -45,6 +45,16 @@
  * choice, noted once under this key.
  */
 #define TM_MAX_ENV_ENTRIES (TOPOMATCH_BLOB_MAX_ENTRIES + 4096)
+
+/*
+ * The largest pattern (bytes of its TOPOMATCH_PATTERN_ values) a decision
+ * maps, per ms of JobBudgetMs: 64 KiB at the default 50 ms.  Larger ones
+ * keep cons_tres' choice at once, without work: on bench/plugin_scale, a
+ * dense 1,024-task pattern (512 KiB) took 18-39 ms to decode and 200 ms
+ * to map, whatever the budget; a 4,096-task stencil (51 KiB) maps in
+ * 120-220 ms on 32,768 nodes.
+ */
+#define TM_PATTERN_BYTES_PER_MS (65536.0 / 50)
 #define TM_KEY_ENV_TOO_LONG UINT64_C(0x5e5e5e5e5e5e5e5e)
 
 double tm_now_ms(void)
@@ -246,14 +256,13 @@ static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *jo
 static double tm_hop_bytes(const tm_chooser_t *ch, const topomatch_affinity_t *a, const int64_t *pu)
 {
 	int64_t n = topomatch_affinity_ntasks(a), *tpu = xcalloc(n + 1, sizeof(*tpu));
-	topomatch_metrics_t m;
 	char err[TOPOMATCH_ERRLEN];
 	double hb = -1;
 
 	for (int64_t k = 0; k < n; k++)
 		tpu[k] = topomatch_cluster_pu_to_topology(ch->cluster, pu[k]);
-	if (!topomatch_metrics_compute(a, topomatch_cluster_topology(ch->cluster), tpu, &m, err))
-		hb = m.hop_bytes;
+	if (topomatch_metrics_hop_bytes(a, topomatch_cluster_topology(ch->cluster), tpu, &hb, err))
+		hb = -1;
 	xfree(tpu);
 	return hb;
 }
@@ -515,6 +524,14 @@ static const topomatch_map_opts_t *tm_node_choice_opts(const tm_chooser_t *ch,
  */
 #define TM_BUDGET_MARGIN 0.2
 
+/* The time left until end for a mapping expected to take like_ms; 0 (do
+ * not start it) when it would not fit. */
+static double tm_room(double end, double like_ms)
+{
+	double left = end - tm_now_ms();
+	return left >= like_ms ? left : 0;
+}
+
 /*
  * Map the pattern onto the free PUs within budget_ms (what is left of the
  * job test's budget); the nodes that got tasks and how many each.
@@ -582,7 +599,10 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 			tasks[k] = per_node[nodes[k]];
 		xfree(per_node);
 		double hb, hb_block, hb_cons;
-		hb = tm_placement(ch, a, &o, pus, npus, pu, end - tm_now_ms(), &res);
+		/* srun's placement and the mapping on cons_tres' nodes are each
+		 * started only when what is left could hold a mapping as long
+		 * as the node choice's: one cut short is wasted time */
+		hb = tm_placement(ch, a, &o, pus, npus, pu, tm_room(end, ms), &res);
 		if (hb < 0) {
 			debug("%pJ: no time left to compute srun's placement: SystemComment gives "
 			      "the hop-bytes of the node choice's mapping", job_ptr);
@@ -590,8 +610,8 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 		}
 		/* compared with cons_tres' own nodes, the ranks mapped there too,
 		 * when the budget allows: the better by hop-bytes is kept */
-		tm_cons_tres_hop_bytes(t, a, &o, pus, npus, slurm_of,
-				       end - tm_now_ms(), &hb_block, &hb_cons);
+		tm_cons_tres_hop_bytes(t, a, &o, pus, npus, slurm_of, tm_room(end, ms), &hb_block,
+				       &hb_cons);
 		ms = tm_now_ms() - t0;
 		if (hb_cons >= 0 && hb_cons < hb * (1 - 1e-9)) {
 			/* noted (tm_note) and remembered as kept, below */
@@ -636,7 +656,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
  * tells this job's rejected pattern from its other states (spank_job_env
  * does not change during a job's life anyway).
  */
-static uint64_t tm_pattern_key(job_record_t *job_ptr)
+static uint64_t tm_pattern_key(job_record_t *job_ptr, size_t *bytes)
 {
 	const size_t plen = strlen(TOPOMATCH_PATTERN_ENV), name_max = plen + 8;
 	const size_t cap = name_max + TOPOMATCH_BLOB_MAX_ENTRY;
@@ -661,6 +681,7 @@ static uint64_t tm_pattern_key(job_record_t *job_ptr)
 		}
 		h = tm_hash(h, "", 1);
 	}
+	*bytes = total;
 	h = tm_hash(h, &job_ptr->details->num_tasks, sizeof(job_ptr->details->num_tasks));
 	h = tm_hash(h, &job_ptr->details->cpus_per_task,
 		    sizeof(job_ptr->details->cpus_per_task));
@@ -726,6 +747,17 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 		return TOPOMATCH_KEEP;
 	}
 	ch->computed++;
+	if (t->pattern_bytes > TM_PATTERN_BYTES_PER_MS * ch->conf.job_budget_ms) {
+		/* decoding alone would take much of the budget, and mapping a
+		 * dense pattern runs partitioners that cannot be stopped */
+		tm_note(job_ptr, "the pattern's %zu KiB are more than a budget of %g ms maps "
+			"(%.0f KiB; JobBudgetMs in topomatch.conf)", t->pattern_bytes / 1024,
+			ch->conf.job_budget_ms,
+			TM_PATTERN_BYTES_PER_MS * ch->conf.job_budget_ms / 1024);
+		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
+				  0, NULL);
+		return TOPOMATCH_KEEP;
+	}
 	if (!(a = tm_pattern(ch, job_ptr)))
 		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
 				  0, NULL);
@@ -895,7 +927,7 @@ topomatch_narrow_t topomatch_narrow(const tm_test_t *test, tm_narrowed_t *nar)
 		slurm_mutex_unlock(&ch->mutex);
 		return TOPOMATCH_KEEP;
 	}
-	if (!(pkey = tm_pattern_key(job_ptr)))
+	if (!(pkey = tm_pattern_key(job_ptr, &own.pattern_bytes)))
 		return TOPOMATCH_KEEP;
 	slurm_mutex_lock(&ch->mutex);
 	how = tm_decide(t, pkey, nar);

@@ -71,6 +71,7 @@ typedef struct {
 	gres_mc_data_t *tres_mc;
 	bool backfill;			/* a backfill test (its cycle's budget) */
 	double start_ms;		/* set by topomatch_narrow: the budget's start */
+	size_t pattern_bytes;		/* set by topomatch_narrow: the pattern's size */
 } tm_test_t;
 
 typedef enum {

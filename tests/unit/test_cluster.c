@@ -648,6 +648,57 @@ START_TEST(auto_on_the_network_tree)
 }
 END_TEST
 
+/*
+ * Many free PUs for a small job: the mapping works on the best-fit
+ * subtree with room for 4 times the job (topomatch_cluster_select's
+ * region), as Slurm's topology/tree picks switches, so that the whole
+ * free switch s1 stays for a large job: a 4-task job goes under s3, the
+ * free switch with the fewest free PUs that still has 16; with fewer free
+ * PUs than 4 times the job, nothing is narrowed (s1 holds all of them).
+ */
+START_TEST(select_region_best_fit)
+{
+	static const char yaml[] =
+		"cluster: r\nnodes:\n  - names: n[01-32]\n    hardware: \"core:4 pu:1\"\n"
+		"network:\n  type: fattree\n  levels:\n    - {arity: 4}\n    - {arity: 8}\n";
+	topomatch_cluster_t *c;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_msg(topomatch_cluster_load_buffer(yaml, strlen(yaml), "r.yaml", NULL, &c, err) ==
+		      0, "%s", err);
+	/* s1 (n01-n08) all free, s2 none, s3 (n17-n24) 5 nodes, s4 3 nodes */
+	int64_t allowed[128], m = 0;
+	for (int i = 0; i < 32; i++) {
+		int free_node = i < 8 || (i >= 16 && i < 21) || (i >= 24 && i < 27);
+		for (int k = 0; free_node && k < 4; k++)
+			allowed[m++] = 4 * i + k;
+	}
+	topomatch_affinity_t *a;
+	ck_assert_int_eq(topomatch_gen_alltoall(4, 1, 0, &a, err), 0);
+	topomatch_map_opts_t o;
+	topomatch_map_opts_init(&o);
+	o.allowed = allowed;
+	o.nallowed = m;
+	int64_t pu[4], nodes[4], nn;
+	ck_assert_msg(topomatch_cluster_select(c, a, &o, pu, nodes, &nn, NULL, err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(nn, 1);
+	ck_assert_int_ge(nodes[0], 16);
+	ck_assert_int_le(nodes[0], 20);
+	/* only s1's 32 PUs free: fewer than 4 x 16 for a 16-task job */
+	topomatch_affinity_t *b;
+	ck_assert_int_eq(topomatch_gen_alltoall(16, 1, 0, &b, err), 0);
+	o.nallowed = 32;
+	int64_t pu16[16], nodes16[16];
+	ck_assert_msg(topomatch_cluster_select(c, b, &o, pu16, nodes16, &nn, NULL, err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(nn, 4);
+	ck_assert_int_lt(nodes16[3], 8);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
 /* --------------------------------------------------------------- errors */
 
 static void expect_error(const char *yaml, const char *want)
@@ -746,6 +797,7 @@ int main(void)
 	tcase_add_test(tc, select_slots_gather_under_one_switch);
 	tcase_add_test(tc, map_slots_as_srun);
 	tcase_add_test(tc, auto_on_the_network_tree);
+	tcase_add_test(tc, select_region_best_fit);
 	tcase_add_test(tc, error_classes);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);
