@@ -148,10 +148,14 @@ static topomatch_cluster_t *make_cluster(const char *net, int nodes)
 			    16 * s + 15);
 	}
 	topomatch_cluster_t *c = NULL;
-	if (topomatch_cluster_load_buffer(t.yaml, t.len, net, NULL, &c, err)) {
+	double t0 = tm_now_ms();
+	if (topomatch_cluster_load_buffer(t.yaml, t.len, net, NULL, &c, err) ||
+	    topomatch_cluster_precompute(c, err)) { /* as slurmctld at load */
 		fprintf(stderr, "plugin_scale: %s %d: %s\n", net, nodes, err);
 		exit(1);
 	}
+	fprintf(stderr, "plugin_scale: %s, %d nodes: loaded and precomputed in %.0f ms\n", net,
+		nodes, tm_now_ms() - t0);
 	free(t.yaml);
 	return c;
 }

@@ -165,8 +165,18 @@ static int64_t hang_lca(const topomatch_topology_t *t, int64_t a, int64_t b)
 	return a;
 }
 
+/* The BFS of the source's attachment vertex, run when first needed: hop
+ * counts come from the core's table when the topology has one. */
+static void graph_bfs(topomatch_router_t *r)
+{
+	const topomatch_topology_t *t = r->t;
+	int64_t c = t->core_id[t->hang_att[t->pu_vert[r->src]]];
+	if (r->bfs.src != c)
+		core_bfs_run(&r->bfs, t, c);
+}
+
 /* Hops (and *cost) from the source to PU q on a graph; -1 unreachable. */
-static int64_t graph_hops(const topomatch_router_t *r, int64_t q, double *cost)
+static int64_t graph_hops(topomatch_router_t *r, int64_t q, double *cost)
 {
 	const topomatch_topology_t *t = r->t;
 	int64_t s = t->pu_vert[r->src], w = t->pu_vert[q];
@@ -177,6 +187,11 @@ static int64_t graph_hops(const topomatch_router_t *r, int64_t q, double *cost)
 		return t->hang_depth[s] + t->hang_depth[w] - 2 * t->hang_depth[l];
 	}
 	int64_t c = t->core_id[t->hang_att[w]];
+	if (!cost && t->core_hops) {
+		uint8_t h = t->core_hops[t->core_id[t->hang_att[s]] * t->ncore + c];
+		return h == TM_CORE_HOPS_NONE ? -1 : t->hang_depth[s] + h + t->hang_depth[w];
+	}
+	graph_bfs(r);
 	if (r->bfs.dist[c] < 0)
 		return -1;
 	if (cost)
@@ -228,11 +243,6 @@ void topomatch_router_source(topomatch_router_t *r, int64_t p)
 		return;
 	}
 	r->src = p;
-	if (r->t->kind == TOPOMATCH_TOPO_GRAPH) {
-		int64_t c = r->t->core_id[r->t->hang_att[r->t->pu_vert[p]]];
-		if (r->bfs.src != c)
-			core_bfs_run(&r->bfs, r->t, c);
-	}
 }
 
 static bool query_ok(const topomatch_router_t *r, int64_t q)
@@ -350,7 +360,7 @@ static int64_t hcub_route(const topomatch_topology_t *t, int64_t p, int64_t q, i
 
 /* Up from s's vertex to a (an ancestor or the attachment vertex), across
  * the core, down to q's vertex: links[0 .. n-1], those below cap. */
-static int64_t graph_route(const topomatch_router_t *r, int64_t q, int64_t *links, int64_t cap)
+static int64_t graph_route(topomatch_router_t *r, int64_t q, int64_t *links, int64_t cap)
 {
 	const topomatch_topology_t *t = r->t;
 	const core_bfs_t *b = &r->bfs;
@@ -358,6 +368,7 @@ static int64_t graph_route(const topomatch_router_t *r, int64_t q, int64_t *link
 	int64_t n = graph_hops(r, q, NULL), k = 0, i = n;
 	if (n < 0)
 		return -1;
+	graph_bfs(r); /* the core's part of the route: its parents */
 	top = t->hang_att[s] == t->hang_att[w] ? hang_lca(t, s, w) : t->hang_att[s];
 	for (int64_t v = s; v != top; v = t->hang_parent[v], k++)
 		if (k < cap)

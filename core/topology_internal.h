@@ -73,7 +73,14 @@ struct topomatch_topology {
 	int64_t *hang_down;   /* parent -> vertex */
 	int64_t *hang_depth;  /* hops to hang_att */
 	double *hang_cost;    /* cost of that path */
+	/* graph, after topomatch_topology_precompute: hops between core
+	 * vertices, ncore x ncore (TM_CORE_HOPS_NONE: unreachable), or NULL */
+	uint8_t *core_hops;
 };
+
+#define TM_CORE_HOPS_NONE 255
+/* The largest core whose hop table is kept (16 MiB). */
+#define TM_CORE_TABLE_MAX 4096
 
 /*
  * Breadth-first search state over a graph topology.  Neighbours are taken
@@ -96,6 +103,9 @@ void tm_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t src_vertex);
 /* graph_hang.c: the hang_* and core fields of a graph; ENOMEM. */
 int tm_graph_hang_build(topomatch_topology_t *t);
 void tm_graph_hang_free(topomatch_topology_t *t);
+/* The core's hop table (t->core_hops); ENOMEM, or OK without one when
+ * the core is over TM_CORE_TABLE_MAX or a distance over 254 hops. */
+int tm_graph_core_table(topomatch_topology_t *t);
 
 /* Parse a target from a buffer that may hold NUL bytes (refused). */
 int tm_topology_parse_buf(const char *buf, size_t len, const char *name,

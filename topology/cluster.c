@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "cluster_internal.h"
+#include "topology_internal.h"
 
 #include <libgen.h>
 #include <stdlib.h>
@@ -222,6 +223,15 @@ void topomatch_cluster_destroy(topomatch_cluster_t *c)
 	topomatch_topology_destroy(c->topo);
 	tm_cluster_desc_free(&c->d);
 	free(c);
+}
+
+int topomatch_cluster_precompute(topomatch_cluster_t *c, char *err)
+{
+	if (!c)
+		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_precompute: NULL argument");
+	if (tm_graph_core_table(c->topo))
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory for the switches' hop table");
+	return TOPOMATCH_OK;
 }
 
 /* -------------------------------------------------------------- queries */

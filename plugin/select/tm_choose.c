@@ -143,10 +143,15 @@ void tm_chooser_load(tm_chooser_t *ch)
 		ch->cluster = NULL;
 		return;
 	}
-	info("cluster %s from %s: %lld nodes, %lld PUs; budget %g ms per job",
+	double t0 = tm_now_ms();
+	if (topomatch_cluster_precompute(ch->cluster, err))
+		error("%s: decisions go on without it", err);
+	info("cluster %s from %s: %lld nodes, %lld PUs (tables built in %.0f ms); budget %g "
+	     "ms per job",
 	     topomatch_cluster_name(ch->cluster), ch->conf.cluster_yaml,
 	     (long long) topomatch_cluster_nnodes(ch->cluster),
-	     (long long) topomatch_cluster_npu(ch->cluster), ch->conf.job_budget_ms);
+	     (long long) topomatch_cluster_npu(ch->cluster), tm_now_ms() - t0,
+	     ch->conf.job_budget_ms);
 }
 
 

@@ -526,6 +526,21 @@ START_TEST(graph_hanging_trees_vs_bfs)
 						      (long long)want[i]);
 			}
 		}
+		/* the core's hop table (topomatch_cluster_precompute) gives the
+		 * same hops, and routes and costs stay those of the BFS */
+		ck_assert_int_eq(tm_graph_core_table(t), 0);
+		ck_assert_ptr_nonnull(t->core_hops);
+		for (int64_t p = 0; p < t->npu; p++) {
+			topomatch_router_source(r, p);
+			tm_bfs_run(&full, t, t->pu_vert[p]);
+			for (int64_t q = 0; q < t->npu; q++) {
+				ck_assert_int_eq(topomatch_router_hops(r, q), full.dist[t->pu_vert[q]]);
+				ck_assert_double_eq_tol(topomatch_router_cost(r, q),
+							full.cost[t->pu_vert[q]], 1e-9);
+				ck_assert_int_eq(topomatch_router_route(r, q, links, 128),
+						 full.dist[t->pu_vert[q]]);
+			}
+		}
 		tm_bfs_free(&full);
 		topomatch_router_destroy(r);
 		topomatch_topology_destroy(t);
