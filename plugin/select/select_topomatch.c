@@ -28,25 +28,7 @@
  * the project's: Slurm's structures depend on it. */
 #include "config.h"
 
-#include <stdbool.h>
-#include <stdint.h>
-
-/* Slurm's internal headers are not written for this project's warnings. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#pragma GCC diagnostic ignored "-Wmissing-prototypes"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-#include "src/common/slurm_xlator.h"
-#include "src/common/bitstring.h"
-#include "src/common/log.h"
-#include "src/common/run_in_daemon.h"
-#include "src/slurmctld/slurmctld.h"
-#include "src/plugins/select/cons_common/cons_common.h"
-#include "src/plugins/select/cons_common/core_array.h"
-#pragma GCC diagnostic pop
+#include "tm_slurm.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -10,24 +10,7 @@
  * the project's: Slurm's structures depend on it. */
 #include "config.h"
 
-#include <stdbool.h>
-#include <stdint.h>
-
-/* Slurm's internal headers are not written for this project's warnings. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#pragma GCC diagnostic ignored "-Wmissing-prototypes"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-#include "src/common/slurm_xlator.h"
-#include "src/common/bitstring.h"
-#include "src/common/log.h"
-#include "src/slurmctld/slurmctld.h"
-#include "src/plugins/select/cons_common/cons_common.h"
-#include "src/plugins/select/cons_common/core_array.h"
-#pragma GCC diagnostic pop
+#include "tm_slurm.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,13 +31,15 @@
 
 /*
  * The largest pattern (bytes of its TOPOMATCH_PATTERN_ values) a decision
- * maps, per ms of JobBudgetMs: 64 KiB at the default 50 ms.  Larger ones
+ * maps: 64 KiB, and 64 KiB per 50 ms of a larger JobBudgetMs.  Larger ones
  * keep cons_tres' choice at once, without work: on bench/plugin_scale, a
  * dense 1,024-task pattern (512 KiB) took 18-39 ms to decode and 200 ms
- * to map, whatever the budget; a 4,096-task stencil (51 KiB) maps in
- * 120-220 ms on 32,768 nodes.
+ * to map, whatever the budget (its partitioning cannot be cut short); a
+ * 4,096-task stencil (51 KiB) maps in 120-170 ms on 32,768 nodes.  Below
+ * 64 KiB the guard cuts what runs too long.
  */
-#define TM_PATTERN_BYTES_PER_MS (65536.0 / 50)
+#define TM_PATTERN_BYTES 65536.0
+#define TM_PATTERN_BUDGET_MS 50.0
 #define TM_KEY_ENV_TOO_LONG UINT64_C(0x5e5e5e5e5e5e5e5e)
 
 double tm_now_ms(void)
@@ -361,11 +346,11 @@ static int64_t *tm_cons_pus(const tm_test_t *t, int64_t n, const int64_t *pus, i
  * What the decision says in SystemComment: the mapper, the hop-bytes on
  * the chosen nodes and, the gain, those of the job without the pattern:
  * cons_tres' own nodes with the ranks in Slurm's block order (hb_block,
- * -1 when not evaluated).
+ * -1 when not evaluated: late when there was no time left).
  */
 static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a, double hb,
-			     double hb_block, const char *mapper, int64_t nn, char *note,
-			     size_t len)
+			     double hb_block, bool late, const char *mapper, int64_t nn,
+			     char *note, size_t len)
 {
 	int64_t n = topomatch_affinity_ntasks(a);
 	int w = snprintf(note, len, "%s mapped %lld task%s onto %lld node%s: %.6g hop-bytes",
@@ -381,7 +366,8 @@ static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a, 
 		snprintf(note + w, len - w, "; without the pattern (cons_tres): 0");
 	else
 		snprintf(note + w, len - w, "; without the pattern (cons_tres): not evaluated (%s)",
-			 t->job->gres_list_req ? "GRES" : "no allocation or PUs");
+			 t->job->gres_list_req ? "GRES" : late ? "no time left" :
+			 "no allocation or PUs");
 }
 
 /*
@@ -615,8 +601,11 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 		}
 		/* compared with cons_tres' own nodes, the ranks mapped there too,
 		 * when the budget allows: the better by hop-bytes is kept */
-		tm_cons_tres_hop_bytes(t, a, &o, pus, npus, slurm_of, tm_room(end, ms), &hb_block,
-				       &hb_cons);
+		bool late = tm_now_ms() >= end;
+		hb_block = hb_cons = -1;
+		if (!late) /* cons_tres' choice costs Slurm's time */
+			tm_cons_tres_hop_bytes(t, a, &o, pus, npus, slurm_of, tm_room(end, ms),
+					       &hb_block, &hb_cons);
 		ms = tm_now_ms() - t0;
 		if (hb_cons >= 0 && hb_cons < hb * (1 - 1e-9)) {
 			/* noted (tm_note) and remembered as kept, below */
@@ -624,7 +613,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 				 "nodes give %.6g hop-bytes, on the nodes the pattern chose %.6g",
 				 hb_cons, hb);
 		} else {
-			tm_decision_note(t, a, hb, hb_block, res.mapper, nn, note, sizeof(note));
+			tm_decision_note(t, a, hb, hb_block, late, res.mapper, nn, note, sizeof(note));
 			tm_decision_store(&ch->cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,
 					  tasks, nn, note);
 			how = TOPOMATCH_NARROWED;
@@ -648,6 +637,8 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 /*
  * A key for the job's pattern: its TOPOMATCH_PATTERN_ entries and the job
  * fields tm_pattern() checks them against.  0 when the job has none.
+ * *bytes: the size of the values, 0 past the format's limits (the decoder
+ * then rejects the pattern at once, saying why).
  *
  * Computed on every job test, before the cache is asked, so its cost must
  * not grow with what a user put into spank_job_env (Slurm accepts entries
@@ -667,7 +658,7 @@ static uint64_t tm_pattern_key(job_record_t *job_ptr, size_t *bytes)
 	const size_t cap = name_max + TOPOMATCH_BLOB_MAX_ENTRY;
 	uint64_t h = TM_HASH_INIT;
 	size_t total = 0, count = 0;
-	bool any = false;
+	bool any = false, invalid = false;
 
 	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
 		const char *e = job_ptr->spank_job_env[i], *eq;
@@ -682,11 +673,14 @@ static uint64_t tm_pattern_key(job_record_t *job_ptr, size_t *bytes)
 		if (n == cap || !eq || ++count > TOPOMATCH_BLOB_MAX_ENTRIES ||
 		    (total += n - (size_t) (eq + 1 - e) + 1) > TOPOMATCH_BLOB_MAX_TOTAL) {
 			h = tm_hash(h, "\1over", 6); /* rejected, whatever follows */
+			invalid = true;
 			break;
 		}
+		/* a value of the limit or more: the decoder rejects it */
+		invalid |= n - (size_t) (eq + 1 - e) + 1 > TOPOMATCH_BLOB_MAX_ENTRY;
 		h = tm_hash(h, "", 1);
 	}
-	*bytes = total;
+	*bytes = invalid ? 0 : total; /* the decoder says why, at once */
 	h = tm_hash(h, &job_ptr->details->num_tasks, sizeof(job_ptr->details->num_tasks));
 	h = tm_hash(h, &job_ptr->details->cpus_per_task,
 		    sizeof(job_ptr->details->cpus_per_task));
@@ -752,13 +746,13 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 		return TOPOMATCH_KEEP;
 	}
 	ch->computed++;
-	if (t->pattern_bytes > TM_PATTERN_BYTES_PER_MS * ch->conf.job_budget_ms) {
+	double most = TM_PATTERN_BYTES * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
+	if (t->pattern_bytes > most) {
 		/* decoding alone would take much of the budget, and mapping a
 		 * dense pattern runs partitioners that cannot be stopped */
 		tm_note(job_ptr, "the pattern's %zu KiB are more than a budget of %g ms maps "
 			"(%.0f KiB; JobBudgetMs in topomatch.conf)", t->pattern_bytes / 1024,
-			ch->conf.job_budget_ms,
-			TM_PATTERN_BYTES_PER_MS * ch->conf.job_budget_ms / 1024);
+			ch->conf.job_budget_ms, most / 1024);
 		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
 				  0, NULL);
 		return TOPOMATCH_KEEP;

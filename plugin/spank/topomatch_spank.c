@@ -998,7 +998,7 @@ static int submit_pattern(spank_t sp)
 	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES };
 	topomatch_affinity_t *a = NULL;
 	char **entries = NULL;
-	int n = 0, rc = 0;
+	int n = 0, rc = 0, stored = 0;
 	topomatch_blob_info_t info;
 	if (topomatch_affinity_read_file(pattern_path, TOPOMATCH_FORMAT_AUTO, &lim, &a, err) ||
 	    topomatch_blob_encode(a, SPARSE_FACTOR, NULL, &entries, &n, &info, err)) {
@@ -1006,7 +1006,13 @@ static int submit_pattern(spank_t sp)
 		rc = pattern_problem(msg);
 	} else if (store(sp, entries, n)) {
 		rc = pattern_problem("--comm-pattern: cannot store the pattern in the job");
-	} else if (info.weight_kept < info.weight_input * (1 - 1e-9)) {
+	} else {
+		stored = 1;
+		slurm_verbose("--comm-pattern: %lld tasks, %lld pairs, %.1f KiB in the job "
+			      "(select/topomatch maps up to 64 KiB, more with JobBudgetMs over 50)",
+			      (long long)info.ntasks, (long long)info.nnz_kept, info.bytes / 1024.0);
+	}
+	if (stored && info.weight_kept < info.weight_input * (1 - 1e-9)) {
 		slurm_info("--comm-pattern: %lld tasks; kept %lld of %lld pairs, dropped %.1f%% "
 			   "of the communication weight to fit the job record",
 			   (long long)info.ntasks, (long long)info.nnz_kept,
