@@ -733,18 +733,29 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 {
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
-	double left;
+	double left, mine;
 	tm_cycle_t *cycle = tm_cycle_now(t, &left);
 	topomatch_affinity_t *a;
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
 
-	/* what the cycle has left cannot hold a mapping */
-	if (left - (tm_now_ms() - t->start_ms) <= TM_BUDGET_MARGIN * ch->conf.job_budget_ms &&
-	    left < ch->conf.job_budget_ms) {
-		tm_note(job_ptr, "the scheduling cycle's budget of %g ms is used up",
-			ch->conf.cycle_budget_ms);
+	/* the user's share of the cycle (tm_cycle_user_left): one user's
+	 * jobs do not take the whole cycle while another user's wait */
+	mine = tm_cycle_user_left(cycle, job_ptr->user_id, ch->conf.cycle_budget_ms,
+				  ch->conf.job_budget_ms);
+	/* what is left cannot hold a mapping */
+	if (MIN(left, mine) - (tm_now_ms() - t->start_ms) <=
+		    TM_BUDGET_MARGIN * ch->conf.job_budget_ms &&
+	    MIN(left, mine) < ch->conf.job_budget_ms) {
+		if (mine < left)
+			tm_note(job_ptr, "user %u's share of the scheduling cycle's budget of %g ms "
+				"is used up (each user with pattern jobs in the cycle gets an equal "
+				"share)", job_ptr->user_id, ch->conf.cycle_budget_ms);
+		else
+			tm_note(job_ptr, "the scheduling cycle's budget of %g ms is used up",
+				ch->conf.cycle_budget_ms);
 		return TOPOMATCH_KEEP;
 	}
+	left = MIN(left, mine);
 	ch->computed++;
 	double most = TM_PATTERN_BYTES * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
 	if (t->pattern_bytes > most) {
@@ -765,7 +776,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 			     MIN(left, ch->conf.job_budget_ms) - (tm_now_ms() - t->start_ms),
 			     left >= ch->conf.job_budget_ms, key);
 	topomatch_affinity_destroy(a);
-	tm_cycle_charge(cycle, tm_now_ms() - t->start_ms);
+	tm_cycle_charge(cycle, job_ptr->user_id, tm_now_ms() - t->start_ms);
 	return how;
 }
 

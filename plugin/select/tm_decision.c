@@ -136,13 +136,49 @@ char *tm_comment_merge(const char *old, const char *msg)
 double tm_cycle_left(tm_cycle_t *w, uint32_t counter, double now_ms, double budget_ms)
 {
 	if (!w->open || w->counter != counter || now_ms - w->start_ms > TM_CYCLE_MAX_AGE_MS ||
-	    now_ms < w->start_ms)
-		*w = (tm_cycle_t){ .open = 1, .counter = counter, .start_ms = now_ms };
+	    now_ms < w->start_ms) {
+		int prev = w->open ? w->nusers : 0;
+		*w = (tm_cycle_t){ .open = 1, .counter = counter, .start_ms = now_ms,
+				   .prev_users = prev };
+	}
 	return budget_ms - w->used_ms;
 }
 
-void tm_cycle_charge(tm_cycle_t *w, double ms)
+/* The slot of uid among the window's users, -1 when it has none yet; the
+ * last slot is shared by the users past TM_CYCLE_USERS - 1. */
+static int user_slot(const tm_cycle_t *w, uint32_t uid)
 {
-	if (ms > 0)
-		w->used_ms += ms;
+	for (int k = 0; k < w->nusers && k < TM_CYCLE_USERS - 1; k++)
+		if (w->uid[k] == uid)
+			return k;
+	return w->nusers == TM_CYCLE_USERS ? TM_CYCLE_USERS - 1 : -1;
+}
+
+double tm_cycle_user_left(const tm_cycle_t *w, uint32_t uid, double budget_ms, double floor_ms)
+{
+	int k = user_slot(w, uid);
+	int users = w->nusers + (k < 0);
+	double share;
+
+	if (users < w->prev_users)
+		users = w->prev_users;
+	share = budget_ms / (users > 0 ? users : 1);
+	if (share < floor_ms)
+		share = floor_ms;
+	return share - (k < 0 ? 0 : w->user_ms[k]);
+}
+
+void tm_cycle_charge(tm_cycle_t *w, uint32_t uid, double ms)
+{
+	int k = user_slot(w, uid);
+
+	if (ms <= 0)
+		return;
+	w->used_ms += ms;
+	if (k < 0) {
+		k = w->nusers++;
+		w->uid[k] = uid;
+		w->user_ms[k] = 0;
+	}
+	w->user_ms[k] += ms;
 }

@@ -88,10 +88,17 @@ char *tm_comment_merge(const char *old, const char *msg);
  * cycles (a job's submission) would otherwise accumulate until the next
  * one ends, so a window also closes after max_age_ms.
  */
+#define TM_CYCLE_USERS 64 /* users counted one by one; the rest share a slot */
+
 typedef struct tm_cycle {
 	int open;
 	uint32_t counter;
 	double start_ms, used_ms;
+	/* the users this window's decisions were for, and what each spent;
+	 * prev_users: how many the previous window had */
+	int nusers, prev_users;
+	uint32_t uid[TM_CYCLE_USERS];
+	double user_ms[TM_CYCLE_USERS];
 } tm_cycle_t;
 
 #define TM_CYCLE_MAX_AGE_MS 1000.0
@@ -99,7 +106,15 @@ typedef struct tm_cycle {
 /* Milliseconds left of budget_ms in the window of `counter` at now_ms
  * (a new window when the counter moved or the window has aged). */
 double tm_cycle_left(tm_cycle_t *w, uint32_t counter, double now_ms, double budget_ms);
-/* Count ms spent in the current window. */
-void tm_cycle_charge(tm_cycle_t *w, double ms);
+/*
+ * Milliseconds left of user uid's share of the window's budget_ms: an
+ * equal share for each user whose jobs had decisions, in this window or,
+ * when it had more, the previous one (no user's jobs take a whole cycle
+ * while another user's wait), and never less than floor_ms (one
+ * decision's budget).  Call after tm_cycle_left.
+ */
+double tm_cycle_user_left(const tm_cycle_t *w, uint32_t uid, double budget_ms, double floor_ms);
+/* Count ms spent in the current window for user uid. */
+void tm_cycle_charge(tm_cycle_t *w, uint32_t uid, double ms);
 
 #endif /* TM_DECISION_H */

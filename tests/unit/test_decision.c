@@ -140,11 +140,11 @@ START_TEST(cycle_budget_per_counter)
 	tm_cycle_t w = { 0 };
 
 	ck_assert_double_eq(tm_cycle_left(&w, 5, 100.0, 50.0), 50.0);
-	tm_cycle_charge(&w, 30.0);
+	tm_cycle_charge(&w, 7, 30.0);
 	ck_assert_double_eq(tm_cycle_left(&w, 5, 110.0, 50.0), 20.0);
-	tm_cycle_charge(&w, 25.0);
+	tm_cycle_charge(&w, 7, 25.0);
 	ck_assert(tm_cycle_left(&w, 5, 120.0, 50.0) < 0); /* used up */
-	tm_cycle_charge(&w, -3.0);                         /* never gives time back */
+	tm_cycle_charge(&w, 7, -3.0);                      /* never gives time back */
 	ck_assert(tm_cycle_left(&w, 5, 121.0, 50.0) < 0);
 	/* the next cycle (slurmctld's counter moved) starts afresh */
 	ck_assert_double_eq(tm_cycle_left(&w, 6, 125.0, 50.0), 50.0);
@@ -156,13 +156,47 @@ START_TEST(cycle_window_ages)
 	tm_cycle_t w = { 0 };
 
 	tm_cycle_left(&w, 1, 0.0, 10.0);
-	tm_cycle_charge(&w, 10.0);
+	tm_cycle_charge(&w, 7, 10.0);
 	ck_assert(tm_cycle_left(&w, 1, TM_CYCLE_MAX_AGE_MS, 10.0) <= 0);
 	/* decisions outside cycles: a window lasts at most TM_CYCLE_MAX_AGE_MS */
 	ck_assert_double_eq(tm_cycle_left(&w, 1, TM_CYCLE_MAX_AGE_MS + 1, 10.0), 10.0);
 	/* a clock that went backwards opens a new window too */
-	tm_cycle_charge(&w, 10.0);
+	tm_cycle_charge(&w, 7, 10.0);
 	ck_assert_double_eq(tm_cycle_left(&w, 1, 5.0, 10.0), 10.0);
+}
+END_TEST
+
+/*
+ * Fair shares of a cycle's budget (500 ms, decisions of 50 ms at least):
+ * alone, user 1 may use it all; once user 2 has a decision, each has half,
+ * so user 1, who spent 300 ms, has nothing left while user 2 has 250; in
+ * the next cycle the two users of the previous one still halve it from the
+ * start; more users than counted one by one share the last slot; a share
+ * never falls below one decision's budget.
+ */
+START_TEST(cycle_fair_share_per_user)
+{
+	tm_cycle_t w = { 0 };
+
+	tm_cycle_left(&w, 1, 0.0, 500.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0), 500.0);
+	tm_cycle_charge(&w, 1, 300.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0), 200.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 2, 500.0, 50.0), 250.0);
+	tm_cycle_charge(&w, 2, 20.0);
+	ck_assert(tm_cycle_user_left(&w, 1, 500.0, 50.0) < 0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 2, 500.0, 50.0), 230.0);
+	ck_assert_double_eq(tm_cycle_left(&w, 1, 10.0, 500.0), 180.0);
+	/* the next cycle remembers that two users had decisions */
+	tm_cycle_left(&w, 2, 20.0, 500.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0), 250.0);
+	/* 100 users: 5 ms each would not hold a decision, they get 50 */
+	for (uint32_t u = 100; u < 200; u++)
+		tm_cycle_charge(&w, u, 1.0);
+	ck_assert_int_eq(w.nusers, TM_CYCLE_USERS);
+	/* users 163-199 share the last slot: 37 ms spent there */
+	ck_assert_double_eq(tm_cycle_user_left(&w, 180, 500.0, 50.0), 50.0 - 37.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 100, 500.0, 50.0), 49.0);
 }
 END_TEST
 
@@ -265,6 +299,7 @@ int main(void)
 	tcase_add_test(tc, store_rejects_bad_lists);
 	tcase_add_test(tc, cycle_budget_per_counter);
 	tcase_add_test(tc, cycle_window_ages);
+	tcase_add_test(tc, cycle_fair_share_per_user);
 	tcase_add_test(tc, conf_max_tasks);
 	tcase_add_test(tc, spank_env_repair);
 	suite_add_tcase(s, tc);
