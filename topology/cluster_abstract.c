@@ -291,7 +291,7 @@ int tm_cluster_map_abstract(const topomatch_cluster_t *c, const topomatch_affini
 	int64_t *allowed = tm_alloc(m, sizeof(*allowed)), *rr = tm_alloc(n, sizeof(*rr));
 	int rc = allowed && rr ? TOPOMATCH_OK : tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	topomatch_map_opts_t t = *o;
-	topomatch_metrics_t mc, mr;
+	double hc, hr;
 	topomatch_map_result_t own;
 	if (!res)
 		res = &own;
@@ -305,10 +305,10 @@ int tm_cluster_map_abstract(const topomatch_cluster_t *c, const topomatch_affini
 	if (rc == TOPOMATCH_OK && !res->fell_back && m >= n) {
 		for (int64_t i = 0; i < n; i++)
 			rr[i] = allowed[i];
-		rc = topomatch_metrics_compute(a, c->abs, pu, &mc, err);
+		rc = topomatch_metrics_hop_bytes(a, c->abs, pu, &hc, err);
 		if (rc == TOPOMATCH_OK)
-			rc = topomatch_metrics_compute(a, c->abs, rr, &mr, err);
-		if (rc == TOPOMATCH_OK && mr.hop_bytes <= mc.hop_bytes) {
+			rc = topomatch_metrics_hop_bytes(a, c->abs, rr, &hr, err);
+		if (rc == TOPOMATCH_OK && hr <= hc) {
 			memcpy(pu, rr, (size_t)n * sizeof(*pu));
 			snprintf(res->mapper, sizeof(res->mapper), "round-robin");
 		}
