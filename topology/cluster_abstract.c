@@ -27,7 +27,8 @@
  * then the nodes of a router and the node's hardware levels.  Tasks that
  * talk most end up in the smallest common box or group.  The result is
  * measured on the real network (hop-bytes of the cluster topology) by
- * the callers; bench/plugin_scale compares it with Scotch at its best.
+ * the callers; bench/plugin_scale compares it with the same mapper
+ * without a budget and (--scotch) with the scotch mapper on the network.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
