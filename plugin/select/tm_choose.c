@@ -99,7 +99,9 @@ void tm_chooser_unload(tm_chooser_t *ch)
 	ch->cluster = NULL;
 	free(ch->cl_of);
 	free(ch->slurm_of);
+	free(ch->index_node);
 	ch->cl_of = ch->slurm_of = NULL;
+	ch->index_node = NULL;
 	ch->index_table = NULL;
 }
 
@@ -786,27 +788,44 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
  * when slurmctld's node table moves or grows (dynamic nodes).  -1 when out
  * of memory (no decision).
  */
+static bool tm_node_index_current(const tm_chooser_t *ch)
+{
+	if (!ch->cl_of || ch->index_count != node_record_count ||
+	    ch->index_table != node_record_table_ptr)
+		return false;
+	/* a node deleted and another created in its slot (dynamic nodes):
+	 * a pointer compare per node, some microseconds at 32,768 */
+	for (int i = 0; i < node_record_count; i++)
+		if (ch->index_node[i] != node_record_table_ptr[i])
+			return false;
+	return true;
+}
+
 static int tm_node_index(tm_chooser_t *ch)
 {
 	int64_t nn = topomatch_cluster_nnodes(ch->cluster);
 
-	if (ch->cl_of && ch->index_count == node_record_count &&
-	    ch->index_table == node_record_table_ptr)
+	if (tm_node_index_current(ch))
 		return 0;
 	free(ch->cl_of);
 	free(ch->slurm_of);
+	free(ch->index_node);
 	ch->cl_of = malloc(sizeof(*ch->cl_of) * (node_record_count + 1));
 	ch->slurm_of = malloc(sizeof(*ch->slurm_of) * (nn + 1));
-	if (!ch->cl_of || !ch->slurm_of) {
+	ch->index_node = malloc(sizeof(*ch->index_node) * (node_record_count + 1));
+	if (!ch->cl_of || !ch->slurm_of || !ch->index_node) {
 		free(ch->cl_of);
 		free(ch->slurm_of);
+		free(ch->index_node);
 		ch->cl_of = ch->slurm_of = NULL;
+		ch->index_node = NULL;
 		return -1;
 	}
 	for (int64_t k = 0; k < nn; k++)
 		ch->slurm_of[k] = -1;
 	for (int i = 0; i < node_record_count; i++) {
 		node_record_t *node = node_record_table_ptr[i];
+		ch->index_node[i] = node;
 		ch->cl_of[i] = node ? topomatch_cluster_node_find(ch->cluster, node->name) : -1;
 		if (ch->cl_of[i] >= 0)
 			ch->slurm_of[ch->cl_of[i]] = i;

@@ -55,7 +55,8 @@ typedef struct tm_chooser {
 	/* Slurm's node index <-> cluster node (tm_choose.c, tm_node_index) */
 	int64_t *cl_of, *slurm_of;
 	int index_count;
-	void *index_table; /* the node_record_table_ptr they were made for */
+	void *index_table;  /* the node_record_table_ptr they were made for */
+	void **index_node;  /* and the node records it held */
 } tm_chooser_t;
 
 /* One job test as cons_tres hands it to choose_nodes. */
