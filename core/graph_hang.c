@@ -151,12 +151,60 @@ out:
 	return rc;
 }
 
+int tm_core_bfs_init(tm_core_bfs_t *b, int64_t n)
+{
+	b->src = -1;
+	b->dist = tm_alloc(n, sizeof(*b->dist));
+	b->parent = tm_alloc(n, sizeof(*b->parent));
+	b->plink = tm_alloc(n, sizeof(*b->plink));
+	b->queue = tm_alloc(n, sizeof(*b->queue));
+	b->cost = tm_alloc(n, sizeof(*b->cost));
+	return b->dist && b->parent && b->plink && b->queue && b->cost ? TOPOMATCH_OK
+								       : TOPOMATCH_ENOMEM;
+}
+
+void tm_core_bfs_free(tm_core_bfs_t *b)
+{
+	free(b->dist);
+	free(b->parent);
+	free(b->plink);
+	free(b->queue);
+	free(b->cost);
+	memset(b, 0, sizeof(*b));
+	b->src = -1;
+}
+
+void tm_core_bfs_run(tm_core_bfs_t *b, const topomatch_topology_t *t, int64_t s)
+{
+	int64_t head = 0, tail = 0;
+	for (int64_t c = 0; c < t->ncore; c++)
+		b->dist[c] = -1;
+	b->src = s;
+	b->dist[s] = 0;
+	b->parent[s] = b->plink[s] = -1;
+	b->cost[s] = 0.0;
+	b->queue[tail++] = s;
+	while (head < tail) {
+		int64_t c = b->queue[head++], v = t->core_vert[c];
+		for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++) {
+			int64_t u = t->core_id[t->adj[e].nbr];
+			if (u < 0 || b->dist[u] >= 0)
+				continue;
+			b->dist[u] = b->dist[c] + 1;
+			b->plink[u] = t->adj[e].link;
+			b->parent[u] = c;
+			b->cost[u] = b->cost[c] + t->adj[e].cost;
+			b->queue[tail++] = u;
+		}
+	}
+}
+
 /*
  * Hops between every two core vertices, one BFS from each: hop-bytes need
  * hop counts only, and a BFS per source router of a job costs the whole
  * core (on a 32,768-node dragonfly, 4,096 routers of 40 links: 14 ms for
  * the hop-bytes of one 1,024-task job spread over 64 routers).  Built on
- * request (topomatch_topology_precompute: slurmctld at load, not every
+ * request (topomatch_cluster_precompute: slurmctld at load, not every
  * srun), in O(ncore x links) time and ncore^2 bytes.
  */
 int tm_graph_core_table(topomatch_topology_t *t)
@@ -165,35 +213,25 @@ int tm_graph_core_table(topomatch_topology_t *t)
 	if (t->kind != TOPOMATCH_TOPO_GRAPH || t->core_hops || n > TM_CORE_TABLE_MAX || n < 1)
 		return TOPOMATCH_OK;
 	uint8_t *table = tm_alloc(n * n, 1);
-	int64_t *queue = tm_alloc(n, sizeof(*queue));
-	if (!table || !queue) {
+	tm_core_bfs_t b;
+	int rc = tm_core_bfs_init(&b, n);
+	if (!table || rc) {
 		free(table);
-		free(queue);
+		tm_core_bfs_free(&b);
 		return TOPOMATCH_ENOMEM;
 	}
-	for (int64_t src = 0; src < n; src++) {
-		uint8_t *d = table + src * n;
-		int64_t head = 0, tail = 0;
-		memset(d, TM_CORE_HOPS_NONE, (size_t)n);
-		d[src] = 0;
-		queue[tail++] = src;
-		while (head < tail) {
-			int64_t c = queue[head++], v = t->core_vert[c];
-			for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++) {
-				int64_t u = t->core_id[t->adj[e].nbr];
-				if (u < 0 || d[u] != TM_CORE_HOPS_NONE)
-					continue;
-				if (d[c] + 1 >= TM_CORE_HOPS_NONE) { /* too far for a byte */
-					free(table);
-					free(queue);
-					return TOPOMATCH_OK;
-				}
-				d[u] = (uint8_t)(d[c] + 1);
-				queue[tail++] = u;
+	for (int64_t src = 0; src < n && table; src++) {
+		tm_core_bfs_run(&b, t, src);
+		for (int64_t c = 0; c < n; c++) {
+			if (b.dist[c] >= TM_CORE_HOPS_NONE) { /* too far for a byte */
+				free(table);
+				table = NULL;
+				break;
 			}
+			table[src * n + c] = b.dist[c] < 0 ? TM_CORE_HOPS_NONE : (uint8_t)b.dist[c];
 		}
 	}
-	free(queue);
+	tm_core_bfs_free(&b);
 	t->core_hops = table;
 	return TOPOMATCH_OK;
 }

@@ -33,18 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Graphs: a BFS of the core (graph_hang.c) from the vertex the source's
- * tree hangs from, over core indices. */
-typedef struct core_bfs {
-	int64_t src; /* core index, -1 before the first run */
-	int64_t *dist, *parent, *plink, *queue;
-	double *cost;
-} core_bfs_t;
-
 struct topomatch_router {
 	const topomatch_topology_t *t;
 	int64_t src; /* source PU, -1 when none is selected */
-	core_bfs_t bfs; /* graphs only, kept for the next source on it */
+	tm_core_bfs_t bfs; /* graphs only, kept for the next source on it */
 };
 
 /* ---------------------------------------------------------------- BFS */
@@ -102,55 +94,6 @@ void tm_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t s)
 	}
 }
 
-static int core_bfs_init(core_bfs_t *b, int64_t n)
-{
-	b->src = -1;
-	b->dist = tm_alloc(n, sizeof(*b->dist));
-	b->parent = tm_alloc(n, sizeof(*b->parent));
-	b->plink = tm_alloc(n, sizeof(*b->plink));
-	b->queue = tm_alloc(n, sizeof(*b->queue));
-	b->cost = tm_alloc(n, sizeof(*b->cost));
-	return b->dist && b->parent && b->plink && b->queue && b->cost ? TOPOMATCH_OK
-								       : TOPOMATCH_ENOMEM;
-}
-
-static void core_bfs_free(core_bfs_t *b)
-{
-	free(b->dist);
-	free(b->parent);
-	free(b->plink);
-	free(b->queue);
-	free(b->cost);
-	memset(b, 0, sizeof(*b));
-	b->src = -1;
-}
-
-/* tm_bfs_run over the core alone (core indices; the same order). */
-static void core_bfs_run(core_bfs_t *b, const topomatch_topology_t *t, int64_t s)
-{
-	int64_t head = 0, tail = 0;
-	for (int64_t c = 0; c < t->ncore; c++)
-		b->dist[c] = -1;
-	b->src = s;
-	b->dist[s] = 0;
-	b->parent[s] = b->plink[s] = -1;
-	b->cost[s] = 0.0;
-	b->queue[tail++] = s;
-	while (head < tail) {
-		int64_t c = b->queue[head++], v = t->core_vert[c];
-		for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++) {
-			int64_t u = t->core_id[t->adj[e].nbr];
-			if (u < 0 || b->dist[u] >= 0)
-				continue;
-			b->dist[u] = b->dist[c] + 1;
-			b->plink[u] = t->adj[e].link;
-			b->parent[u] = c;
-			b->cost[u] = b->cost[c] + t->adj[e].cost;
-			b->queue[tail++] = u;
-		}
-	}
-}
-
 /* The lowest common ancestor of a and b in their hanging tree. */
 static int64_t hang_lca(const topomatch_topology_t *t, int64_t a, int64_t b)
 {
@@ -172,7 +115,7 @@ static void graph_bfs(topomatch_router_t *r)
 	const topomatch_topology_t *t = r->t;
 	int64_t c = t->core_id[t->hang_att[t->pu_vert[r->src]]];
 	if (r->bfs.src != c)
-		core_bfs_run(&r->bfs, t, c);
+		tm_core_bfs_run(&r->bfs, t, c);
 }
 
 /* Hops (and *cost) from the source to PU q on a graph; -1 unreachable. */
@@ -213,7 +156,8 @@ int topomatch_router_create(const topomatch_topology_t *t, topomatch_router_t **
 	r->t = t;
 	r->src = -1;
 	r->bfs.src = -1;
-	if (t->kind == TOPOMATCH_TOPO_GRAPH && core_bfs_init(&r->bfs, t->ncore)) {
+	if (t->kind == TOPOMATCH_TOPO_GRAPH && tm_core_bfs_init(&r->bfs, t->ncore)) {
+		tm_core_bfs_free(&r->bfs);
 		free(r);
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory for a %lld-vertex router",
 			      (long long)t->ncore);
@@ -226,7 +170,7 @@ void topomatch_router_destroy(topomatch_router_t *r)
 {
 	if (!r)
 		return;
-	core_bfs_free(&r->bfs);
+	tm_core_bfs_free(&r->bfs);
 	free(r);
 }
 
@@ -363,7 +307,7 @@ static int64_t hcub_route(const topomatch_topology_t *t, int64_t p, int64_t q, i
 static int64_t graph_route(topomatch_router_t *r, int64_t q, int64_t *links, int64_t cap)
 {
 	const topomatch_topology_t *t = r->t;
-	const core_bfs_t *b = &r->bfs;
+	const tm_core_bfs_t *b = &r->bfs;
 	int64_t s = t->pu_vert[r->src], w = t->pu_vert[q], top;
 	int64_t n = graph_hops(r, q, NULL), k = 0, i = n;
 	if (n < 0)

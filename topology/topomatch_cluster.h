@@ -47,7 +47,7 @@ TOPOMATCH_API void topomatch_cluster_destroy(topomatch_cluster_t *c);
  * in slurmctld, at load and reconfigure): tables that make hop counts
  * O(1) where they otherwise take a search, today the hops between the
  * switches of a dragonfly or graph network of at most 4,096 of them
- * (16 MiB; about 1 s to build at 4,096 switches of 40 links).  Results
+ * (16 MiB; about 1.6 s to build at 4,096 switches of 40 links).  Results
  * are the same with or without; ENOMEM leaves the cluster as it was.
  */
 TOPOMATCH_API int topomatch_cluster_precompute(topomatch_cluster_t *c, char *err);
