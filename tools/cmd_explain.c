@@ -769,7 +769,7 @@ static int place(const struct args *x, const tm_plugin_conf_t *conf, const char 
 	topomatch_map_result_t res;
 	const char *mapper = x->mapper ? x->mapper : conf->mapper[0] ? conf->mapper : NULL;
 	int mrc = topomatch_cluster_map_slots(p->cl, p->a, pus, npus, p->cpt, mapper, p->slot,
-					      &p->nslots, p->pu, &res, err);
+					      p->first, &p->nslots, p->pu, &res, err);
 	if (mrc == TOPOMATCH_ELIMIT)
 		cli_error("explain", "job %lld: %s: srun keeps Slurm's layout%s", (long long)j->id,
 			  err, p->cpt_from == 2 ? "" : " (--cpus-per-task N gives the job's -c)");
@@ -777,8 +777,6 @@ static int place(const struct args *x, const tm_plugin_conf_t *conf, const char 
 		cli_error("explain", "mapping failed: %s", err);
 	if (mrc)
 		goto out;
-	for (int64_t s = 0; s < p->nslots; s++)
-		p->first[s] = p->slot[s * p->cpt];
 	snprintf(p->mapper, sizeof(p->mapper), "%s", res.mapper);
 	/* Slurm's block layout on the same CPUs: rank r on the r-th slot */
 	for (int64_t r = 0; r < p->n; r++)

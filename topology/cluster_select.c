@@ -171,10 +171,10 @@ int topomatch_cluster_slots(const topomatch_cluster_t *c, const int64_t *pus, in
 
 int topomatch_cluster_map_slots(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
 				const int64_t *pus, int64_t npus, int64_t per_slot,
-				const char *mapper, int64_t *slot_pus, int64_t *nslots,
-				int64_t *pu, topomatch_map_result_t *res, char *err)
+				const char *mapper, int64_t *slot_pus, int64_t *first,
+				int64_t *nslots, int64_t *pu, topomatch_map_result_t *res, char *err)
 {
-	if (!a || !pu || !res)
+	if (!a || !first || !pu || !res)
 		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_map_slots: NULL argument");
 	int rc = topomatch_cluster_slots(c, pus, npus, per_slot, slot_pus, nslots, err);
 	if (rc)
@@ -184,9 +184,6 @@ int topomatch_cluster_map_slots(const topomatch_cluster_t *c, const topomatch_af
 		return tm_err(err, TOPOMATCH_ELIMIT, "%lld tasks of %lld CPU%s do not fit on %lld CPUs",
 			      (long long)n, (long long)per_slot, per_slot == 1 ? "" : "s",
 			      (long long)npus);
-	int64_t *first = tm_alloc(*nslots, sizeof(*first));
-	if (!first)
-		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	for (int64_t s = 0; s < *nslots; s++)
 		first[s] = slot_pus[s * per_slot];
 	topomatch_map_opts_t o;
@@ -194,7 +191,5 @@ int topomatch_cluster_map_slots(const topomatch_cluster_t *c, const topomatch_af
 	o.mapper = mapper;
 	o.allowed = first;
 	o.nallowed = *nslots;
-	rc = topomatch_cluster_map(c, a, &o, pu, res, err);
-	free(first);
-	return rc;
+	return topomatch_cluster_map(c, a, &o, pu, res, err);
 }

@@ -164,14 +164,15 @@ TOPOMATCH_API int topomatch_cluster_slots(const topomatch_cluster_t *c, const in
  * topomatch_map_opts_init's options (seed 1, no time budget: the same
  * inputs give the same placement wherever it is computed) and mapper
  * (NULL: auto).  slot_pus (room for npus) and *nslots as
- * topomatch_cluster_slots; pu[r] the first PU of rank r's slot.
+ * topomatch_cluster_slots, first (room for npus / per_slot) each slot's
+ * first PU, in increasing order; pu[r] the first PU of rank r's slot.
  * TOPOMATCH_ELIMIT when the tasks do not fit in the slots.
  */
 TOPOMATCH_API int topomatch_cluster_map_slots(const topomatch_cluster_t *c,
 					      const topomatch_affinity_t *a, const int64_t *pus,
 					      int64_t npus, int64_t per_slot, const char *mapper,
-					      int64_t *slot_pus, int64_t *nslots, int64_t *pu,
-					      topomatch_map_result_t *res, char *err);
+					      int64_t *slot_pus, int64_t *first, int64_t *nslots,
+					      int64_t *pu, topomatch_map_result_t *res, char *err);
 
 /* ------------------------------------------------------------------ */
 /* Next to Slurm's files                                               */

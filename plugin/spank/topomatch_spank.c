@@ -620,19 +620,20 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 	}
 	int64_t nn = topomatch_cluster_nnodes(c);
 	slot = malloc((size_t)nallowed * sizeof(*slot) + 1);
+	first = malloc((size_t)(nallowed / cpt) * sizeof(*first) + 1);
 	pu = malloc((size_t)n * sizeof(*pu) + 1);
 	node = malloc((size_t)n * sizeof(*node) + 1);
 	cpu = malloc((size_t)(n * cpt) * sizeof(*cpu) + 1);
 	index = malloc((size_t)nn * sizeof(*index) + 1);
 	names = calloc((size_t)nn + 1, sizeof(*names));
 	rank_node = calloc((size_t)n + 1, sizeof(*rank_node));
-	if (!slot || !pu || !node || !cpu || !index || !names || !rank_node) {
+	if (!slot || !first || !pu || !node || !cpu || !index || !names || !rank_node) {
 		rc = layout_problem("out of memory");
 		goto out;
 	}
 	topomatch_map_result_t res;
-	int mrc = topomatch_cluster_map_slots(c, a, allowed, nallowed, cpt, mapper, slot, &nslots,
-					      pu, &res, err);
+	int mrc = topomatch_cluster_map_slots(c, a, allowed, nallowed, cpt, mapper, slot, first,
+					      &nslots, pu, &res, err);
 	if (mrc == TOPOMATCH_ELIMIT) {
 		snprintf(msg, sizeof(msg), "%.300s of %.200s", err, nodelist);
 		rc = layout_note(msg);
@@ -643,12 +644,6 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 		rc = layout_problem(msg);
 		goto out;
 	}
-	if (!(first = malloc((size_t)nslots * sizeof(*first) + 1))) {
-		rc = layout_problem("out of memory");
-		goto out;
-	}
-	for (int64_t s = 0; s < nslots; s++)
-		first[s] = slot[s * cpt];
 	/* the allocation's nodes, in SLURM_JOB_NODELIST's order */
 	for (int64_t i = 0; i < nn; i++)
 		index[i] = -1;

@@ -536,7 +536,7 @@ END_TEST
  */
 START_TEST(map_slots_as_srun)
 {
-	int64_t free_pus[160], n, slot[160], ns = -1, pu[64];
+	int64_t free_pus[160], n, slot[160], first[40], ns = -1, pu[64];
 	topomatch_cluster_t *c = sched_case(free_pus, &n);
 	char err[TOPOMATCH_ERRLEN];
 	topomatch_affinity_t *h, *sh, *big;
@@ -544,9 +544,11 @@ START_TEST(map_slots_as_srun)
 	const int arity[3] = { 4, 4, 4 };
 	ck_assert_int_eq(topomatch_gen_hierarchical(2, arity, 1000, 10, 0.1, 1, &h, err), 0);
 	ck_assert_int_eq(topomatch_affinity_shuffle(h, 3, &sh, err), 0);
-	ck_assert_msg(topomatch_cluster_map_slots(c, sh, free_pus, n, 4, NULL, slot, &ns, pu,
-						  &res, err) == 0, "%s", err);
+	ck_assert_msg(topomatch_cluster_map_slots(c, sh, free_pus, n, 4, NULL, slot, first, &ns,
+						  pu, &res, err) == 0, "%s", err);
 	ck_assert_int_eq(ns, 40);
+	for (int64_t s = 0; s < ns; s++)
+		ck_assert_int_eq(first[s], slot[4 * s]);
 	for (int k = 0; k < 16; k++) {
 		ck_assert_int_ge(topomatch_cluster_pu_node(c, pu[k], NULL), 4);
 		ck_assert_int_le(topomatch_cluster_pu_node(c, pu[k], NULL), 7);
@@ -556,8 +558,8 @@ START_TEST(map_slots_as_srun)
 		ck_assert_msg(s < ns, "rank %d on PU %lld, not a slot's first", k, (long long)pu[k]);
 	}
 	ck_assert_int_eq(topomatch_gen_hierarchical(3, arity, 1000, 10, 0.1, 1, &big, err), 0);
-	ck_assert_int_eq(topomatch_cluster_map_slots(c, big, free_pus, n, 4, NULL, slot, &ns, pu,
-						     &res, err), TOPOMATCH_ELIMIT);
+	ck_assert_int_eq(topomatch_cluster_map_slots(c, big, free_pus, n, 4, NULL, slot, first, &ns,
+						     pu, &res, err), TOPOMATCH_ELIMIT);
 	ck_assert_contains(err, "64 tasks of 4 CPUs do not fit on 160 CPUs");
 	topomatch_affinity_destroy(h);
 	topomatch_affinity_destroy(sh);
