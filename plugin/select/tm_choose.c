@@ -28,6 +28,7 @@
  * choice, noted once under this key.
  */
 #define TM_MAX_ENV_ENTRIES (TOPOMATCH_BLOB_MAX_ENTRIES + 4096)
+#define TM_KEY_ENV_TOO_LONG UINT64_C(0x5e5e5e5e5e5e5e5e)
 
 /*
  * The largest pattern (bytes of its TOPOMATCH_PATTERN_ values) a decision
@@ -40,7 +41,6 @@
  */
 #define TM_PATTERN_BYTES 65536.0
 #define TM_PATTERN_BUDGET_MS 50.0
-#define TM_KEY_ENV_TOO_LONG UINT64_C(0x5e5e5e5e5e5e5e5e)
 
 double tm_now_ms(void)
 {
@@ -141,7 +141,6 @@ void tm_chooser_load(tm_chooser_t *ch)
 	     ch->conf.job_budget_ms);
 }
 
-
 static uint16_t tm_cpt(const tm_test_t *t)
 {
 	return t->job->details->cpus_per_task > 1 ? t->job->details->cpus_per_task : 1;
@@ -202,7 +201,8 @@ static void tm_free_pus(const tm_test_t *t, int64_t *pus, int64_t *npus)
  * onto a slot's first PU.  cons_tres then gives each task its CPUs on the
  * nodes the mapping chose.
  */
-static void tm_slot_firsts(const tm_chooser_t *ch, uint16_t cpus_per_task, int64_t *pus, int64_t *npus)
+static void tm_slot_firsts(const tm_chooser_t *ch, uint16_t cpus_per_task, int64_t *pus,
+			   int64_t *npus)
 {
 	int64_t *slot = xcalloc(*npus + 1, sizeof(*slot)), nslots = 0;
 	char err[TOPOMATCH_ERRLEN];
@@ -245,7 +245,8 @@ static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *jo
 }
 
 /* Hop-bytes of the pattern with task k on cluster PU pu[k]; -1 on error. */
-static double tm_hop_bytes(const tm_chooser_t *ch, const topomatch_affinity_t *a, const int64_t *pu)
+static double tm_hop_bytes(const tm_chooser_t *ch, const topomatch_affinity_t *a,
+			   const int64_t *pu)
 {
 	int64_t n = topomatch_affinity_ntasks(a), *tpu = xcalloc(n + 1, sizeof(*tpu));
 	char err[TOPOMATCH_ERRLEN];
@@ -294,9 +295,8 @@ static uint16_t *tm_cons_tres_choice(const tm_test_t *t)
 			       t->avail_res[i]->avail_cores_per_sock, bytes);
 		}
 	}
-	if (ch->cons_tres(job, map, cores, t->min_nodes, t->max_nodes,
-				      t->req_nodes, res, t->cr_type, t->prefer_alloc_nodes,
-				      t->tres_mc) == SLURM_SUCCESS) {
+	if (ch->cons_tres(job, map, cores, t->min_nodes, t->max_nodes, t->req_nodes, res,
+			  t->cr_type, t->prefer_alloc_nodes, t->tres_mc) == SLURM_SUCCESS) {
 		cpus = xcalloc(node_record_count, sizeof(*cpus));
 		for (int i = 0; i < node_record_count; i++)
 			if (res[i] && bit_test(map, i))
@@ -323,7 +323,7 @@ static uint16_t *tm_cons_tres_choice(const tm_test_t *t)
  * those PUs do not hold every rank).
  */
 static int64_t *tm_cons_pus(const tm_test_t *t, int64_t n, const int64_t *pus, int64_t npus,
-			    const int64_t *slurm_of, const uint16_t *cpus, int64_t *m)
+			    const uint16_t *cpus, int64_t *m)
 {
 	tm_chooser_t *ch = t->ch;
 	int64_t *pu = xcalloc(n + 1, sizeof(*pu)), prev = -1, taken = 0;
@@ -331,7 +331,7 @@ static int64_t *tm_cons_pus(const tm_test_t *t, int64_t n, const int64_t *pus, i
 	*m = 0;
 	for (int64_t k = 0; k < npus && *m < n; k++) {
 		int64_t cn = topomatch_cluster_pu_node(ch->cluster, pus[k], NULL);
-		int64_t i = cn >= 0 ? slurm_of[cn] : -1;
+		int64_t i = cn >= 0 ? ch->slurm_of[cn] : -1;
 
 		if (cn != prev)
 			taken = 0;
@@ -399,14 +399,15 @@ static int tm_cmp_pu(const void *x, const void *y)
 
 /*
  * The pattern mapped onto exactly the PUs got[0 .. n-1] (sorted here, into
- * cluster order), as srun maps it onto a job's PUs (topomatch_spank.c,
- * map_ranks: the same pattern, mapper and options); a budget only cuts a
- * run short, never changes one that finishes.  Its hop-bytes, the PUs in
+ * cluster order), as srun maps it onto a job's PUs
+ * (topomatch_cluster_map_slots: the same pattern, mapper and options); a
+ * budget only cuts a run short, never changes one that finishes.  Its hop-bytes, the PUs in
  * pu[] (may be NULL), the result in *res; -1 when it does not finish
  * within ms_left.
  */
-static double tm_map_onto(const tm_chooser_t *ch, const topomatch_affinity_t *a, const topomatch_map_opts_t *o,
-			  int64_t *got, double ms_left, int64_t *pu, topomatch_map_result_t *res)
+static double tm_map_onto(const tm_chooser_t *ch, const topomatch_affinity_t *a,
+			  const topomatch_map_opts_t *o, int64_t *got, double ms_left, int64_t *pu,
+			  topomatch_map_result_t *res)
 {
 	int64_t n = topomatch_affinity_ntasks(a), *out = xcalloc(n + 1, sizeof(*out));
 	topomatch_map_opts_t o2 = *o;
@@ -438,11 +439,12 @@ static double tm_map_onto(const tm_chooser_t *ch, const topomatch_affinity_t *a,
  * that runs.  pu[] and *res are replaced when the run finishes within
  * ms_left; its hop-bytes, else -1.
  */
-static double tm_placement(const tm_chooser_t *ch, const topomatch_affinity_t *a, const topomatch_map_opts_t *o,
-			const int64_t *pus, int64_t npus, int64_t *pu, double ms_left,
-			topomatch_map_result_t *res)
+static double tm_placement(const tm_chooser_t *ch, const topomatch_affinity_t *a,
+			   const topomatch_map_opts_t *o, const int64_t *pus, int64_t npus,
+			   int64_t *pu, double ms_left, topomatch_map_result_t *res)
 {
-	int64_t n = topomatch_affinity_ntasks(a), nn = topomatch_cluster_nnodes(ch->cluster), m = 0;
+	int64_t n = topomatch_affinity_ntasks(a), nn = topomatch_cluster_nnodes(ch->cluster);
+	int64_t m = 0;
 	int64_t *want = xcalloc(nn + 1, sizeof(*want));
 	int64_t *granted = xcalloc(n + 1, sizeof(*granted));
 	double hb = -1;
@@ -471,8 +473,8 @@ static double tm_placement(const tm_chooser_t *ch, const topomatch_affinity_t *a
  */
 static void tm_cons_tres_hop_bytes(const tm_test_t *t, const topomatch_affinity_t *a,
 				   const topomatch_map_opts_t *o, const int64_t *pus,
-				   int64_t npus, const int64_t *slurm_of, double ms_left,
-				   double *hb_block, double *hb_cons)
+				   int64_t npus, double ms_left, double *hb_block,
+				   double *hb_cons)
 {
 	tm_chooser_t *ch = t->ch;
 	int64_t n = topomatch_affinity_ntasks(a), m = 0, *got = NULL;
@@ -481,7 +483,7 @@ static void tm_cons_tres_hop_bytes(const tm_test_t *t, const topomatch_affinity_
 
 	*hb_block = *hb_cons = -1;
 	if (cons)
-		got = tm_cons_pus(t, n, pus, npus, slurm_of, cons, &m);
+		got = tm_cons_pus(t, n, pus, npus, cons, &m);
 	if (got && m == n) {
 		*hb_block = tm_hop_bytes(ch, a, got);
 		*hb_cons = tm_map_onto(ch, a, o, got, ms_left, NULL, &res);
@@ -535,12 +537,13 @@ static double tm_room(double end, double like_ms)
  * mapped with what remains of it.
  */
 static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
-				 const int64_t *pus, int64_t npus, const int64_t *slurm_of,
-				 double budget_ms, bool whole, uint64_t key)
+				 const int64_t *pus, int64_t npus, double budget_ms, bool whole,
+				 uint64_t key)
 {
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
-	int64_t n = topomatch_affinity_ntasks(a), nn = 0, nnodes = topomatch_cluster_nnodes(ch->cluster);
+	int64_t n = topomatch_affinity_ntasks(a), nn = 0;
+	int64_t nnodes = topomatch_cluster_nnodes(ch->cluster);
 	int64_t *pu = xcalloc(n + 1, sizeof(*pu));
 	int64_t *nodes = xcalloc(nnodes + 1, sizeof(*nodes));
 	int64_t *tasks = xcalloc(nnodes + 1, sizeof(*tasks));
@@ -606,8 +609,8 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 		bool late = tm_now_ms() >= end;
 		hb_block = hb_cons = -1;
 		if (!late) /* cons_tres' choice costs Slurm's time */
-			tm_cons_tres_hop_bytes(t, a, &o, pus, npus, slurm_of, tm_room(end, ms),
-					       &hb_block, &hb_cons);
+			tm_cons_tres_hop_bytes(t, a, &o, pus, npus, tm_room(end, ms), &hb_block,
+					       &hb_cons);
 		ms = tm_now_ms() - t0;
 		if (hb_cons >= 0 && hb_cons < hb * (1 - 1e-9)) {
 			/* noted (tm_note) and remembered as kept, below */
@@ -705,7 +708,6 @@ static tm_cycle_t *tm_cycle_now(const tm_test_t *t, double *left)
 	return &ch->cycles[bf];
 }
 
-
 void tm_narrowed_free(tm_narrowed_t *nar)
 {
 	FREE_NULL_BITMAP(nar->nodes);
@@ -713,9 +715,9 @@ void tm_narrowed_free(tm_narrowed_t *nar)
 }
 
 /* A stored TM_DECISION_NODES decision in Slurm's numbering. */
-static void tm_narrowed_from(const tm_test_t *t, const tm_decision_t *d,
-			     const int64_t *slurm_of, tm_narrowed_t *nar)
+static void tm_narrowed_from(const tm_test_t *t, const tm_decision_t *d, tm_narrowed_t *nar)
 {
+	const int64_t *slurm_of = t->ch->slurm_of;
 	nar->nodes = bit_alloc(node_record_count);
 	nar->cpus = xcalloc(node_record_count, sizeof(*nar->cpus));
 	for (int64_t k = 0; k < d->nnodes; k++) {
@@ -730,25 +732,25 @@ static void tm_narrowed_from(const tm_test_t *t, const tm_decision_t *d,
 
 /* Decode and map: a decision not in the cache, within the budgets. */
 static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t key,
-				     const int64_t *pus, int64_t npus,
-				     const int64_t *slurm_of)
+				     const int64_t *pus, int64_t npus)
 {
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
-	double left, mine;
+	double left;
 	tm_cycle_t *cycle = tm_cycle_now(t, &left);
 	topomatch_affinity_t *a;
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
-
 	/* the user's share of the cycle (tm_cycle_user_left): one user's
 	 * jobs do not take the whole cycle while another user's wait */
-	mine = tm_cycle_user_left(cycle, job_ptr->user_id, ch->conf.cycle_budget_ms,
-				  ch->conf.job_budget_ms);
+	double mine = tm_cycle_user_left(cycle, job_ptr->user_id, ch->conf.cycle_budget_ms,
+					 ch->conf.job_budget_ms);
+	bool by_user = mine < left;
+
+	left = MIN(left, mine);
 	/* what is left cannot hold a mapping */
-	if (MIN(left, mine) - (tm_now_ms() - t->start_ms) <=
-		    TM_BUDGET_MARGIN * ch->conf.job_budget_ms &&
-	    MIN(left, mine) < ch->conf.job_budget_ms) {
-		if (mine < left)
+	if (left - (tm_now_ms() - t->start_ms) <= TM_BUDGET_MARGIN * ch->conf.job_budget_ms &&
+	    left < ch->conf.job_budget_ms) {
+		if (by_user)
 			tm_note(job_ptr, "user %u's share of the scheduling cycle's budget of %g ms "
 				"is used up (each user with pattern jobs in the cycle gets an equal "
 				"share)", job_ptr->user_id, ch->conf.cycle_budget_ms);
@@ -757,7 +759,6 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 				ch->conf.cycle_budget_ms);
 		return TOPOMATCH_KEEP;
 	}
-	left = MIN(left, mine);
 	ch->computed++;
 	double most = TM_PATTERN_BYTES * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
 	if (t->pattern_bytes > most) {
@@ -774,7 +775,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
 				  0, NULL);
 	else /* the budget counts the job test's work before the mapping */
-		how = tm_map(t, a, pus, npus, slurm_of,
+		how = tm_map(t, a, pus, npus,
 			     MIN(left, ch->conf.job_budget_ms) - (tm_now_ms() - t->start_ms),
 			     left >= ch->conf.job_budget_ms, key);
 	topomatch_affinity_destroy(a);
@@ -782,12 +783,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 	return how;
 }
 
-/*
- * Slurm's node index <-> cluster node, by name: built once (the names of
- * 32,768 nodes took milliseconds to look up at every job test), again
- * when slurmctld's node table moves or grows (dynamic nodes).  -1 when out
- * of memory (no decision).
- */
+/* Is the node index made for slurmctld's node table as it is? */
 static bool tm_node_index_current(const tm_chooser_t *ch)
 {
 	if (!ch->cl_of || ch->index_count != node_record_count ||
@@ -801,6 +797,12 @@ static bool tm_node_index_current(const tm_chooser_t *ch)
 	return true;
 }
 
+/*
+ * Slurm's node index <-> cluster node, by name: built once (the names of
+ * 32,768 nodes took milliseconds to look up at every job test), again
+ * when slurmctld's node table moves, grows or changes a record (dynamic
+ * nodes).  -1 when out of memory (no decision).
+ */
 static int tm_node_index(tm_chooser_t *ch)
 {
 	int64_t nn = topomatch_cluster_nnodes(ch->cluster);
@@ -907,12 +909,12 @@ static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrow
 		tm_free_pus(t, pus, &npus);
 		if (tm_cpt(t) > 1)
 			tm_slot_firsts(ch, tm_cpt(t), pus, &npus);
-		how = tm_compute(t, pkey, key, pus, npus, ch->slurm_of);
+		how = tm_compute(t, pkey, key, pus, npus);
 		d = how == TOPOMATCH_NARROWED ? tm_decision_find(&ch->cache, t->job->job_id, key)
 					       : NULL;
 	}
 	if (d && d->kind == TM_DECISION_NODES) {
-		tm_narrowed_from(t, d, ch->slurm_of, nar);
+		tm_narrowed_from(t, d, nar);
 		how = TOPOMATCH_NARROWED;
 	} else {
 		how = TOPOMATCH_KEEP;
@@ -921,16 +923,8 @@ static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrow
 	return how;
 }
 
-/*
- * libtopomatch's node selection (topomatch_cluster_select: TOPOMATCHCONST
- * on trees, Scotch on a sub-architecture otherwise) over the free cores
- * of the candidate nodes, within what cons_tres says each can give the job.
- * OUT nar - on TOPOMATCH_NARROWED, the nodes and CPUs per node (the
- *	     caller frees them with tm_narrowed_free)
- * Called with slurmctld's locks held: bounded time (the job and cycle
- * budgets), no I/O, no RPC.  Any failure keeps cons_tres' choice and says
- * why.
- */
+/* See tm_choose.h.  The budget starts here: a copy of the test holds the
+ * start and the pattern's size. */
 topomatch_narrow_t topomatch_narrow(const tm_test_t *test, tm_narrowed_t *nar)
 {
 	tm_test_t own = *test, *t = &own;
