@@ -242,7 +242,6 @@ int tm_cluster_build_abstract(topomatch_cluster_t *c, char *err)
 		sworder_free(&so);
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	}
-	c->abs_npos = npos;
 	for (int64_t p = 0; p < npos; p++)
 		c->slot_of_abs[p] = -1;
 	for (int64_t s = 0; s < c->nslots; s++) {

@@ -130,8 +130,7 @@ struct topomatch_cluster {
 	 * positions (cluster_abstract.c); NULL elsewhere */
 	topomatch_topology_t *abs;
 	int64_t *abs_of_slot; /* position -> the tree's position */
-	int64_t *slot_of_abs; /* abs_npos entries, -1 where no node is */
-	int64_t abs_npos;
+	int64_t *slot_of_abs; /* the tree's position -> position, -1 where no node is */
 };
 
 /* Builders: set c->topo, c->nslots and c->slot[] from c->d (nodes and
@@ -140,7 +139,7 @@ int tm_cluster_build_fattree(topomatch_cluster_t *c, char *err);
 int tm_cluster_build_tree(topomatch_cluster_t *c, char *err);
 int tm_cluster_build_grid(topomatch_cluster_t *c, char *err);
 int tm_cluster_build_graph(topomatch_cluster_t *c, char *err);
-/* cluster_abstract.c: c->abs for torus, mesh and dragonfly networks. */
+/* cluster_abstract.c: c->abs for torus, mesh, dragonfly and graph networks. */
 int tm_cluster_build_abstract(topomatch_cluster_t *c, char *err);
 /* `auto` with constraints on c->abs: o->allowed and pu[] in topology PUs. */
 int tm_cluster_map_abstract(const topomatch_cluster_t *c, const topomatch_affinity_t *a,

@@ -22,7 +22,6 @@
  */
 #define REGION_SLACK 4
 
-
 /*
  * The candidate region (issue 18: "map onto a candidate region found from
  * the topology first"): from the root of the tree down, the child subtree
