@@ -200,6 +200,14 @@ echo "${TOPOMATCH_RANK:--} $SLURMD_NODENAME ${TOPOMATCH_CPUS:--} ${TOPOMATCH_BIN
 	"$SLURM_LOCALID"
 EOF
 chmod +x "$work/rank.sh"
+# waits (at most 60 s) until a file exists: steps that must overlap wait
+# for each other instead of sleeping a time a slow machine may exceed
+cat >"$work/waitfor.sh" <<'EOF'
+#!/bin/sh
+for _ in $(seq 600); do [ -e "$1" ] && exit 0; sleep 0.1; done
+exit 1
+EOF
+chmod +x "$work/waitfor.sh"
 cat >"$work/real.sh" <<'EOF'
 #!/bin/bash
 r=$WORK/rank.sh
@@ -210,24 +218,31 @@ srun --comm-strict --cpu-bind=none $r >d-strict.out 2>d-strict.err
 echo $? >d-strict.rc
 running() { squeue -h -s -j $SLURM_JOB_ID -o %i | grep -c "^$SLURM_JOB_ID\.[0-9]"; }
 until_steps() { for _ in $(seq 100); do [ "$(running)" -ge $1 ] && return; sleep 0.1; done; }
-# two concurrent --exact steps of a tight pair each
-srun --exact -n 2 --comm-pattern=$WORK/pair.mat sh -c "$r; sleep 4" >d-exA.out 2>d-exA.err &
+# two concurrent --exact steps of a tight pair each; A runs until B has
+# counted (not a fixed time: a slow machine may start B late), or 60 s when
+# B cannot start beside it
+w=$WORK/waitfor.sh
+rm -f d-exB.running d-fit.go d-fit.done
+srun --exact -n 2 --comm-pattern=$WORK/pair.mat sh -c "$r; $w d-exB.running" >d-exA.out 2>d-exA.err &
 until_steps 1
 # (B counts the job's running steps: A and itself)
-srun --exact -n 2 --comm-pattern=$WORK/pair.mat sh -c "$r; [ \$SLURM_PROCID != 0 ] ||
-	squeue -h -s -j $SLURM_JOB_ID -o %i | grep -c '^$SLURM_JOB_ID\.[0-9]' >d-exB.running" \
+srun --exact -n 2 --comm-pattern=$WORK/pair.mat sh -c "$r; [ \$SLURM_PROCID != 0 ] || {
+	squeue -h -s -j $SLURM_JOB_ID -o %i | grep -c '^$SLURM_JOB_ID\.[0-9]' >d-exB.tmp
+	mv d-exB.tmp d-exB.running; }" \
 	>d-exB.out 2>d-exB.err
 wait
 # a step granted other cores than the mapped ones: of the first node,
 # CPU 0 is free again and CPU 1 busy when the 3-rank step starts
 first=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -1)
-srun --exact -n 1 -w $first sleep 2 &
+srun --exact -n 1 -w $first $w d-fit.go &
 x=$!
 until_steps 1
-srun --exact -n 1 -w $first sleep 8 &
+srun --exact -n 1 -w $first $w d-fit.done &
 until_steps 2
+touch d-fit.go
 wait $x
 srun --exact -n 3 --comm-pattern=$WORK/three.mat $r >d-fit.out 2>d-fit.err
+touch d-fit.done
 wait
 EOF
 id=$(WORK=$work sbatch --parsable -n $((2 * per)) --comm-pattern="$work/real.mat" -o real.out \
