@@ -37,6 +37,7 @@ Start a Slurm test cluster on this machine (root; Debian bookworm).
                      sites do, slurmdbd on a MariaDB server of its own (data in
                      DIR/mysql), so that sacct works  [TESTCLUSTER_ACCOUNTING=0]
   --sched-params S   SchedulerParameters (e.g. "bf_interval=1"; default none)
+  --max-jobs N       MaxJobCount (default Slurm's, 10000)   [TESTCLUSTER_MAX_JOBS]
   --ctld-debug L     SlurmctldDebug (default info; debug shows select/topomatch's
                      decisions)                              [TESTCLUSTER_CTLD_DEBUG]
                                                              [TESTCLUSTER_SCHED_PARAMS]
@@ -71,6 +72,7 @@ select_dir=${TESTCLUSTER_SELECT_DIR:-}
 task_plugin=${TESTCLUSTER_TASK_PLUGIN:-auto}
 sched_params=${TESTCLUSTER_SCHED_PARAMS:-}
 ctld_debug=${TESTCLUSTER_CTLD_DEBUG:-info}
+max_jobs=${TESTCLUSTER_MAX_JOBS:-}
 select_params=${TESTCLUSTER_SELECT_PARAMS:-CR_Core}
 timeout=${TESTCLUSTER_TIMEOUT:-}
 tm=${TESTCLUSTER_TOPOMATCH:-$top/build/tools/topomatch}
@@ -96,12 +98,14 @@ while [ $# -gt 0 ]; do
 	--task-plugin) need_arg "$@"; task_plugin=$2; shift ;;
 	--sched-params) need_arg "$@"; sched_params=$2; shift ;;
 	--ctld-debug) need_arg "$@"; ctld_debug=$2; shift ;;
+	--max-jobs) need_arg "$@"; max_jobs=$2; shift ;;
 	--select-params) need_arg "$@"; select_params=$2; shift ;;
 	--timeout) need_arg "$@"; timeout=$2; shift ;;
 	--topomatch) need_arg "$@"; tm=$2; shift ;;
 	--nodes=* | --sockets=* | --cores=* | --threads=* | --leaf-size=* | --dir=* | \
 		--port-base=* | --spank=* | --spank-args=* | --select-dir=* | --task-plugin=* | \
-		--timeout=* | --topomatch=* | --sched-params=* | --select-params=* | --ctld-debug=*)
+		--timeout=* | --topomatch=* | --sched-params=* | --select-params=* | --ctld-debug=* | \
+		--max-jobs=*)
 		opt=${1%%=*}
 		set -- "$opt" "${1#*=}" "${@:2}"
 		continue
@@ -125,6 +129,9 @@ for v in nodes sockets cores threads leaf port_base; do
 	'' | *[!0-9]* | 0*) tc_err "--${v//_/-} wants a positive integer, not '$val'"; exit 2 ;;
 	esac
 done
+case $max_jobs in
+*[!0-9]* | 0*) tc_err "--max-jobs wants a positive integer, not '$max_jobs'"; exit 2 ;;
+esac
 case $ctld_debug in
 quiet | fatal | error | info | verbose | debug | debug[2-5]) ;;
 *) tc_err "--ctld-debug: one of quiet fatal error info verbose debug debug2..debug5, not '$ctld_debug'"; exit 2 ;;
@@ -349,7 +356,8 @@ MessageTimeout=20
 InactiveLimit=0
 KillWait=5
 MinJobAge=300
-Waittime=0
+${max_jobs:+MaxJobCount=$max_jobs
+}Waittime=0
 NodeName=$all_nodes NodeHostname=$host NodeAddr=127.0.0.1 Port=$ports Sockets=$sockets CoresPerSocket=$cores ThreadsPerCore=$threads RealMemory=1024 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF

@@ -28,6 +28,9 @@ static void defaults(tm_plugin_conf_t *c)
 	 * pass would spend the budget again before falling back. */
 	c->max_tasks = 4096;
 	strcpy(c->mapper, "auto");
+	/* 10,000 pending jobs at the cap keep slurmctld within 512 MiB more
+	 * (bench/slurm_scale.sh memory: 0.4 KiB per job besides the pattern) */
+	c->pattern_kib = 48;
 	c->enabled = 1;
 }
 
@@ -104,12 +107,20 @@ static int setting(tm_plugin_conf_t *c, const char *key, const char *v, const ch
 		c->max_tasks = (int64_t)x;
 		return 0;
 	}
+	if (!strcasecmp(key, "PatternKiB")) {
+		/* the decoder's limit on all of a job's entries: 512 KiB */
+		*why = "PatternKiB: expected a whole number of KiB from 1 to 512";
+		if (number(v, 1, 512, &x) || x != floor(x))
+			return -1;
+		c->pattern_kib = (int)x;
+		return 0;
+	}
 	if (!strcasecmp(key, "Mapper"))
 		return string(v, c->mapper, sizeof(c->mapper));
 	if (!strcasecmp(key, "Enabled"))
 		return boolean(v, &c->enabled);
-	*why = "unknown key (known: ClusterYAML, JobBudgetMs, CycleBudgetMs, MaxTasks, Mapper, "
-	       "Enabled)";
+	*why = "unknown key (known: ClusterYAML, JobBudgetMs, CycleBudgetMs, MaxTasks, "
+	       "PatternKiB, Mapper, Enabled)";
 	return -1;
 }
 

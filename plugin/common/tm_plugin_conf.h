@@ -18,6 +18,7 @@ typedef struct tm_plugin_conf {
 	double cycle_budget_ms;  /* CycleBudgetMs: per scheduling cycle (500) */
 	int64_t max_tasks;       /* MaxTasks: larger patterns are ignored (4096) */
 	char mapper[32];         /* Mapper: default mapper (auto) */
+	int pattern_kib;         /* PatternKiB: cap of a job's pattern (48) */
 	int enabled;             /* Enabled: yes/no (yes): off switch for admins */
 } tm_plugin_conf_t;
 

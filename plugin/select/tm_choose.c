@@ -761,6 +761,16 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 	}
 	ch->computed++;
 	double most = TM_PATTERN_BYTES * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
+	if (t->pattern_bytes > (size_t)ch->conf.pattern_kib * 1024) {
+		/* not what sbatch stores under this configuration: the API
+		 * (or PatternKiB lowered since) */
+		tm_note(job_ptr, "the pattern's %zu KiB are more than PatternKiB=%d allows "
+			"(topomatch.conf; sbatch --comm-pattern keeps patterns within it)",
+			t->pattern_bytes / 1024, ch->conf.pattern_kib);
+		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
+				  0, NULL);
+		return TOPOMATCH_KEEP;
+	}
 	if (t->pattern_bytes > most) {
 		/* decoding alone would take much of the budget, and mapping a
 		 * dense pattern runs partitioners that cannot be stopped */

@@ -4,9 +4,10 @@
  *
  * In sbatch/salloc/srun (which run as the submitting user) it reads the
  * pattern file, checks it, and stores it as TOPOMATCH_PATTERN_0, 1, ...
- * in the job's spank_job_env (topomatch_blob_encode: each value under
- * 64 KiB, all under 512 KiB, sparsified further when needed, with a
- * warning saying how much communication weight was dropped).  slurmctld's
+ * in the job's spank_job_env (topomatch_blob_encode: all under
+ * topomatch.conf's PatternKiB, 48 KiB by default, sparsified further when
+ * needed, with a warning saying how much communication weight was
+ * dropped; srun then lays out the ranks with the whole file).  slurmctld's
  * select/topomatch decodes it; the daemons never open the user's path
  * (DESIGN.md, Security).  A bad file is refused only with --comm-strict;
  * otherwise the job gets a warning and Slurm's default placement.
@@ -526,13 +527,48 @@ out:
 	free(busy);
 }
 
+/* topomatch.conf beside the slurm.conf this command uses (its path in
+ * path[4096]): 0, 1 (no file: the defaults) or -1 (a bad line), err
+ * filled, as tm_plugin_conf_read. */
+static int read_conf(tm_plugin_conf_t *conf, char *path, char *err)
+{
+	const char *slurm_conf = getenv("SLURM_CONF");
+	tm_plugin_conf_path(slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf", path, 4096);
+	return tm_plugin_conf_read(path, conf, err, TOPOMATCH_ERRLEN);
+}
+
+/* Encode a as sbatch stores it in the job (PatternKiB). */
+static int encode(const tm_plugin_conf_t *conf, const topomatch_affinity_t *a, char ***entries,
+		  int *n, topomatch_blob_info_t *info, char *err)
+{
+	topomatch_blob_limits_t lim = { .max_total = (size_t)conf->pattern_kib * 1024 };
+	return topomatch_blob_encode(a, SPARSE_FACTOR, &lim, entries, n, info, err);
+}
+
+/* 1 when entries are the job's SLURM_SPANK_TOPOMATCH_PATTERN_0.. n-1 */
+static int job_carries(char **entries, int n)
+{
+	char name[64];
+	for (int k = 0; k < n; k++) {
+		snprintf(name, sizeof(name), "SLURM_SPANK_%s%d", TOPOMATCH_PATTERN_ENV, k);
+		const char *v = getenv(name);
+		if (!v || strcmp(v, entries[k]))
+			return 0;
+	}
+	snprintf(name, sizeof(name), "SLURM_SPANK_%s%d", TOPOMATCH_PATTERN_ENV, n);
+	return !getenv(name);
+}
+
 /*
  * The pattern of a step of ntasks ranks: the one the job carries, which is
  * what slurmctld mapped (sbatch and salloc pass the job's spank_job_env
  * to its environment as SLURM_SPANK_TOPOMATCH_PATTERN_k), so that srun
  * and slurmctld decide on the same data; the --comm-pattern file only
- * when the job has none of the step's size (or it does not decode).
- * Returns where it came from, or NULL with err.
+ * when the job has none of the step's size (or it does not decode).  A
+ * job whose pattern was reduced to fit PatternKiB lays out its ranks with
+ * the whole pattern from the file when the file still encodes to what the
+ * job carries (the same pattern: slurmctld chose the nodes with its
+ * reduced form).  Returns where it came from, or NULL with err.
  */
 static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
 				topomatch_affinity_t **a, char *err)
@@ -541,15 +577,41 @@ static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
 	topomatch_blob_limits_t blim = { .max_tasks = conf->max_tasks };
 	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES,
 				   .max_tasks = conf->max_tasks > 0 ? conf->max_tasks : 0 };
+	topomatch_blob_info_t info;
 	size_t nenv = 0;
 	while (environ && environ[nenv])
 		nenv++;
 	*a = NULL;
 	if (topomatch_blob_decode_env((const char *const *)environ, nenv,
-				      "SLURM_SPANK_" TOPOMATCH_PATTERN_ENV, &blim, a, NULL, err))
+				      "SLURM_SPANK_" TOPOMATCH_PATTERN_ENV, &blim, a, &info, err)) {
 		slurm_verbose("topomatch: the job's pattern: %s; reading %s", err, pattern_path);
-	else if (*a && topomatch_affinity_ntasks(*a) == ntasks)
-		return "the job's pattern";
+	} else if (*a && topomatch_affinity_ntasks(*a) == ntasks) {
+		if (info.nnz_kept == info.nnz_input)
+			return "the job's pattern";
+		topomatch_affinity_t *full = NULL;
+		char **entries = NULL, ferr[TOPOMATCH_ERRLEN];
+		int n = 0, same = 0;
+		topomatch_blob_info_t finfo;
+		if (!topomatch_affinity_read_file(pattern_path, TOPOMATCH_FORMAT_AUTO, &lim, &full,
+						  ferr) &&
+		    !encode(conf, full, &entries, &n, &finfo, ferr))
+			same = job_carries(entries, n);
+		topomatch_blob_free(entries, n);
+		if (!same) {
+			slurm_info("topomatch: the job carries %lld of %lld pairs of its pattern; "
+				      "%s is not that pattern now: ranks laid out with the job's",
+				      (long long)info.nnz_kept, (long long)info.nnz_input,
+				      pattern_path);
+			topomatch_affinity_destroy(full);
+			return "the job's pattern";
+		}
+		slurm_info("topomatch: the job carries %lld of %lld pairs of its pattern; ranks "
+			      "laid out with all of them, from %s", (long long)info.nnz_kept,
+			      (long long)info.nnz_input, pattern_path);
+		topomatch_affinity_destroy(*a);
+		*a = full;
+		return pattern_path;
+	}
 	topomatch_affinity_destroy(*a);
 	*a = NULL;
 	if (topomatch_affinity_read_file(pattern_path, TOPOMATCH_FORMAT_AUTO, &lim, a, err))
@@ -564,7 +626,6 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 		     const char *mapper, int64_t nodes_opt, int overlap)
 {
 	char err[TOPOMATCH_ERRLEN], msg[TOPOMATCH_ERRLEN + 128], path[4096];
-	const char *slurm_conf = getenv("SLURM_CONF");
 	tm_plugin_conf_t conf;
 	topomatch_affinity_t *a = NULL;
 	topomatch_cluster_t *c = NULL;
@@ -575,10 +636,7 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 	int64_t nnames = 0;
 	int rc = 0;
 
-	tm_plugin_conf_path(slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf", path,
-			    sizeof(path));
-	int crc = tm_plugin_conf_read(path, &conf, err, sizeof(err));
-	if (crc) {
+	if (read_conf(&conf, path, err)) {
 		snprintf(msg, sizeof(msg), "%s", err);
 		return layout_problem(msg);
 	}
@@ -995,8 +1053,12 @@ static int submit_pattern(spank_t sp)
 	char **entries = NULL;
 	int n = 0, rc = 0, stored = 0;
 	topomatch_blob_info_t info;
+	tm_plugin_conf_t conf;
+	char path[4096];
+	if (read_conf(&conf, path, err) < 0) /* slurmctld logs it too */
+		slurm_verbose("topomatch: %s; patterns of up to %d KiB", err, conf.pattern_kib);
 	if (topomatch_affinity_read_file(pattern_path, TOPOMATCH_FORMAT_AUTO, &lim, &a, err) ||
-	    topomatch_blob_encode(a, SPARSE_FACTOR, NULL, &entries, &n, &info, err)) {
+	    encode(&conf, a, &entries, &n, &info, err)) {
 		snprintf(msg, sizeof(msg), "--comm-pattern: %s", err);
 		rc = pattern_problem(msg);
 	} else if (store(sp, entries, n)) {
@@ -1004,15 +1066,17 @@ static int submit_pattern(spank_t sp)
 	} else {
 		stored = 1;
 		slurm_verbose("--comm-pattern: %lld tasks, %lld pairs, %.1f KiB in the job "
-			      "(select/topomatch maps up to 64 KiB, more with JobBudgetMs over 50)",
-			      (long long)info.ntasks, (long long)info.nnz_kept, info.bytes / 1024.0);
+			      "(at most PatternKiB=%d)", (long long)info.ntasks,
+			      (long long)info.nnz_kept, info.bytes / 1024.0, conf.pattern_kib);
 	}
 	if (stored && info.weight_kept < info.weight_input * (1 - 1e-9)) {
-		slurm_info("--comm-pattern: %lld tasks; kept %lld of %lld pairs, dropped %.1f%% "
-			   "of the communication weight to fit the job record",
+		slurm_info("--comm-pattern: %lld tasks; the nodes are chosen with %lld of its %lld "
+			   "pairs (%.1f%% of the communication weight dropped to fit PatternKiB=%d); "
+			   "srun lays out the ranks with all of them from %s",
 			   (long long)info.ntasks, (long long)info.nnz_kept,
 			   (long long)info.nnz_input,
-			   100.0 * (1 - info.weight_kept / info.weight_input));
+			   100.0 * (1 - info.weight_kept / info.weight_input), conf.pattern_kib,
+			   pattern_path);
 	}
 	topomatch_blob_free(entries, n);
 	topomatch_affinity_destroy(a);
@@ -1033,6 +1097,8 @@ TM_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	}
 	if (!pattern_path || (ctx != S_CTX_ALLOCATOR && ctx != S_CTX_LOCAL))
 		return 0;
+	if (ctx == S_CTX_LOCAL && getenv("SLURM_JOB_ID") && getenv("SLURM_JOB_NODELIST"))
+		return 0; /* a step: the job has its pattern, srun_layout read this one */
 	return submit_pattern(sp);
 }
 

@@ -7,7 +7,8 @@
 #      the job's environment) starts every rank on the node and core that
 #      `topomatch map --nodes <job nodes>` gives, and the task sees
 #      TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS, TOPOMATCH_BIND=recorded;
-#      twice the same (no dependence on time); the hostfile is removed;
+#      twice the same (no dependence on time); the hostfile is removed; a
+#      pattern reduced to fit PatternKiB is laid out from the whole file;
 #  (b) other steps of the job (-n 2; -n 16 -c 2): default layout and a one-line
 #      note; a step of 32 tasks of 2 CPUs with its own pattern is mapped;
 #  (c) srun -n 64 --comm-pattern inside salloc (the option on srun's command line);
@@ -102,6 +103,38 @@ gnodes=$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
 expect_eq "(a) pattern file removed before srun: every rank placed from the job's pattern" \
 	"$(expected "$gnodes")" "$(sort -n gone.out)"
 expect_eq "(a) pattern file removed before srun: no note" "" "$(grep -h 'topomatch:' gone.err)"
+
+# a pattern reduced to fit PatternKiB: sbatch says so; slurmctld chose the
+# nodes with the reduced form, the job's srun lays out the ranks with the
+# whole file, which still encodes to what the job carries; a file changed
+# since the submission: the job's pattern
+echo PatternKiB=1 >>"$dir/topomatch.conf"
+scontrol reconfigure
+cp "$work/pat.mat" "$work/red.mat"
+cp "$work/pat.mat" "$work/red2.mat"
+"$tm" gen hierarchical --arity 16,4 --shuffle 6 --out "$work/other.mat"
+show_v="srun sh -c 'echo \$TOPOMATCH_RANK \$SLURMD_NODENAME \$TOPOMATCH_CPUS'"
+id=$(sbatch --parsable -n 64 --comm-pattern="$work/red.mat" -o red.out -e red.err \
+	--wrap "$show_v" 2>red-sbatch.err)
+id2=$(sbatch --parsable -n 64 --comm-pattern="$work/red2.mat" -o red2.out -e red2.err \
+	--wrap "cp $work/other.mat $work/red2.mat; $show_v")
+wait_done "$id" && wait_done "$id2" || not_ok "(a) the jobs of a reduced pattern end"
+expect_contains "(a) PatternKiB=1: sbatch says the nodes are chosen with part of the pattern" \
+	"of its 2016 pairs" "$(cat red-sbatch.err)"
+expect_contains "(a) ... and why" "of the communication weight dropped to fit PatternKiB=1); srun lays out the ranks with all of them from $work/red.mat" \
+	"$(cat red-sbatch.err)"
+rnodes=$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
+expect_eq "(a) reduced pattern: every rank placed from the whole file on the job's nodes" \
+	"$(expected "$rnodes" "$work/pat.mat")" "$(sort -n red.out)"
+expect_eq "(a) reduced pattern: srun says it used the file" \
+	"srun: topomatch: the job carries 265 of 2016 pairs of its pattern; ranks laid out with all of them, from $work/red.mat" \
+	"$(grep topomatch: red.err)"
+expect_eq "(a) the file changed since: srun lays out the job's pattern, says so" \
+	"srun: topomatch: the job carries 265 of 2016 pairs of its pattern; $work/red2.mat is not that pattern now: ranks laid out with the job's" \
+	"$(grep topomatch: red2.err)"
+expect_eq "(a) the file changed since: every rank placed" 64 "$(wc -l <red2.out | tr -d ' ')"
+sed -i '/^PatternKiB=1$/d' "$dir/topomatch.conf"
+scontrol reconfigure
 
 # 20 more steps with an arbitrary layout (SLURM-NOTES.md: only safe while
 # slurmctld runs under its standard name), then the whole cluster again

@@ -12,6 +12,8 @@
 #  a pattern whose task count differs from the job's: default placement,
 #      the reason in SystemComment;
 #  (d) forged or corrupted blobs in spank_job_env: rejected, the job runs;
+#      a pattern over PatternKiB: cons_tres' choice, said; sbatch reduces
+#      one to fit it;
 #  (e) 200 quick submissions, then a slurmctld restart: every job is kept
 #      and still placed by its pattern;
 #  the decision cache: a waiting job is mapped once, reused by later passes;
@@ -327,6 +329,25 @@ for _ in $(seq 50); do
 	[ "$(squeue -h | wc -l)" -eq 6 ] && break
 	sleep 0.2
 done
+
+# a pattern larger than PatternKiB (sbatch read another topomatch.conf, or
+# the API): cons_tres' choice at once, the reason in SystemComment
+mkdir -p "$work/alt"
+cp "$dir/slurm.conf" "$work/alt/slurm.conf" # no topomatch.conf: 48 KiB
+printf 'PatternKiB=1\n' >>"$dir/topomatch.conf"
+scontrol reconfigure
+id=$(SLURM_CONF=$work/alt/slurm.conf run_job -n 64 --comm-pattern="$work/groups.mat")
+expect_eq "pattern over PatternKiB: cons_tres' choice" "$without" "$(squeue -h -j "$id" -o %N)"
+expect_contains "pattern over PatternKiB: SystemComment says why" \
+	"KiB are more than PatternKiB=1 allows (topomatch.conf; sbatch --comm-pattern keeps patterns within it)" \
+	"$(scontrol show job "$id")"
+scancel "$id"
+# sbatch under this topomatch.conf keeps the pattern within it: mapped
+out=$(sbatch -n 64 --comm-pattern="$work/groups.mat" --test-only -o /dev/null --wrap true 2>&1)
+expect_contains "PatternKiB=1: sbatch reduces the pattern, says so" "to fit PatternKiB=1" "$out"
+expect_contains "PatternKiB=1: the reduced pattern still chooses its switch" "n[005-008]" "$out"
+sed -i '/^PatternKiB=1$/d' "$dir/topomatch.conf"
+scontrol reconfigure
 
 # (f) budgets: a mapping over its job budget, and decisions beyond the
 # cycle's budget, give cons_tres' placement and say so

@@ -235,6 +235,28 @@ START_TEST(conf_max_tasks)
 }
 END_TEST
 
+/* PatternKiB: 48 by default (10,000 pending jobs at the cap within 512
+ * MiB of slurmctld memory), 1 to 512 (the decoder's limit), whole KiB. */
+START_TEST(conf_pattern_kib)
+{
+	static const char *const bad[] = { "PatternKiB=513\n", "PatternKiB=0\n",
+					   "PatternKiB=47.5\n", "PatternKiB=big\n" };
+	tm_plugin_conf_t c;
+	char err[TOPOMATCH_ERRLEN] = "", path[32], want[TOPOMATCH_ERRLEN + 32];
+
+	ck_assert_int_eq(read_conf("ClusterYAML=/etc/slurm/c.yaml\n", &c, err, path), 0);
+	ck_assert_int_eq(c.pattern_kib, 48);
+	ck_assert_int_eq(read_conf("patternkib = 512\n", &c, err, path), 0);
+	ck_assert_int_eq(c.pattern_kib * 1024, (int)TOPOMATCH_BLOB_MAX_TOTAL);
+	for (int k = 0; k < 4; k++) {
+		ck_assert_int_eq(read_conf(bad[k], &c, err, path), -1);
+		snprintf(want, sizeof(want),
+			 "%s:1: PatternKiB: expected a whole number of KiB from 1 to 512", path);
+		ck_assert_str_eq(err, want);
+	}
+}
+END_TEST
+
 /* entries env_array_merge drops or merges are moved behind the kept ones */
 START_TEST(spank_env_repair)
 {
@@ -301,6 +323,7 @@ int main(void)
 	tcase_add_test(tc, cycle_window_ages);
 	tcase_add_test(tc, cycle_fair_share_per_user);
 	tcase_add_test(tc, conf_max_tasks);
+	tcase_add_test(tc, conf_pattern_kib);
 	tcase_add_test(tc, spank_env_repair);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);

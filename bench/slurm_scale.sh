@@ -1,0 +1,248 @@
+#!/bin/bash
+# bench/slurm_scale.sh MODE [OPTIONS] - select/topomatch inside a real
+# slurmctld at scale, on the test cluster (contrib/testcluster), side by
+# side with Slurm's own select/cons_tres (issue 18, points 3 and 4).
+# Run as root; it starts and stops its own cluster (--dir, --port-base),
+# so it must not run beside the Slurm tests of check.sh.
+#
+# throughput: N virtual nodes (default 1,024: one slurmd each, 2 sockets
+#   x 2 cores, leaf switches of 16, the SPANK plugin with bind=record), a
+#   stream of J short batch jobs (default 5,000; 2 to 64 tasks; a share F
+#   of them, default half, carry a pattern as sbatch --comm-pattern leaves
+#   it), submitted held through the Slurm API (bench/slurm_load) and
+#   released at once; then the same with select/topomatch.  Prints, per
+#   scheduler, the jobs started per minute (from release to the last start
+#   in sacct) and the p50/p99/max latency of `scontrol ping` and `squeue`
+#   run every 0.5 s throughout; targets: topomatch >= 0.9 x cons_tres'
+#   jobs per minute, every p99 < 1 s.  With select/topomatch it also counts
+#   the pattern jobs' decisions (sacct's SystemComment).
+# memory: slurmctld's resident memory (VmRSS, and its peak VmHWM) with J
+#   held jobs (default 10,000) without patterns, then with patterns at the
+#   cap (--pattern-kib, default the SPANK plugin's), both under
+#   select/topomatch on a fresh controller; target: at most 512 MiB more.
+#
+# Options:
+#   --nodes N         virtual nodes (throughput: 1024; memory: 16)
+#   --jobs J          jobs (throughput: 5000; memory: 10000)
+#   --share F         share of jobs with a pattern (throughput; default 0.5)
+#   --pattern-kib K   the patterns' size cap in KiB (default 64, the SPANK
+#                     plugin's default PatternKiB)
+#   --small           check.sh's version: 64 nodes, 300 jobs (throughput),
+#                     1,000 jobs (memory); the targets are printed, not
+#                     enforced (timings on a shared CI machine mean little)
+#   --dir DIR         the cluster's directory (default /tmp/tm-slurm-scale)
+#   --port-base P     its ports (default 30001)
+#   --keep            leave the last cluster running
+# Environment: BUILD_DIR (default build).
+# Exit status: 1 when a job failed or did not run, or (without --small) a
+# target failed; 2 on bad usage.
+# SPDX-License-Identifier: GPL-2.0-or-later
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+load=$build/bench/slurm_load
+tm=$build/tools/topomatch
+select_dir=$build/plugin/select/.libs
+spank=$build/plugin/spank/.libs/spank_topomatch.so
+
+mode=${1:-}
+case $mode in
+throughput | memory) shift ;;
+-h | --help) sed -n '2,/^# SPDX/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+*) echo "slurm_scale.sh: MODE is throughput or memory (see --help)" >&2; exit 2 ;;
+esac
+nodes= jobs= share=0.5 kib=64 small=0 keep=0
+dir=/tmp/tm-slurm-scale port_base=30001
+while [ $# -gt 0 ]; do
+	case $1 in
+	--nodes) nodes=$2; shift ;;
+	--jobs) jobs=$2; shift ;;
+	--share) share=$2; shift ;;
+	--pattern-kib) kib=$2; shift ;;
+	--small) small=1 ;;
+	--dir) dir=$2; shift ;;
+	--port-base) port_base=$2; shift ;;
+	--keep) keep=1 ;;
+	-h | --help) sed -n '2,/^# SPDX/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "slurm_scale.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+if [ "$mode" = throughput ]; then
+	[ -n "$nodes" ] || nodes=$([ $small = 1 ] && echo 64 || echo 1024)
+	[ -n "$jobs" ] || jobs=$([ $small = 1 ] && echo 300 || echo 5000)
+else
+	[ -n "$nodes" ] || nodes=16
+	[ -n "$jobs" ] || jobs=$([ $small = 1 ] && echo 1000 || echo 10000)
+fi
+for v in nodes jobs kib port_base; do
+	case ${!v} in '' | *[!0-9]* | 0*)
+		echo "slurm_scale.sh: --${v//_/-} wants a positive integer, not '${!v}'" >&2; exit 2 ;;
+	esac
+done
+for f in "$load" "$tm" "$spank" "$select_dir/select_topomatch.so"; do
+	[ -e "$f" ] || { echo "slurm_scale.sh: $f not found: build first (BUILD_DIR=$build)" >&2; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "slurm_scale.sh: run as root (it starts a Slurm cluster)" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/tm-slurm-scale-work.XXXXXX)
+# a failure anywhere, subshells included
+fail() { echo "slurm_scale.sh: $*" >&2; touch "$work/bad"; }
+stop_cluster() { "$top/contrib/testcluster/stop.sh" --dir "$dir" >/dev/null 2>&1; }
+cleanup() { [ $keep = 1 ] || stop_cluster; rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start SCHEDULER CORES: a fresh cluster with cons_tres or topomatch, nodes
+# of 2 sockets x CORES
+start() {
+	local sel=()
+	[ "$1" = cons_tres ] || sel=(--select-dir "$select_dir" --topomatch-conf)
+	"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base "$port_base" \
+		--nodes "$nodes" --sockets 2 --cores "$2" --leaf-size 16 --spank "$spank" \
+		--bind-record --max-jobs $((jobs * 2 + 1000)) --topomatch "$tm" --restart \
+		"${sel[@]}" >"$work/start-$1.log" 2>&1 || {
+		fail "the $1 cluster did not start:"
+		tail -n 20 "$work/start-$1.log" >&2
+		exit 1
+	}
+	export SLURM_CONF=$dir/slurm.conf
+}
+
+ctld_pid() { cat "$dir/run/slurmctld.pid"; }
+now() { date +%s.%N; }
+# p50 p99 max of the numbers in a file, in ms
+pct() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
+	i = int(0.5 * NR + 0.5); j = int(0.99 * NR + 0.5); if (i < 1) i = 1; if (j < 1) j = 1
+	printf "%.0f %.0f %.0f\n", v[i], v[j], v[NR] }'; }
+
+# probe OUT-PREFIX: time scontrol ping and squeue every 0.5 s until killed
+probe() {
+	local t0 t1
+	while :; do
+		t0=$(now); scontrol ping >/dev/null 2>&1; t1=$(now)
+		echo "$t0 $t1" | awk '{ printf "%.1f\n", 1000 * ($2 - $1) }' >>"$1.ping"
+		t0=$(now); squeue -h >/dev/null 2>&1; t1=$(now)
+		echo "$t0 $t1" | awk '{ printf "%.1f\n", 1000 * ($2 - $1) }' >>"$1.squeue"
+		sleep 0.5
+	done
+}
+
+# run_stream SCHEDULER: prints "jobs/min ping-p50 p99 max squeue-p50 p99 max"
+run_stream() {
+	local s=$1 ids t0 deadline left
+	start "$s" 2
+	"$load" --jobs "$jobs" --pattern-share "$share" --pattern-kib "$kib" --hold \
+		--name "load-$s" >"$work/$s.ids" 2>"$work/$s.load" ||
+		fail "$s: submission failed: $(cat "$work/$s.load")"
+	probe "$work/$s" &
+	local pp=$!
+	t0=$(now)
+	scontrol release "$(paste -sd, "$work/$s.ids")"
+	deadline=$(($(date +%s) + 3600))
+	while :; do
+		left=$(squeue -h -t PD,CF,R,CG -o %i 2>/dev/null | wc -l)
+		[ "$left" -eq 0 ] && break
+		if [ "$(date +%s)" -gt "$deadline" ]; then
+			fail "$s: $left jobs still queued after an hour"
+			break
+		fi
+		sleep 1
+	done
+	kill "$pp" 2>/dev/null
+	wait "$pp" 2>/dev/null
+	# sacct: every job COMPLETED, and its start time
+	local acct=$work/$s.acct
+	for _ in $(seq 30); do
+		sacct -X -n -P -a -o JobIDRaw,State,Start,SystemComment --name "load-$s" -S now-1days \
+			>"$acct" 2>/dev/null
+		[ "$(wc -l <"$acct")" -ge "$jobs" ] && break
+		sleep 1
+	done
+	local done_ok
+	done_ok=$(awk -F'|' '$2 == "COMPLETED"' "$acct" | wc -l)
+	if [ "$done_ok" -ne "$jobs" ]; then
+		fail "$s: $done_ok of $jobs jobs COMPLETED in sacct"
+		awk -F'|' '$2 != "COMPLETED" { print "  " $0 }' "$acct" | head -5 >&2
+	fi
+	if [ "$s" = topomatch ]; then
+		local mapped fell
+		mapped=$(grep -c 'topomatch: [^ ]* mapped' "$acct")
+		fell=$(grep -c 'topomatch: .*cons_tres' "$acct")
+		echo "$s: $(grep -c 'topomatch:' "$acct") pattern decisions in SystemComment:" \
+			"$mapped mapped, $fell kept cons_tres' nodes" >&2
+	fi
+	local last
+	last=$(awk -F'|' '{ print $3 }' "$acct" | sort | tail -n 1)
+	awk -v j="$jobs" -v t0="$t0" -v t1="$(date -d "$last" +%s)" \
+		'BEGIN { d = t1 - t0; if (d < 1) d = 1; printf "%.0f ", 60 * j / d }'
+	echo "$(pct "$work/$s.ping") $(pct "$work/$s.squeue")"
+	stop_cluster
+}
+
+verdict() { # NAME OK(0/1)
+	if [ "$2" = 1 ]; then echo "  $1: PASS"; else
+		echo "  $1: FAIL"
+		[ $small = 1 ] || touch "$work/bad"
+	fi
+}
+
+cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*: *//' || true)
+echo "slurm_scale $mode: $(uname -srm); ${cpu:-unknown cpu}; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if [ "$mode" = throughput ]; then
+	echo "slurm_scale throughput: $nodes nodes of 2x2 cores, $jobs jobs of 2-64 tasks" \
+		"(share $share with a pattern, at most $kib KiB), released at once"
+	T0=$(date +%s)
+	read -r c_rate c_p50 c_p99 c_max c_q50 c_q99 c_qmax < <(run_stream cons_tres)
+	read -r t_rate t_p50 t_p99 t_max t_q50 t_q99 t_qmax < <(run_stream topomatch)
+	printf '%-10s %10s | %-20s | %-20s\n' scheduler "jobs/min" "ping p50/p99/max ms" \
+		"squeue p50/p99/max ms"
+	printf '%-10s %10s | %-20s | %-20s\n' cons_tres "$c_rate" "$c_p50/$c_p99/$c_max" \
+		"$c_q50/$c_q99/$c_qmax"
+	printf '%-10s %10s | %-20s | %-20s\n' topomatch "$t_rate" "$t_p50/$t_p99/$t_max" \
+		"$t_q50/$t_q99/$t_qmax"
+	ratio=$(awk -v a="$t_rate" -v b="$c_rate" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')
+	echo "topomatch / cons_tres jobs per minute: $ratio (target >= 0.9)" \
+		"$([ $small = 1 ] && echo "; --small: targets not enforced")"
+	verdict "jobs per minute" "$(awk -v r="$ratio" 'BEGIN { print (r >= 0.9) }')"
+	verdict "p99 latency < 1 s" "$(awk -v a="$c_p99" -v b="$c_q99" -v c="$t_p99" -v d="$t_q99" \
+		'BEGIN { print (a < 1000 && b < 1000 && c < 1000 && d < 1000) }')"
+	echo "slurm_scale throughput: $(($(date +%s) - T0)) s"
+else
+	rss() { awk '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { print r, h }' "/proc/$(ctld_pid)/status"; }
+	# held jobs, RSS once the controller has saved its state
+	# the worst case: every pattern at the cap (a 1,024-task all-to-all,
+	# sparsified to fit), on nodes of 2 x 32 cores so that the jobs fit
+	"$tm" gen alltoall --tasks 1024 >"$work/a2a.mat" || fail "topomatch gen failed"
+	held() { # SHARE -> "rss-before rss-after hwm-after" in KiB
+		local before after
+		start topomatch 32
+		sleep 2
+		before=$(rss)
+		"$load" --jobs "$jobs" --pattern-share "$1" --pattern-kib "$kib" \
+			--pattern "$work/a2a.mat" --sizes 1024 --hold \
+			--name "mem" >"$work/mem.ids" 2>"$work/mem.load" ||
+			fail "submission failed: $(cat "$work/mem.load")"
+		cat "$work/mem.load" >&2
+		[ "$(squeue -h -t PD -o %i | wc -l)" -eq "$jobs" ] || fail "not all $jobs jobs are pending"
+		sleep 15 # a state save or two (the held jobs are written to DIR/state)
+		after=$(rss)
+		echo "${before% *} $after"
+		stop_cluster
+	}
+	echo "slurm_scale memory: $jobs held jobs of 1,024 tasks, select/topomatch, patterns" \
+		"at their cap of $kib KiB"
+	read -r n0 n1 nh < <(held 0)
+	read -r p0 p1 ph < <(held 1)
+	awk -v n0="$n0" -v n1="$n1" -v nh="$nh" -v p0="$p0" -v p1="$p1" -v ph="$ph" -v j="$jobs" 'BEGIN {
+		printf "without patterns: slurmctld RSS %.0f -> %.0f MiB (peak %.0f)\n", n0 / 1024, n1 / 1024, nh / 1024
+		printf "with patterns:    slurmctld RSS %.0f -> %.0f MiB (peak %.0f)\n", p0 / 1024, p1 / 1024, ph / 1024
+		d = (p1 - p0) - (n1 - n0); dh = ph - nh
+		printf "patterns cost %.0f MiB (%.1f KiB per job), peak %.0f MiB more\n", d / 1024, d / j, dh / 1024
+		printf "at 10,000 jobs: %.0f MiB (target <= 512)\n", d / j * 10000 / 1024 }'
+	verdict "RSS at 10,000 jobs <= 512 MiB" "$(awk -v a="$((p1 - p0 - n1 + n0))" -v j="$jobs" \
+		'BEGIN { print (a / j * 10000 / 1024 <= 512) }')"
+fi
+[ ! -e "$work/bad" ]
