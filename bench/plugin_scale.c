@@ -269,6 +269,10 @@ static topomatch_affinity_t *make_pattern(const char *name, int tasks)
 	int rc;
 	if (!strcmp(name, "alltoall")) {
 		rc = topomatch_gen_alltoall(tasks, 1, 0, &a, err);
+	} else if (!strcmp(name, "stencil27")) { /* 3D 27-point, shuffled */
+		rc = topomatch_gen_stencil(3, dims, 27, 0, w, &s, err);
+		if (!rc)
+			rc = topomatch_affinity_shuffle(s, 1, &a, err);
 	} else if (!strcmp(name, "profile")) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/lammps-melt-%d.sum.mat", TM_BENCH_PROFILES_DIR,
@@ -292,13 +296,16 @@ static topomatch_affinity_t *make_pattern(const char *name, int tasks)
 }
 
 /* A pending job with the pattern in its spank_job_env, as sbatch leaves
- * it (topomatch_blob_encode with the SPANK plugin's settings). */
-static job_record_t *make_job(uint32_t id, const topomatch_affinity_t *a, size_t *bytes)
+ * it (topomatch_blob_encode with the SPANK plugin's settings: at most
+ * PatternKiB, kib); info may be NULL. */
+static job_record_t *make_job(uint32_t id, const topomatch_affinity_t *a, int kib, size_t *bytes,
+			      topomatch_blob_info_t *info)
 {
 	char err[TOPOMATCH_ERRLEN], **entries = NULL;
 	int n = 0;
-	topomatch_blob_info_t info;
-	if (topomatch_blob_encode(a, 0.0, NULL, &entries, &n, &info, err)) {
+	topomatch_blob_info_t own;
+	topomatch_blob_limits_t lim = { .max_total = (size_t)kib * 1024 };
+	if (topomatch_blob_encode(a, 0.0, &lim, &entries, &n, info ? info : &own, err)) {
 		fprintf(stderr, "plugin_scale: %s\n", err);
 		exit(1);
 	}
@@ -377,17 +384,25 @@ static double comment_hb(const job_record_t *job)
 	return strtod(b, NULL);
 }
 
-/* The unbudgeted mapper (the job's, auto) on the same free PUs. */
+/* The hop-bytes of a mapped without a budget (mapper NULL: the job's,
+ * auto) onto the free PUs, or with nar onto the first free PUs of the
+ * nodes it chose, as many on each as it gives the job there (where srun
+ * lays the ranks out). */
 static double unbudgeted_hb(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
-			    const uint32_t *free_cores, const char *mapper)
+			    const uint32_t *free_cores, const tm_narrowed_t *nar,
+			    const char *mapper)
 {
 	int64_t npu = topomatch_cluster_npu(c), *allowed = malloc(sizeof(int64_t) * (size_t)npu);
 	int64_t m = 0, n = topomatch_affinity_ntasks(a);
 	for (int i = 0; i < node_record_count; i++) {
-		int64_t cnt, first = topomatch_cluster_node_pus(c, i, &cnt);
-		for (int k = 0; k < cnt; k++)
-			if (free_cores[i] >> k & 1)
+		int64_t cnt, first = topomatch_cluster_node_pus(c, i, &cnt), take = cnt;
+		if (nar)
+			take = bit_test(nar->nodes, i) ? nar->cpus[i] : 0;
+		for (int k = 0; k < cnt && take > 0; k++)
+			if (free_cores[i] >> k & 1) {
 				allowed[m++] = first + k;
+				take--;
+			}
 	}
 	int64_t *pu = malloc(sizeof(int64_t) * (size_t)n), *tpu = malloc(sizeof(int64_t) * (size_t)n);
 	topomatch_map_opts_t o;
@@ -423,8 +438,10 @@ typedef struct {
 	bool scotch; /* also the scotch mapper unbudgeted (slow on big graphs) */
 } bopts_t;
 
+/* One job test; its time in ms.  keep: the narrowed set, when wanted
+ * (the caller frees it). */
 static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *free_cores,
-			   topomatch_narrow_t *how)
+			   topomatch_narrow_t *how, tm_narrowed_t *keep)
 {
 	state_t s;
 	tm_narrowed_t nar;
@@ -438,7 +455,10 @@ static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *
 	double ms = tm_now_ms() - t0;
 	if (*how == TOPOMATCH_NARROWED) /* what the wrapper then writes */
 		tm_comment(job, nar.note);
-	tm_narrowed_free(&nar);
+	if (keep && *how == TOPOMATCH_NARROWED)
+		*keep = nar;
+	else
+		tm_narrowed_free(&nar);
 	state_free(&s);
 	return ms;
 }
@@ -467,8 +487,8 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 	for (int r = 0; r < opt->reps; r++) {
 		topomatch_narrow_t how;
 		fragment(free_cores, n, bc->free_frac, &rng);
-		job_record_t *job = make_job(1000 + (uint32_t)r, a, &bytes);
-		first.v[first.n++] = one_decision(&ch, job, free_cores, &how);
+		job_record_t *job = make_job(1000 + (uint32_t)r, a, ch.conf.pattern_kib, &bytes, NULL);
+		first.v[first.n++] = one_decision(&ch, job, free_cores, &how, NULL);
 		double hb = comment_hb(job);
 		/* cons_tres' nodes may win on hop-bytes (the job then runs
 		 * there, its ranks mapped): a decision, not a fallback */
@@ -482,13 +502,13 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 					job->system_comment ? job->system_comment : "(no note)");
 		} else if (hb >= 0 && r < 3) {
 			/* the decision's quality, on the first fragmentations */
-			double ub = unbudgeted_hb(c, a, free_cores, NULL);
+			double ub = unbudgeted_hb(c, a, free_cores, NULL, NULL);
 			if (ub > 0) {
 				ratio_max = fmax(ratio_max, hb / ub);
 				ratios++;
 			}
 			if (opt->scotch) {
-				double sc = unbudgeted_hb(c, a, free_cores, "scotch");
+				double sc = unbudgeted_hb(c, a, free_cores, NULL, "scotch");
 				if (sc > 0) {
 					ratio_sc += hb / sc;
 					sc_n++;
@@ -500,14 +520,14 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 			fprintf(stderr, "  rep %d: first %.2f ms (%s) %s\n", r, first.v[first.n - 1],
 				how == TOPOMATCH_NARROWED ? "narrowed" : "kept",
 				job->system_comment ? job->system_comment : "");
-		hit.v[hit.n++] = one_decision(&ch, job, free_cores, &how);
+		hit.v[hit.n++] = one_decision(&ch, job, free_cores, &how, NULL);
 		/* one job ends elsewhere: the busy node farthest in index order */
 		for (int i = n - 1; i >= 0; i--)
 			if (!free_cores[i]) {
 				free_cores[i] = (1u << CORES) - 1;
 				break;
 			}
-		change.v[change.n++] = one_decision(&ch, job, free_cores, &how);
+		change.v[change.n++] = one_decision(&ch, job, free_cores, &how, NULL);
 		free_job(job);
 	}
 	double f99 = pct(&first, 0.99), h99 = pct(&hit, 0.99);
@@ -536,19 +556,148 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 	return !((ok_first || !bc->target) && ok_hit && ok_hb);
 }
 
+/* The nodes stand_in_choose gives a job of ntasks one-CPU tasks, and the
+ * CPUs it uses on each. */
+static void stand_in_nodes(const uint32_t *free_cores, int64_t ntasks, tm_narrowed_t *nar)
+{
+	nar->nodes = bit_alloc(node_record_count);
+	nar->cpus = xcalloc(node_record_count, sizeof(uint16_t));
+	for (int i = 0; i < node_record_count && ntasks > 0; i++) {
+		int64_t k = MIN(ntasks, __builtin_popcount(free_cores[i]));
+		if (k > 0) {
+			bit_set(nar->nodes, i);
+			nar->cpus[i] = (uint16_t)k;
+			ntasks -= k;
+		}
+	}
+}
+
+/*
+ * The hop-bytes a pattern loses when sbatch reduces it to PatternKiB=kib
+ * (issue 18, point 3): on each fragmentation the node choice is made with
+ * the pattern as sbatch stores it under that cap, then with all of it
+ * (512 KiB, the decoder's limit), both without a time limit, and on each
+ * choice the whole pattern's ranks are laid out as srun lays them out
+ * (from the user's file); the ratio of the two hop-bytes.  Target: <= 1.02
+ * on stencils and recorded profiles.
+ */
+static int run_loss(const char *net, topomatch_cluster_t *c, const char *pat, int tasks, int kib,
+		    int reps)
+{
+	topomatch_affinity_t *a = make_pattern(pat, tasks);
+	if (!a)
+		return 1;
+	tm_chooser_t ch = { .mutex = PTHREAD_MUTEX_INITIALIZER, .cluster = c,
+			    .cons_tres = stand_in_choose };
+	char err[TOPOMATCH_ERRLEN];
+	tm_plugin_conf_read("/nonexistent/topomatch.conf", &ch.conf, err, sizeof(err));
+	ch.conf.job_budget_ms = 60000;
+	ch.conf.cycle_budget_ms = 600000;
+	ch.conf.pattern_kib = 512;
+	if (tm_decision_cache_init(&ch.cache, TM_CACHE_DECISIONS))
+		return 1;
+	uint32_t *free_cores = xcalloc(node_record_count, sizeof(uint32_t));
+	topomatch_rng_t rng;
+	topomatch_rng_seed(&rng, 42);
+	topomatch_blob_info_t info = { 0 };
+	size_t full_bytes = 0, bytes = 0;
+	double worst = 0, logs = 0;
+	int n = 0, missed = 0;
+	for (int r = 0; r < reps; r++) {
+		double hb[2] = { -1, -1 };
+		fragment(free_cores, node_record_count, 0.3, &rng);
+		for (int f = 0; f < 2; f++) {
+			job_record_t *job = make_job(2000 + 2 * (uint32_t)r + (uint32_t)f, a,
+						     f ? kib : 512, f ? &bytes : &full_bytes,
+						     f ? &info : NULL);
+			tm_narrowed_t nar;
+			topomatch_narrow_t how;
+			one_decision(&ch, job, free_cores, &how, &nar);
+			if (how != TOPOMATCH_NARROWED && job->system_comment &&
+			    strstr(job->system_comment, "cons_tres chooses")) {
+				/* the job runs on cons_tres' nodes: the stand-in's */
+				how = TOPOMATCH_NARROWED;
+				stand_in_nodes(free_cores, tasks, &nar);
+			}
+			if (how == TOPOMATCH_NARROWED) {
+				hb[f] = unbudgeted_hb(c, a, free_cores, &nar, NULL);
+				tm_narrowed_free(&nar);
+			} else {
+				fprintf(stderr, "  %s %d, %s pattern: %s\n", pat, tasks,
+					f ? "reduced" : "whole",
+					job->system_comment ? job->system_comment : "(no note)");
+			}
+			free_job(job);
+		}
+		if (hb[0] > 0 && hb[1] > 0) {
+			worst = fmax(worst, hb[1] / hb[0]);
+			logs += log(hb[1] / hb[0]);
+			n++;
+		} else {
+			missed++;
+		}
+	}
+	bool target = strcmp(pat, "alltoall") != 0;
+	bool ok = n > 0 && !missed && worst <= 1.02;
+	printf("%-9s %6d %-9s %5d | %7.1f %7.1f | %7lld/%-8lld %6.1f%% | %6.3f %6.3f %2d/%-2d | %s\n",
+	       net, node_record_count, pat, tasks, full_bytes / 1024.0, bytes / 1024.0,
+	       (long long)info.nnz_kept, (long long)info.nnz_input,
+	       info.weight_input > 0 ? 100.0 * (1 - info.weight_kept / info.weight_input) : 0.0,
+	       n ? exp(logs / n) : NAN, n ? worst : NAN, n, reps,
+	       !target ? "--" : ok ? "PASS" : "FAIL");
+	fflush(stdout);
+	xfree(free_cores);
+	ch.cluster = NULL;
+	tm_chooser_unload(&ch);
+	tm_decision_cache_fini(&ch.cache);
+	topomatch_affinity_destroy(a);
+	return target && !ok;
+}
+
+/* run_loss over the patterns, on each network of the given size */
+static int loss_table(const char *const *nets, int nnets, const char *only_net, int nodes, int kib,
+		      int reps)
+{
+	static const struct {
+		const char *pat;
+		int tasks;
+	} cases[] = { { "stencil", 1024 },   { "stencil", 4096 }, { "natural", 4096 },
+		      { "stencil27", 4096 }, { "profile", 64 },	  { "profile", 128 },
+		      { "alltoall", 1024 } };
+	int fails = 0;
+	printf("# hop-bytes of the node choice with the pattern as sbatch stores it under "
+	       "PatternKiB=%d, / with all of it (ranks laid out with all of it on both; 30 %% "
+	       "free, %d fragmentations, no time limit)\n", kib, reps);
+	printf("%-9s %6s %-9s %5s | %-15s | %-24s | %-19s |\n", "network", "nodes", "pattern",
+	       "tasks", "KiB all  capped", "pairs kept      dropped", "ratio geo max   n");
+	for (int ni = 0; ni < nnets; ni++) {
+		if (only_net && strcmp(only_net, nets[ni]))
+			continue;
+		fprintf(stderr, "plugin_scale: %s, %d nodes...\n", nets[ni], nodes);
+		topomatch_cluster_t *c = make_cluster(nets[ni], nodes);
+		make_node_table(c);
+		for (size_t k = 0; k < sizeof(cases) / sizeof(*cases); k++)
+			fails += run_loss(nets[ni], c, cases[k].pat, cases[k].tasks, kib, reps);
+		free_node_table();
+		topomatch_cluster_destroy(c);
+	}
+	printf("# %d case%s FAIL\n", fails, fails == 1 ? "" : "s");
+	return fails ? 1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: plugin_scale [--quick] [--reps R] [--net fattree|torus|dragonfly|graph]\n"
 		"                    [--nodes N] [--free PCT] [--tasks N]\n"
 		"                    [--pattern stencil|natural|alltoall|profile] [--budget MS]\n"
-		"                    [--scotch]\n");
+		"                    [--scotch] [--loss KIB]\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *only_net = NULL, *only_pat = NULL;
-	int only_nodes = 0, only_tasks = 0, quick = 0;
+	int only_nodes = 0, only_tasks = 0, quick = 0, loss = 0;
 	double only_free = -1, budget = 50;
 	bopts_t opt = { .reps = 20, .scotch = false };
 	for (int i = 1; i < argc; i++) {
@@ -571,6 +720,8 @@ int main(int argc, char **argv)
 			only_pat = argv[++i];
 		else if (v && !strcmp(argv[i], "--budget"))
 			budget = atof(argv[++i]);
+		else if (v && !strcmp(argv[i], "--loss"))
+			loss = atoi(argv[++i]);
 		else {
 			usage();
 			return 2;
@@ -585,6 +736,14 @@ int main(int argc, char **argv)
 	log_init("plugin_scale", lo, 0, NULL);
 	const char *nets[] = { "fattree", "torus", "dragonfly", "graph" };
 	const int sizes[] = { 1024, 10240, 32768 };
+	if (loss) {
+		if (loss < 1 || loss > 512) {
+			fprintf(stderr, "plugin_scale: --loss between 1 and 512 KiB\n");
+			return 2;
+		}
+		return loss_table(nets, 4, only_net, only_nodes ? only_nodes : 10240, loss,
+				  MIN(opt.reps, 5));
+	}
 	const double fracs[] = { 0.1, 0.3, 0.6 };
 	printf("# select/topomatch decisions (bench/plugin_scale.c): ms per job test, %d "
 	       "fragmentations per case\n", opt.reps);

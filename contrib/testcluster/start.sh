@@ -594,9 +594,10 @@ mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/plugins"
 [ -z "$select_dir" ] || cp "$select_dir/select_topomatch.so" "$dir/plugins/"
 if [ -n "$select_dir" ] && [ "$accounting" = 1 ]; then
 	cp "$top/plugin/select/topomatch-epilog-slurmctld" "$dir/plugins/"
-	# slurmctld gives the epilog no SLURM_CONF
-	printf '#!/bin/sh\nSLURM_CONF=%s exec %s\n' "$dir/slurm.conf" \
-		"$dir/plugins/topomatch-epilog-slurmctld" >"$dir/plugins/epilog-slurmctld"
+	# slurmctld gives the epilog no SLURM_CONF; its spool is the cluster's
+	printf '#!/bin/sh\nSLURM_CONF=%s TOPOMATCH_EPILOG_SPOOL=%s exec %s\n' "$dir/slurm.conf" \
+		"$dir/run/topomatch-epilog" "$dir/plugins/topomatch-epilog-slurmctld" \
+		>"$dir/plugins/epilog-slurmctld"
 	chmod 755 "$dir/plugins/epilog-slurmctld"
 fi
 [ -z "$spank" ] || cp "$spank" "$spank_copy"

@@ -287,12 +287,25 @@ static void tm_outcome(job_record_t *job_ptr, bitstr_t *nodes)
 	const char *line = job_ptr->system_comment ?
 		strstr(job_ptr->system_comment, "topomatch: ") : NULL;
 	char *names;
+	int len;
+	uint32_t n = job_ptr->spank_job_env_size;
 
 	if (!line)
 		return; /* no pattern: not ours to report */
+	len = (int) strcspn(line, "\n");
 	names = bitmap2node_name(nodes);
-	info("%pJ: starts on %s; %.*s", job_ptr, names, (int) strcspn(line, "\n"), line);
+	info("%pJ: starts on %s; %.*s", job_ptr, names, len, line);
 	xfree(names);
+	/* the line for EpilogSlurmctld (SPANK_TOPOMATCH_DECISION in its
+	 * environment, job_common_env_vars), which stores it for sacct
+	 * without asking slurmctld for the job; the array stays
+	 * NULL-terminated, as Slurm's merge reads it */
+	if (n >= TM_SPANK_ENV_MAX_ENTRIES)
+		return;
+	xrealloc(job_ptr->spank_job_env, sizeof(char *) * (n + 2));
+	job_ptr->spank_job_env[n] = xstrdup_printf("%s%.*s", TM_DECISION_ENV, len, line);
+	job_ptr->spank_job_env[n + 1] = NULL;
+	job_ptr->spank_job_env_size = n + 1;
 }
 
 /*
@@ -308,6 +321,21 @@ static void tm_spank_env_guard(job_record_t *job_ptr)
 	int64_t n = job_ptr->spank_job_env_size, kept;
 
 	if (!job_ptr->spank_job_env || n <= 0)
+		return;
+	/* the decision line is the plugin's alone (tm_outcome sets it
+	 * again): a user's own would reach sacct as the system's */
+	kept = 0;
+	for (int64_t i = 0; i < n; i++) {
+		char *e = job_ptr->spank_job_env[i];
+		if (e && !strncmp(e, TM_DECISION_ENV, strlen(TM_DECISION_ENV)))
+			xfree(e);
+		else
+			job_ptr->spank_job_env[kept++] = e;
+	}
+	for (int64_t i = kept; i < n; i++)
+		job_ptr->spank_job_env[i] = NULL;
+	job_ptr->spank_job_env_size = n = kept;
+	if (n <= 0)
 		return;
 	kept = tm_spank_env_repair(job_ptr->spank_job_env, n, TM_SPANK_ENV_MAX_ENTRIES,
 				   TM_SPANK_ENV_MAX_BYTES);

@@ -36,6 +36,11 @@
  * milliseconds.
  */
 #define TM_SPANK_ENV_MAX_ENTRIES 4096
+
+/* select/topomatch's decision line, for EpilogSlurmctld (which sees it
+ * as SPANK_TOPOMATCH_DECISION): set by the plugin as the job starts, a
+ * user's own removed */
+#define TM_DECISION_ENV "TOPOMATCH_DECISION="
 #define TM_SPANK_ENV_MAX_BYTES (4 * 1024 * 1024)
 
 /*
