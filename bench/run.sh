@@ -45,6 +45,8 @@ if [ $# -eq 0 ]; then
 	if [ -x "$build/bench/plugin_scale" ]; then
 		echo >>"$out"
 		"$build/bench/plugin_scale" >>"$out" || rc=$?
+		echo >>"$out"
+		"$build/bench/plugin_scale" --loss 48 >>"$out" || rc=$?
 	fi
 fi
 cat "$out"

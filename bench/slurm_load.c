@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	long jobs = 5000, secs = 0;
 	double share = 0.5;
 	int sizes[MAX_SIZES] = { 2, 4, 8, 16, 32, 64 }, nsizes = 6, hold = 0, opt;
-	size_t cap = 64 * 1024;
+	size_t cap = 48 * 1024; /* PatternKiB's default */
 	uint64_t seed = 1;
 	const char *pattern = NULL, *partition = NULL, *name = "load";
 	char *end;

@@ -599,15 +599,14 @@ static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
 		topomatch_blob_free(entries, n);
 		if (!same) {
 			slurm_info("topomatch: the job carries %lld of %lld pairs of its pattern; "
-				      "%s is not that pattern now: ranks laid out with the job's",
-				      (long long)info.nnz_kept, (long long)info.nnz_input,
-				      pattern_path);
+				   "%s is not that pattern now: ranks laid out with the job's",
+				   (long long)info.nnz_kept, (long long)info.nnz_input, pattern_path);
 			topomatch_affinity_destroy(full);
 			return "the job's pattern";
 		}
 		slurm_info("topomatch: the job carries %lld of %lld pairs of its pattern; ranks "
-			      "laid out with all of them, from %s", (long long)info.nnz_kept,
-			      (long long)info.nnz_input, pattern_path);
+			   "laid out with all of them, from %s", (long long)info.nnz_kept,
+			   (long long)info.nnz_input, pattern_path);
 		topomatch_affinity_destroy(*a);
 		*a = full;
 		return pattern_path;

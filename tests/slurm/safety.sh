@@ -249,13 +249,14 @@ declare -A why=(
 	[many]="more than the limit of 524288 bytes in all"
 	[too-many]="spank_job_env has 70000 entries, more than the 69631 a pattern comes with: not read"
 	[crowded]=MAPPED
+	[decision]=MAPPED
 )
 cases=(valid valid8 empty magic trunc-header truncated extended version header-hex count index gap
 	dup badname leading-zero mixed flip badchar padding declared-huge no-data ntasks0 ntasks-huge
 	ntasks-u64max ntasks-over varint-overflow varint-nonminimal nnz-overflow nnz-over-input
 	input-over-pairs wmax-nan wmax-negative wmax-inf wmax-zero win-nan wkept-negative wkept-over
 	sf-nan sf-big column row-over rows-under code-big code-same trailing truncated-payload
-	weight-overflow huge-weights tiny-weights entry-over total-over many too-many crowded
+	weight-overflow huge-weights tiny-weights entry-over total-over many too-many crowded decision
 	random-text random-text random-text random-text random-text
 	random-payload random-payload random-payload random-payload random-payload
 	random-rows random-rows random-rows random-rows random-rows)
@@ -295,7 +296,7 @@ if [ -n "$forge" ]; then
 		line=$(grep -E "select/topomatch: tm_(note|map): JobId=$id: " "$log" |
 			sed 's/.*JobId=[0-9]*: /topomatch: /' | tail -n 1)
 		case $c in
-		valid | crowded) expect_eq "(a) test-only, $c: a correct pattern (control): the pattern's nodes" "n[005-008]" "$nodes" ;;
+		valid | crowded | decision) expect_eq "(a) test-only, $c: a correct pattern (control): the pattern's nodes" "n[005-008]" "$nodes" ;;
 		huge-weights | tiny-weights)
 			# they decode: mapped, whatever the nodes (a chain over 4 nodes)
 			if reason_ok "$c" "$id" "" && [ "$(scontrol show hostnames "$nodes" | grep -cvE '^n0(0[3-4]|1[0-3])$')" -ge 4 ]; then
@@ -338,6 +339,16 @@ if [ -n "$forge" ]; then
 			not_ok "(a) $c: job $id $st exit $ec on '$nodes'; SystemComment '$sc'; logged $logged; expected: ${why[$c]}"
 		fi
 	done <"$work/a-run.txt"
+	# a user's TOPOMATCH_DECISION never reaches sacct: the plugin's own does
+	did=$(awk '$1 == "decision" { print $2 }' "$work/a-run.txt")
+	acct=
+	for _ in $(seq 50); do
+		acct=$(sacct -n -X -j "$did" -o SystemComment%300 2>/dev/null | sed 's/^ *//; s/ *$//')
+		[ -n "$acct" ] && break
+		sleep 0.2
+	done
+	expect_contains "(a) decision: sacct has the plugin's line, not the user's TOPOMATCH_DECISION" \
+		"topomatch: " "$(grep -v forged <<<"$acct")"
 	# EpilogSlurmctld runs for every job (the test cluster stores decisions
 	# for sacct): slurmctld 22.05 crashed building its environment from
 	# such entries until select/topomatch dropped them (SECURITY.md)

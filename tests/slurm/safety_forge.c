@@ -370,6 +370,7 @@ static const struct {
 	{ "many", "65535 small entries (2.9 MB in all)" },
 	{ "too-many", "70000 entries (the format holds 65535)" },
 	{ "crowded", "4000 entries A=1, then a valid chain of NTASKS tasks (control)" },
+	{ "decision", "TOPOMATCH_DECISION=topomatch: forged (the plugin's line for sacct), then a valid chain" },
 	{ "giant", "one entry of N MiB (-g N, default 16)" },
 	{ "wide", "N x 2^20 entries A=1 (-g N), then a valid chain of NTASKS tasks" },
 	{ "huge-weights", "payload: a valid chain of NTASKS tasks of weight DBL_MAX / (NTASKS + 1)" },
@@ -609,6 +610,11 @@ static int build(const char *c, env_t *e)
 			snprintf(name, sizeof(name), PFX "%d", k);
 			add(e, entry(name, 1, (unsigned)k, (unsigned)n, 3 * (uint64_t)n, 0, d, 4));
 		}
+	} else if (!strcmp(c, "decision")) {
+		add(e, dupf("TOPOMATCH_DECISION=topomatch: forged by the user"));
+		buf_t b = chain((uint64_t)ntasks);
+		add(e, wrap(&b));
+		free(b.p);
 	} else if (!strcmp(c, "crowded")) {
 		for (int k = 0; k < 4000; k++)
 			add(e, dupf("A=1"));
