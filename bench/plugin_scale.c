@@ -467,18 +467,33 @@ static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *
 	return ms;
 }
 
+/* A chooser on cluster c with the default settings but the budgets; 0 or
+ * -1 (out of memory).  chooser_fini leaves the cluster to the caller. */
+static int chooser_init(tm_chooser_t *ch, topomatch_cluster_t *c, double job_ms, double cycle_ms)
+{
+	char err[TOPOMATCH_ERRLEN];
+	*ch = (tm_chooser_t){ .mutex = PTHREAD_MUTEX_INITIALIZER, .cluster = c,
+			      .cons_tres = stand_in_choose };
+	tm_plugin_conf_read("/nonexistent/topomatch.conf", &ch->conf, err, sizeof(err));
+	ch->conf.job_budget_ms = job_ms;
+	ch->conf.cycle_budget_ms = cycle_ms;
+	return tm_decision_cache_init(&ch->cache, TM_CACHE_DECISIONS);
+}
+
+static void chooser_fini(tm_chooser_t *ch)
+{
+	ch->cluster = NULL;
+	tm_chooser_unload(ch);
+	tm_decision_cache_fini(&ch->cache);
+}
+
 static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *opt)
 {
 	topomatch_affinity_t *a = make_pattern(bc->pattern, bc->tasks);
 	if (!a)
 		return 1;
-	tm_chooser_t ch = { .mutex = PTHREAD_MUTEX_INITIALIZER, .cluster = c,
-			    .cons_tres = stand_in_choose };
-	char err[TOPOMATCH_ERRLEN];
-	tm_plugin_conf_read("/nonexistent/topomatch.conf", &ch.conf, err, sizeof(err));
-	ch.conf.job_budget_ms = bc->budget_ms;
-	ch.conf.cycle_budget_ms = 10 * bc->budget_ms;
-	if (tm_decision_cache_init(&ch.cache, TM_CACHE_DECISIONS))
+	tm_chooser_t ch;
+	if (chooser_init(&ch, c, bc->budget_ms, 10 * bc->budget_ms))
 		return 1;
 	int n = node_record_count;
 	uint32_t *free_cores = xcalloc(n, sizeof(uint32_t));
@@ -553,9 +568,7 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 	fflush(stdout);
 	(void)hb_sum;
 	xfree(free_cores);
-	ch.cluster = NULL; /* the caller's */
-	tm_chooser_unload(&ch);
-	tm_decision_cache_fini(&ch.cache);
+	chooser_fini(&ch);
 	topomatch_affinity_destroy(a);
 	return !((ok_first || !bc->target) && ok_hit && ok_hb);
 }
@@ -592,15 +605,10 @@ static int run_loss(const char *net, topomatch_cluster_t *c, const char *pat, in
 	topomatch_affinity_t *a = make_pattern(pat, tasks);
 	if (!a)
 		return 1;
-	tm_chooser_t ch = { .mutex = PTHREAD_MUTEX_INITIALIZER, .cluster = c,
-			    .cons_tres = stand_in_choose };
-	char err[TOPOMATCH_ERRLEN];
-	tm_plugin_conf_read("/nonexistent/topomatch.conf", &ch.conf, err, sizeof(err));
-	ch.conf.job_budget_ms = 60000;
-	ch.conf.cycle_budget_ms = 600000;
-	ch.conf.pattern_kib = 512;
-	if (tm_decision_cache_init(&ch.cache, TM_CACHE_DECISIONS))
+	tm_chooser_t ch;
+	if (chooser_init(&ch, c, 60000, 600000))
 		return 1;
+	ch.conf.pattern_kib = 512;
 	uint32_t *free_cores = xcalloc(node_record_count, sizeof(uint32_t));
 	topomatch_rng_t rng;
 	topomatch_rng_seed(&rng, 42);
@@ -654,9 +662,7 @@ static int run_loss(const char *net, topomatch_cluster_t *c, const char *pat, in
 	       !target ? "--" : ok ? "PASS" : "FAIL");
 	fflush(stdout);
 	xfree(free_cores);
-	ch.cluster = NULL;
-	tm_chooser_unload(&ch);
-	tm_decision_cache_fini(&ch.cache);
+	chooser_fini(&ch);
 	topomatch_affinity_destroy(a);
 	return target && !ok;
 }

@@ -22,6 +22,10 @@
 #   so with its default 60 s main loop any such epilog (this project's
 #   or a site's) makes the start rate depend on a race between the epilog
 #   and the pass that follows a job's end (300-job runs: 16 to 145 s).
+#   The slurmds and their jobs run at nice 10 (start.sh --slurmd-nice):
+#   slurmctld and the probes get the CPU first, as on a site where the
+#   controller has a host of its own (here 1,024 slurmd share 2 cores
+#   with it).
 # memory: slurmctld's resident memory (VmRSS, and its peak VmHWM) with J
 #   held jobs (default 10,000) without patterns, then with patterns at the
 #   cap (--pattern-kib, default the SPANK plugin's), both under
@@ -108,7 +112,7 @@ start() {
 	"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base "$port_base" \
 		--nodes "$nodes" --sockets 2 --cores "$2" --leaf-size 16 --spank "$spank" \
 		--bind-record --max-jobs $((jobs * 2 + 1000)) --topomatch "$tm" --restart \
-		--sched-params sched_interval=1,bf_interval=1 \
+		--sched-params sched_interval=1,bf_interval=1 --slurmd-nice 10 \
 		"${sel[@]}" >"$work/start-$1.log" 2>&1 || {
 		fail "the $1 cluster did not start:"
 		tail -n 20 "$work/start-$1.log" >&2

@@ -38,6 +38,9 @@ Start a Slurm test cluster on this machine (root; Debian bookworm).
                      DIR/mysql), so that sacct works  [TESTCLUSTER_ACCOUNTING=0]
   --sched-params S   SchedulerParameters (e.g. "bf_interval=1"; default none)
   --max-jobs N       MaxJobCount (default Slurm's, 10000)   [TESTCLUSTER_MAX_JOBS]
+  --slurmd-nice N    run the slurmds (and so the jobs) at nice N, 0 to 19
+                     (default 0): slurmctld then gets the CPU first, as on a
+                     site where it has a host of its own  [TESTCLUSTER_SLURMD_NICE]
   --ctld-debug L     SlurmctldDebug (default info; debug shows select/topomatch's
                      decisions)                              [TESTCLUSTER_CTLD_DEBUG]
                                                              [TESTCLUSTER_SCHED_PARAMS]
@@ -73,6 +76,7 @@ task_plugin=${TESTCLUSTER_TASK_PLUGIN:-auto}
 sched_params=${TESTCLUSTER_SCHED_PARAMS:-}
 ctld_debug=${TESTCLUSTER_CTLD_DEBUG:-info}
 max_jobs=${TESTCLUSTER_MAX_JOBS:-}
+slurmd_nice=${TESTCLUSTER_SLURMD_NICE:-0}
 select_params=${TESTCLUSTER_SELECT_PARAMS:-CR_Core}
 timeout=${TESTCLUSTER_TIMEOUT:-}
 tm=${TESTCLUSTER_TOPOMATCH:-$top/build/tools/topomatch}
@@ -99,13 +103,14 @@ while [ $# -gt 0 ]; do
 	--sched-params) need_arg "$@"; sched_params=$2; shift ;;
 	--ctld-debug) need_arg "$@"; ctld_debug=$2; shift ;;
 	--max-jobs) need_arg "$@"; max_jobs=$2; shift ;;
+	--slurmd-nice) need_arg "$@"; slurmd_nice=$2; shift ;;
 	--select-params) need_arg "$@"; select_params=$2; shift ;;
 	--timeout) need_arg "$@"; timeout=$2; shift ;;
 	--topomatch) need_arg "$@"; tm=$2; shift ;;
 	--nodes=* | --sockets=* | --cores=* | --threads=* | --leaf-size=* | --dir=* | \
 		--port-base=* | --spank=* | --spank-args=* | --select-dir=* | --task-plugin=* | \
 		--timeout=* | --topomatch=* | --sched-params=* | --select-params=* | --ctld-debug=* | \
-		--max-jobs=*)
+		--max-jobs=* | --slurmd-nice=*)
 		opt=${1%%=*}
 		set -- "$opt" "${1#*=}" "${@:2}"
 		continue
@@ -131,6 +136,10 @@ for v in nodes sockets cores threads leaf port_base; do
 done
 case $max_jobs in
 *[!0-9]* | 0*) tc_err "--max-jobs wants a positive integer, not '$max_jobs'"; exit 2 ;;
+esac
+case $slurmd_nice in
+[0-9] | 1[0-9]) ;;
+*) tc_err "--slurmd-nice wants 0 to 19, not '$slurmd_nice'"; exit 2 ;;
 esac
 case $ctld_debug in
 quiet | fatal | error | info | verbose | debug | debug[2-5]) ;;
@@ -301,7 +310,7 @@ fi
 new="$dir/new"
 rm -rf "$new"
 mkdir -p "$new"
-optline="nodes=$nodes sockets=$sockets cores=$cores threads=$threads leaf-size=$leaf port-base=$port_base task-plugin=$task_plugin select-params=$select_params accounting=$accounting"
+optline="nodes=$nodes sockets=$sockets cores=$cores threads=$threads leaf-size=$leaf port-base=$port_base task-plugin=$task_plugin select-params=$select_params accounting=$accounting slurmd-nice=$slurmd_nice"
 
 cat >"$new/slurm.conf" <<EOF
 # slurm.conf of the slurm-topomatch test cluster, written by
@@ -705,7 +714,7 @@ batch=32
 for ((i = 1; i <= nodes; i += batch)); do
 	for ((j = i; j < i + batch && j <= nodes; j++)); do
 		n=$(node $j)
-		(cd "$dir/run" && env "$TC_ENV_MARK=$dir" slurmd -N "$n" -f "$dir/slurm.conf" \
+		(cd "$dir/run" && env "$TC_ENV_MARK=$dir" nice -n "$slurmd_nice" slurmd -N "$n" -f "$dir/slurm.conf" \
 			</dev/null >>"$dir/log/slurmd-$n.out" 2>&1 9>&-) &
 	done
 	wait || true
