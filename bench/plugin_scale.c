@@ -330,6 +330,22 @@ static job_record_t *make_job(uint32_t id, const topomatch_affinity_t *a, int ki
 	return job;
 }
 
+static void free_job(job_record_t *job);
+
+/* a as a job carries it under PatternKiB=kib (decoded), or NULL */
+static topomatch_affinity_t *stored_pattern(const topomatch_affinity_t *a, int kib)
+{
+	char err[TOPOMATCH_ERRLEN];
+	size_t bytes;
+	topomatch_affinity_t *out = NULL;
+	job_record_t *job = make_job(0, a, kib, &bytes, NULL);
+	if (topomatch_blob_decode_env((const char *const *)job->spank_job_env,
+				      job->spank_job_env_size, NULL, NULL, &out, NULL, err))
+		fprintf(stderr, "plugin_scale: %s\n", err);
+	free_job(job);
+	return out;
+}
+
 static void free_job(job_record_t *job)
 {
 	for (uint32_t k = 0; k < job->spank_job_env_size; k++)
@@ -495,6 +511,11 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 	tm_chooser_t ch;
 	if (chooser_init(&ch, c, bc->budget_ms, 10 * bc->budget_ms))
 		return 1;
+	/* the pattern as the job carries it (reduced to PatternKiB), which
+	 * SystemComment's hop-bytes are of: the unbudgeted mappers map it too */
+	topomatch_affinity_t *stored = stored_pattern(a, ch.conf.pattern_kib);
+	if (!stored)
+		return 1;
 	int n = node_record_count;
 	uint32_t *free_cores = xcalloc(n, sizeof(uint32_t));
 	series_t first = { .n = 0 }, hit = { .n = 0 }, change = { .n = 0 };
@@ -521,13 +542,13 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 					job->system_comment ? job->system_comment : "(no note)");
 		} else if (hb >= 0 && r < 3) {
 			/* the decision's quality, on the first fragmentations */
-			double ub = unbudgeted_hb(c, a, free_cores, NULL, NULL);
+			double ub = unbudgeted_hb(c, stored, free_cores, NULL, NULL);
 			if (ub > 0) {
 				ratio_max = fmax(ratio_max, hb / ub);
 				ratios++;
 			}
 			if (opt->scotch) {
-				double sc = unbudgeted_hb(c, a, free_cores, NULL, "scotch");
+				double sc = unbudgeted_hb(c, stored, free_cores, NULL, "scotch");
 				if (sc > 0) {
 					ratio_sc += hb / sc;
 					sc_n++;
@@ -569,6 +590,7 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 	(void)hb_sum;
 	xfree(free_cores);
 	chooser_fini(&ch);
+	topomatch_affinity_destroy(stored);
 	topomatch_affinity_destroy(a);
 	return !((ok_first || !bc->target) && ok_hit && ok_hb);
 }
@@ -797,7 +819,9 @@ int main(int argc, char **argv)
 							grid = (!only_pat || !strcmp(only_pat, pats[pi])) &&
 							       (!only_tasks || only_tasks == tasks[ti]) &&
 							       (only_free < 0 ||
-								fabs(only_free - fracs[fi]) < 1e-9);
+								fabs(only_free - fracs[fi]) < 1e-9) &&
+							       /* profiles recorded: 64 ranks */
+							       !(pi == 3 && tasks[ti] != 64);
 							big = side = false;
 						}
 						if (quick && !(grid && fracs[fi] == 0.3))

@@ -41,6 +41,13 @@
  */
 #define TM_PATTERN_BYTES 65536.0
 #define TM_PATTERN_BUDGET_MS 50.0
+/*
+ * The same for the task count: 1,024 tasks, and 1,024 per 50 ms of a
+ * larger budget.  A 4,096-task stencil on 10,240 nodes took 72-79 ms to
+ * fall back at 50 ms (the tree mapper's first levels are not cut short);
+ * with 200 ms it maps in 100-160 ms on 32,768 nodes (bench/plugin_scale).
+ */
+#define TM_PATTERN_TASKS 1024.0
 
 double tm_now_ms(void)
 {
@@ -730,6 +737,13 @@ static void tm_narrowed_from(const tm_test_t *t, const tm_decision_t *d, tm_narr
 	snprintf(nar->note, sizeof(nar->note), "%s", d->note);
 }
 
+/* cons_tres' choice for this pattern, remembered (the note says why) */
+static topomatch_narrow_t tm_keep(tm_chooser_t *ch, job_record_t *job_ptr, uint64_t pkey)
+{
+	tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL, 0, NULL);
+	return TOPOMATCH_KEEP;
+}
+
 /* Decode and map: a decision not in the cache, within the budgets. */
 static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t key,
 				     const int64_t *pus, int64_t npus)
@@ -767,9 +781,14 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 		tm_note(job_ptr, "the pattern's %zu KiB are more than PatternKiB=%d allows "
 			"(topomatch.conf; sbatch --comm-pattern keeps patterns within it)",
 			t->pattern_bytes / 1024, ch->conf.pattern_kib);
-		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
-				  0, NULL);
-		return TOPOMATCH_KEEP;
+		return tm_keep(ch, job_ptr, pkey);
+	}
+	double tasks = TM_PATTERN_TASKS * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
+	if (job_ptr->details && job_ptr->details->num_tasks > tasks) {
+		tm_note(job_ptr, "a pattern of %u tasks needs more than a budget of %g ms maps "
+			"(%.0f tasks; JobBudgetMs in topomatch.conf)", job_ptr->details->num_tasks,
+			ch->conf.job_budget_ms, tasks);
+		return tm_keep(ch, job_ptr, pkey);
 	}
 	if (t->pattern_bytes > most) {
 		/* decoding alone would take much of the budget, and mapping a
@@ -777,9 +796,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 		tm_note(job_ptr, "the pattern's %zu KiB are more than a budget of %g ms maps "
 			"(%.0f KiB; JobBudgetMs in topomatch.conf)", t->pattern_bytes / 1024,
 			ch->conf.job_budget_ms, most / 1024);
-		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
-				  0, NULL);
-		return TOPOMATCH_KEEP;
+		return tm_keep(ch, job_ptr, pkey);
 	}
 	if (!(a = tm_pattern(ch, job_ptr)))
 		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,

@@ -22,4 +22,12 @@ for net in fattree torus dragonfly graph; do
 		"$(printf '%s\n' "$row" | awk -F'|' '{ split($6, f, " "); print (f[1] + 0 > 0 && f[1] + 0 <= 1.05) ? "yes" : f[1] }')"
 	expect_contains "$net: a pending job's pattern size" "11.5" "$(printf '%s\n' "$row" | awk -F'|' '{ print $7 }')"
 done
+# a job of more tasks than the default budget maps (1,024 per 50 ms) keeps
+# cons_tres' choice at once, saying why, instead of running past the budget
+run "$PLUGIN_SCALE" --net fattree --nodes 1024 --free 60 --tasks 4096 --pattern stencil --reps 1
+expect_eq "4,096 tasks at 50 ms: cons_tres' choice (1 of 1 kept)" "1/1" \
+	"$(printf '%s\n' "$out" | awk -F'|' '$1 ~ /^fattree/ { split($5, f, " "); print f[2] }')"
+expect_contains "4,096 tasks at 50 ms: the reason" \
+	"topomatch: a pattern of 4096 tasks needs more than a budget of 50 ms maps (1024 tasks; JobBudgetMs in topomatch.conf)" \
+	"$err"
 finish
