@@ -140,10 +140,10 @@ static int cons_tres(const sim_machine_t *m, const sim_free_t *f, const unsigned
 
 /*
  * The pattern as select/topomatch sees it: sbatch's SPANK plugin encodes
- * it into the job's spank_job_env (sparse factor 0, default limits,
- * plugin/spank/topomatch_spank.c) and the plugin decodes it; large
- * patterns lose their lightest edges there, so the simulator maps what
- * the plugin would.  NULL (and no error) when sbatch would refuse it, or
+ * it into the job's spank_job_env (sparse factor 0, at most the default
+ * PatternKiB, plugin/spank/topomatch_spank.c) and the plugin decodes it;
+ * large patterns lose their lightest edges there, so the simulator maps
+ * what the plugin would.  NULL (and no error) when sbatch would refuse it, or
  * the plugin ignore it: more tasks than topomatch.conf's MaxTasks.
  */
 static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64_t max_tasks)
@@ -152,9 +152,10 @@ static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64
 	int n = 0;
 	topomatch_affinity_t *out = NULL;
 	topomatch_blob_limits_t lim = { .max_tasks = max_tasks };
+	topomatch_blob_limits_t cap = { .max_total = (size_t)SIM_PLUGIN_PATTERN_KIB * 1024 };
 	if (topomatch_affinity_ntasks(a) > max_tasks)
 		return NULL; /* what the decoder's limit says, without the encoding */
-	if (topomatch_blob_encode(a, 0.0, NULL, &entries, &n, NULL, err) == TOPOMATCH_OK)
+	if (topomatch_blob_encode(a, 0.0, &cap, &entries, &n, NULL, err) == TOPOMATCH_OK)
 		topomatch_blob_decode((const char *const *)entries, n, &lim, &out, NULL, err);
 	topomatch_blob_free(entries, n);
 	return out;
