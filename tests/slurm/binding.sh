@@ -274,6 +274,9 @@ srun --exact -n 1 -w $first $w d-fit.done &
 until_steps 2
 touch d-fit.go
 wait $x
+# srun returns before slurmctld has ended the step: wait until it has
+# (srun maps onto the CPUs that running steps do not hold)
+for _ in $(seq 100); do [ "$(running)" -le 1 ] && break; sleep 0.1; done
 srun --exact -n 3 --comm-pattern=$WORK/three.mat $r >d-fit.out 2>d-fit.err
 touch d-fit.done
 wait
