@@ -151,30 +151,7 @@ out:
 	return rc;
 }
 
-int tm_core_bfs_init(tm_core_bfs_t *b, int64_t n)
-{
-	b->src = -1;
-	b->dist = tm_alloc(n, sizeof(*b->dist));
-	b->parent = tm_alloc(n, sizeof(*b->parent));
-	b->plink = tm_alloc(n, sizeof(*b->plink));
-	b->queue = tm_alloc(n, sizeof(*b->queue));
-	b->cost = tm_alloc(n, sizeof(*b->cost));
-	return b->dist && b->parent && b->plink && b->queue && b->cost ? TOPOMATCH_OK
-								       : TOPOMATCH_ENOMEM;
-}
-
-void tm_core_bfs_free(tm_core_bfs_t *b)
-{
-	free(b->dist);
-	free(b->parent);
-	free(b->plink);
-	free(b->queue);
-	free(b->cost);
-	memset(b, 0, sizeof(*b));
-	b->src = -1;
-}
-
-void tm_core_bfs_run(tm_core_bfs_t *b, const topomatch_topology_t *t, int64_t s)
+void tm_core_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t s)
 {
 	int64_t head = 0, tail = 0;
 	for (int64_t c = 0; c < t->ncore; c++)
@@ -213,11 +190,11 @@ int tm_graph_core_table(topomatch_topology_t *t)
 	if (t->kind != TOPOMATCH_TOPO_GRAPH || t->core_hops || n > TM_CORE_TABLE_MAX || n < 1)
 		return TOPOMATCH_OK;
 	uint8_t *table = tm_alloc(n * n, 1);
-	tm_core_bfs_t b;
-	int rc = tm_core_bfs_init(&b, n);
+	tm_bfs_t b;
+	int rc = tm_bfs_init(&b, n);
 	if (!table || rc) {
 		free(table);
-		tm_core_bfs_free(&b);
+		tm_bfs_free(&b);
 		return TOPOMATCH_ENOMEM;
 	}
 	for (int64_t src = 0; src < n && table; src++) {
@@ -231,7 +208,7 @@ int tm_graph_core_table(topomatch_topology_t *t)
 			table[src * n + c] = b.dist[c] < 0 ? TM_CORE_HOPS_NONE : (uint8_t)b.dist[c];
 		}
 	}
-	tm_core_bfs_free(&b);
+	tm_bfs_free(&b);
 	t->core_hops = table;
 	return TOPOMATCH_OK;
 }

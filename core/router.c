@@ -36,7 +36,8 @@
 struct topomatch_router {
 	const topomatch_topology_t *t;
 	int64_t src; /* source PU, -1 when none is selected */
-	tm_core_bfs_t bfs; /* graphs only, kept for the next source on it */
+	tm_bfs_t bfs; /* graphs only, over core indices (tm_core_bfs_run), kept
+		       * for the next source on it */
 };
 
 /* ---------------------------------------------------------------- BFS */
@@ -156,8 +157,7 @@ int topomatch_router_create(const topomatch_topology_t *t, topomatch_router_t **
 	r->t = t;
 	r->src = -1;
 	r->bfs.src = -1;
-	if (t->kind == TOPOMATCH_TOPO_GRAPH && tm_core_bfs_init(&r->bfs, t->ncore)) {
-		tm_core_bfs_free(&r->bfs);
+	if (t->kind == TOPOMATCH_TOPO_GRAPH && tm_bfs_init(&r->bfs, t->ncore)) {
 		free(r);
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory for a %lld-vertex router",
 			      (long long)t->ncore);
@@ -170,7 +170,7 @@ void topomatch_router_destroy(topomatch_router_t *r)
 {
 	if (!r)
 		return;
-	tm_core_bfs_free(&r->bfs);
+	tm_bfs_free(&r->bfs);
 	free(r);
 }
 
@@ -307,7 +307,7 @@ static int64_t hcub_route(const topomatch_topology_t *t, int64_t p, int64_t q, i
 static int64_t graph_route(topomatch_router_t *r, int64_t q, int64_t *links, int64_t cap)
 {
 	const topomatch_topology_t *t = r->t;
-	const tm_core_bfs_t *b = &r->bfs;
+	const tm_bfs_t *b = &r->bfs;
 	int64_t s = t->pu_vert[r->src], w = t->pu_vert[q], top;
 	int64_t n = graph_hops(r, q, NULL), k = 0, i = n;
 	if (n < 0)

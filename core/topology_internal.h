@@ -105,16 +105,10 @@ int tm_graph_hang_build(topomatch_topology_t *t);
 void tm_graph_hang_free(topomatch_topology_t *t);
 
 /* A BFS of a graph's core from core vertex src, over core indices, in
- * tm_bfs_run's order (the routes of a BFS over the whole graph). */
-typedef struct tm_core_bfs {
-	int64_t src; /* core index, -1 before the first run */
-	int64_t *dist, *parent, *plink, *queue;
-	double *cost;
-} tm_core_bfs_t;
-
-int tm_core_bfs_init(tm_core_bfs_t *b, int64_t ncore);
-void tm_core_bfs_free(tm_core_bfs_t *b);
-void tm_core_bfs_run(tm_core_bfs_t *b, const topomatch_topology_t *t, int64_t src);
+ * tm_bfs_run's order (the routes of a BFS over the whole graph): b comes
+ * from tm_bfs_init(b, t->ncore), and its src, dist, parent and queue hold
+ * core indices. */
+void tm_core_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t src);
 /* The core's hop table (t->core_hops); ENOMEM, or OK without one when
  * the core is over TM_CORE_TABLE_MAX or a distance over 254 hops. */
 int tm_graph_core_table(topomatch_topology_t *t);
