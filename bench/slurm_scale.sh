@@ -140,6 +140,13 @@ probe() {
 	done
 }
 
+# read_acct SCHEDULER FILE: the jobs of the stream in sacct, one
+# "id|state|start|SystemComment" line each
+read_acct() {
+	sacct -X -n -P -a -o JobIDRaw,State,Start,SystemComment --name "load-$1" -S now-1days \
+		>"$2" 2>/dev/null
+}
+
 # run_stream SCHEDULER: prints "jobs/min ping-p50 p99 max squeue-p50 p99 max"
 run_stream() {
 	local s=$1 ids t0 deadline left
@@ -166,8 +173,7 @@ run_stream() {
 	# sacct: every job COMPLETED, and its start time
 	local acct=$work/$s.acct
 	for _ in $(seq 30); do
-		sacct -X -n -P -a -o JobIDRaw,State,Start,SystemComment --name "load-$s" -S now-1days \
-			>"$acct" 2>/dev/null
+		read_acct "$s" "$acct"
 		[ "$(wc -l <"$acct")" -ge "$jobs" ] && break
 		sleep 1
 	done
@@ -195,8 +201,7 @@ run_stream() {
 				break
 			fi
 			sleep 1
-			sacct -X -n -P -a -o JobIDRaw,State,Start,SystemComment --name "load-$s" \
-				-S now-1days >"$acct" 2>/dev/null
+			read_acct "$s" "$acct"
 		done
 		mapped=$(grep -c '|topomatch: [^ ]* mapped' "$acct")
 		cons=$(grep -c '|topomatch: cons_tres chooses' "$acct")
