@@ -442,6 +442,22 @@ kill9_restart() {
 		not_ok "$1: restart after kill -9: $(cat "$work/restart.err")"
 		finish
 	fi
+	wait_registered
+}
+# the restarted slurmctld asks every slurmd to register again; a batch
+# script launched while its node answers can be purged by Slurm 22.05's
+# slurmd (_handle_stray_script: the step's socket is not listening yet),
+# so the held jobs are released only once every node has registered (the
+# restarted controller's RPC counts, from sdiag, start at zero)
+wait_registered() {
+	local want got i
+	want=$(sinfo -h -N -o %N | sort -u | wc -l)
+	for ((i = 0; i < 600; i++)); do
+		got=$(sdiag | awk '$1 == "MESSAGE_NODE_REGISTRATION_STATUS" { sub(/.*count:/, ""); print $1 + 0; exit }')
+		[ "${got:-0}" -ge "$want" ] && return 0
+		sleep 0.1
+	done
+	echo "# only ${got:-0} of $want nodes registered 60 s after the restart"
 }
 # wait until slurmctld has saved a job state holding every job accepted so
 # far: a save written after now, then the next one (which began after it)
