@@ -96,7 +96,8 @@ void tm_chooser_stats(tm_chooser_t *ch, const char *when)
 {
 	if (ch->reused || ch->computed)
 		info("%s: %llu decisions computed, %llu reused; %llu fell back to cons_tres' "
-		     "choice", when, ch->computed, ch->reused, ch->fallbacks);
+		     "choice; %llu job tests with a pattern took %.0f ms in all", when,
+		     ch->computed, ch->reused, ch->fallbacks, ch->tests, ch->test_ms);
 }
 
 void tm_chooser_unload(tm_chooser_t *ch)
@@ -537,15 +538,17 @@ static double tm_room(double end, double like_ms)
 /*
  * Map the pattern onto the free PUs within budget_ms (what is left of the
  * job test's budget); the nodes that got tasks and how many each.
- * Outcomes are remembered under key, a run that exceeded the job's whole
- * budget (whole) too; one cut short by what was left of the cycle's
- * budget is not (another cycle may have the time).  The node choice gets
+ * A node choice is remembered under base (the job's, reused while its
+ * nodes can hold it: tm_decision_fits), cons_tres' choice under key (these
+ * free PUs), a run that exceeded the job's whole budget (whole) too; one
+ * cut short by what was left of the cycle's budget is not (another cycle
+ * may have the time).  The node choice gets
  * the budget but its margin; srun's placement and cons_tres' choice are
  * mapped with what remains of it.
  */
 static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 				 const int64_t *pus, int64_t npus, double budget_ms, bool whole,
-				 uint64_t key)
+				 uint64_t base, uint64_t key)
 {
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
@@ -626,7 +629,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 				 hb_cons, hb);
 		} else {
 			tm_decision_note(t, a, hb, hb_block, late, res.mapper, nn, note, sizeof(note));
-			tm_decision_store(&ch->cache, job_ptr->job_id, key, TM_DECISION_NODES, nodes,
+			tm_decision_store(&ch->cache, job_ptr->job_id, base, TM_DECISION_NODES, nodes,
 					  tasks, nn, note);
 			how = TOPOMATCH_NARROWED;
 			debug("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in "
@@ -745,8 +748,8 @@ static topomatch_narrow_t tm_keep(tm_chooser_t *ch, job_record_t *job_ptr, uint6
 }
 
 /* Decode and map: a decision not in the cache, within the budgets. */
-static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t key,
-				     const int64_t *pus, int64_t npus)
+static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t base,
+				     uint64_t key, const int64_t *pus, int64_t npus)
 {
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
@@ -804,7 +807,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 	else /* the budget counts the job test's work before the mapping */
 		how = tm_map(t, a, pus, npus,
 			     MIN(left, ch->conf.job_budget_ms) - (tm_now_ms() - t->start_ms),
-			     left >= ch->conf.job_budget_ms, key);
+			     left >= ch->conf.job_budget_ms, base, key);
 	topomatch_affinity_destroy(a);
 	tm_cycle_charge(cycle, job_ptr->user_id, tm_now_ms() - t->start_ms);
 	return how;
@@ -870,19 +873,25 @@ static uint64_t tm_mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
+/* The key of the job's node choice: its pattern's and its node counts. */
+static uint64_t tm_base_key(const tm_test_t *t, uint64_t pkey)
+{
+	uint64_t h = tm_mix(tm_mix(pkey, t->min_nodes), t->max_nodes);
+	return h ? h : 1;
+}
+
 /*
- * The key of a job test: the pattern's key and what the free PUs are made
+ * The key of a job test: the job's (base) and what the free PUs are made
  * of, read from Slurm's own structures (the candidate nodes, each one's
- * free cores as bitmap words and what it can give the job), so that a
- * cache hit costs a pass over words, not the collection of the cluster's
- * free PUs.
+ * free cores as bitmap words and what it can give the job), so that
+ * finding cons_tres' choice remembered for them costs a pass over words,
+ * not the collection of the cluster's free PUs.
  */
-static uint64_t tm_test_key(const tm_test_t *t, uint64_t pkey)
+static uint64_t tm_test_key(const tm_test_t *t, uint64_t base)
 {
 	const tm_chooser_t *ch = t->ch;
-	uint64_t h = tm_mix(pkey, t->min_nodes);
+	uint64_t h = base;
 
-	h = tm_mix(h, t->max_nodes);
 	for (int i = 0; i < node_record_count; i++) {
 		bitstr_t *cores = t->avail_core ? t->avail_core[i] : NULL;
 		int64_t nbits, w;
@@ -905,8 +914,31 @@ static uint64_t tm_test_key(const tm_test_t *t, uint64_t pkey)
 }
 
 /*
- * The decision for the job over these free PUs: from the cache when the
- * same pattern met the same free PUs before (cons_tres' retries, later
+ * Can the nodes of the job's stored node choice still hold it: each a
+ * candidate that can give the job the CPUs of its tasks (cons_tres'
+ * avail_cpus)?  Then the choice stands, whatever else changed in the
+ * cluster: a job test costs the job's nodes, not the cluster's, however
+ * many jobs start and end while it waits (backfill plans it on nodes
+ * that will be free, the main scheduler starts it there).  Nodes freed
+ * since could give a better mapping, but the choice was the mapper's
+ * best on fewer free nodes and the job starts as soon as its own are
+ * free; one of them taken or held makes a new decision.
+ */
+static bool tm_decision_fits(const tm_test_t *t, const tm_decision_t *d)
+{
+	for (int64_t k = 0; k < d->nnodes; k++) {
+		int64_t i = t->ch->slurm_of[d->nodes[k]];
+		if (i < 0 || i >= bit_size(t->node_map) || !bit_test(t->node_map, i) ||
+		    tm_node_cap(t, (int) i) < (d->tasks ? d->tasks[k] : 1) * tm_cpt(t))
+			return false;
+	}
+	return d->nnodes > 0;
+}
+
+/*
+ * The decision for the job over these free PUs: its node choice while
+ * those nodes can hold it (tm_decision_fits), cons_tres' choice when it
+ * was kept for the same free PUs before (cons_tres' retries, later
  * cycles, backfill's repeated tests), else computed.
  */
 static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrowed_t *nar)
@@ -915,7 +947,7 @@ static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrow
 	int64_t *pus = NULL, npus = 0;
 	const tm_decision_t *d;
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
-	uint64_t key;
+	uint64_t base = tm_base_key(t, pkey), key;
 
 	if (tm_decision_find(&ch->cache, t->job->job_id, pkey)) {
 		ch->reused++;
@@ -925,19 +957,21 @@ static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrow
 		tm_note(t->job, "out of memory");
 		return TOPOMATCH_KEEP;
 	}
-	key = tm_test_key(t, pkey);
-	if ((d = tm_decision_find(&ch->cache, t->job->job_id, key))) {
+	if ((d = tm_decision_find(&ch->cache, t->job->job_id, base)) && tm_decision_fits(t, d)) {
 		ch->reused++;
-		debug("%pJ: decision reused (%s)", t->job,
-		      d->kind == TM_DECISION_NODES ? "narrowed" : "cons_tres chooses");
+		debug("%pJ: decision reused (narrowed)", t->job);
+	} else if ((d = tm_decision_find(&ch->cache, t->job->job_id,
+					 key = tm_test_key(t, base)))) {
+		ch->reused++;
+		debug("%pJ: decision reused (cons_tres chooses)", t->job);
 	} else if (!(pus = malloc(sizeof(*pus) * (topomatch_cluster_npu(ch->cluster) + 1)))) {
 		tm_note(t->job, "out of memory");
 	} else {
 		tm_free_pus(t, pus, &npus);
 		if (tm_cpt(t) > 1)
 			tm_slot_firsts(ch, tm_cpt(t), pus, &npus);
-		how = tm_compute(t, pkey, key, pus, npus);
-		d = how == TOPOMATCH_NARROWED ? tm_decision_find(&ch->cache, t->job->job_id, key)
+		how = tm_compute(t, pkey, base, key, pus, npus);
+		d = how == TOPOMATCH_NARROWED ? tm_decision_find(&ch->cache, t->job->job_id, base)
 					       : NULL;
 	}
 	if (d && d->kind == TM_DECISION_NODES) {
@@ -981,6 +1015,8 @@ topomatch_narrow_t topomatch_narrow(const tm_test_t *test, tm_narrowed_t *nar)
 		return TOPOMATCH_KEEP;
 	slurm_mutex_lock(&ch->mutex);
 	how = tm_decide(t, pkey, nar);
+	ch->tests++;
+	ch->test_ms += tm_now_ms() - own.start_ms;
 	slurm_mutex_unlock(&ch->mutex);
 	return how;
 }

@@ -51,7 +51,8 @@ typedef struct tm_chooser {
 	pthread_mutex_t mutex;
 	tm_decision_cache_t cache;
 	tm_cycle_t cycles[2];
-	unsigned long long reused, computed, fallbacks;
+	unsigned long long reused, computed, fallbacks, tests;
+	double test_ms; /* the time of those job tests, in all */
 	/* Slurm's node index <-> cluster node (tm_choose.c, tm_node_index) */
 	int64_t *cl_of, *slurm_of;
 	int index_count;
