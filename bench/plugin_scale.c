@@ -11,11 +11,11 @@
  *           PUs collected and hashed, mapped, compared with the stand-in
  *           for cons_tres' own choice: all the work of a job test);
  *   hit     the same job test again (the cache);
- *   change  the same job after one job ended elsewhere (one more node
- *           free, far from the job): its node choice stands, checked on
- *           its own nodes (O(job's nodes), not O(cluster)); jobs whose
- *           first decision kept cons_tres' choice are not counted (they
- *           are decided again);
+ *   change  the same job after a job started elsewhere (a free node far
+ *           from the job taken): its node choice stands, checked on the
+ *           candidates' CPU counts and its own nodes, not mapped again;
+ *           jobs whose first decision kept cons_tres' choice are not
+ *           counted (they are decided again);
  * how many first decisions kept cons_tres' choice (over budget or
  * failed), the hop-bytes of the decision against the unbudgeted mapper
  * on the same free PUs, and the bytes a pending job carries in
@@ -487,47 +487,85 @@ static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *
 	return ms;
 }
 
+/* One job test that must (or must not) map again; 1 with a message when
+ * it does not do as it must. */
+static int expect_mapping(tm_chooser_t *ch, job_record_t *job, const uint32_t *free_cores,
+			  bool must_map, const char *what, topomatch_narrow_t *how,
+			  tm_narrowed_t *nar)
+{
+	unsigned long long computed = ch->computed;
+
+	one_decision(ch, job, free_cores, how, nar);
+	if ((ch->computed != computed) == must_map)
+		return 0;
+	fprintf(stderr, "  job %u: %smapped again when %s\n", job->job_id, must_map ? "not " : "",
+		what);
+	return 1;
+}
+
 /*
- * 1 when a node choice does not stand as it should (0 otherwise): first,
- * the job's choice before (mine) and after (after) one job ended
- * elsewhere, which must be the same nodes and CPUs, not mapped again
- * (remapped: it was); then one of its nodes taken, which must give a new
- * decision, mapped, without that node.
+ * 1 when a node choice does not stand as it should (0 otherwise), mine
+ * being the job's choice: a free node taken by another job must leave it
+ * as it is, not mapped again; a node freed elsewhere must make it again;
+ * one of its nodes taken must make it again, without that node.
+ * free_cores is as it was after.
  */
 static int stand_check(tm_chooser_t *ch, job_record_t *job, uint32_t *free_cores,
-		       const tm_narrowed_t *mine, const tm_narrowed_t *after, bool remapped)
+		       const tm_narrowed_t *mine)
 {
-	int n = node_record_count, taken = (int)bit_ffs(mine->nodes), bad = 0;
-	unsigned long long computed = ch->computed;
-	tm_narrowed_t again = { 0 };
+	int n = node_record_count, other = -1, freed = -1, taken, bad;
+	tm_narrowed_t nar = { 0 };
 	topomatch_narrow_t how;
 
-	if (remapped) {
-		fprintf(stderr, "  job %u: mapped again when a node was freed elsewhere\n",
-			job->job_id);
-		return 1;
+	/* the free node and the busy node farthest in index order, the free
+	 * one not the job's */
+	for (int i = n - 1; i >= 0 && (other < 0 || freed < 0); i--) {
+		if (free_cores[i] && other < 0 && !bit_test(mine->nodes, i))
+			other = i;
+		if (!free_cores[i] && freed < 0)
+			freed = i;
 	}
-	if (!bit_equal(mine->nodes, after->nodes) ||
-	    memcmp(mine->cpus, after->cpus, sizeof(*mine->cpus) * (size_t)n)) {
-		fprintf(stderr, "  job %u: its node choice changed when a node was freed elsewhere\n",
-			job->job_id);
-		return 1;
-	}
-	uint32_t saved = free_cores[taken];
-	free_cores[taken] = 0;
-	one_decision(ch, job, free_cores, &how, &again);
-	if (ch->computed == computed) {
-		fprintf(stderr, "  job %u: not mapped again when node %d of its choice was taken\n",
-			job->job_id, taken);
-		bad = 1;
-	} else if (how == TOPOMATCH_NARROWED && bit_test(again.nodes, taken)) {
-		fprintf(stderr, "  job %u: its node choice still has node %d, taken since\n",
-			job->job_id, taken);
+	if (other < 0 || freed < 0)
+		return 0; /* nothing to take or free */
+	uint32_t was = free_cores[other];
+	free_cores[other] = 0;
+	bad = expect_mapping(ch, job, free_cores, false, "a job took a node elsewhere", &how, &nar);
+	if (!bad && (how != TOPOMATCH_NARROWED || !bit_equal(mine->nodes, nar.nodes) ||
+		     memcmp(mine->cpus, nar.cpus, sizeof(*nar.cpus) * (size_t)n))) {
+		fprintf(stderr, "  job %u: its node choice changed when a job took a node "
+			"elsewhere\n", job->job_id);
 		bad = 1;
 	}
 	if (how == TOPOMATCH_NARROWED)
-		tm_narrowed_free(&again);
-	free_cores[taken] = saved;
+		tm_narrowed_free(&nar);
+	free_cores[other] = was;
+	if (bad)
+		return 1;
+	free_cores[freed] = (1u << CORES) - 1;
+	bad = expect_mapping(ch, job, free_cores, true, "a node was freed elsewhere", &how, &nar);
+	free_cores[freed] = 0;
+	if (bad || how != TOPOMATCH_NARROWED) {
+		if (how == TOPOMATCH_NARROWED)
+			tm_narrowed_free(&nar);
+		return bad;
+	}
+	taken = (int)bit_ffs(nar.nodes);
+	tm_narrowed_free(&nar);
+	free_cores[freed] = (1u << CORES) - 1;
+	was = free_cores[taken];
+	free_cores[taken] = 0;
+	bad = expect_mapping(ch, job, free_cores, true, "a node of its choice was taken", &how,
+			     &nar);
+	if (how == TOPOMATCH_NARROWED) {
+		if (!bad && bit_test(nar.nodes, taken)) {
+			fprintf(stderr, "  job %u: its node choice still has node %d, taken since\n",
+				job->job_id, taken);
+			bad = 1;
+		}
+		tm_narrowed_free(&nar);
+	}
+	free_cores[taken] = was;
+	free_cores[freed] = 0;
 	return bad;
 }
 
@@ -611,23 +649,21 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 		bool narrowed = how == TOPOMATCH_NARROWED;
 		tm_narrowed_t mine = { 0 };
 		hit.v[hit.n++] = one_decision(&ch, job, free_cores, &how, narrowed ? &mine : NULL);
-		/* one job ends elsewhere: the busy node farthest in index order */
-		for (int i = n - 1; i >= 0; i--)
-			if (!free_cores[i]) {
-				free_cores[i] = (1u << CORES) - 1;
-				break;
-			}
-		/* a node choice stands; cons_tres' choice is made again, its
-		 * time in `first` */
-		tm_narrowed_t after = { 0 };
-		unsigned long long computed = ch.computed;
-		double ms = one_decision(&ch, job, free_cores, &how, narrowed ? &after : NULL);
 		if (narrowed) {
-			change.v[change.n++] = ms;
-			unstable += stand_check(&ch, job, free_cores, &mine, &after,
-						ch.computed != computed);
+			/* one job starts elsewhere, on the free node farthest in
+			 * index order: the choice stands (cons_tres' choice is
+			 * made again, its time in `first`) */
+			int i = n - 1;
+			while (i >= 0 && (!free_cores[i] || bit_test(mine.nodes, i)))
+				i--;
+			if (i >= 0) {
+				uint32_t was = free_cores[i];
+				free_cores[i] = 0;
+				change.v[change.n++] = one_decision(&ch, job, free_cores, &how, NULL);
+				free_cores[i] = was;
+			}
+			unstable += stand_check(&ch, job, free_cores, &mine);
 			tm_narrowed_free(&mine);
-			tm_narrowed_free(&after);
 		}
 		free_job(job);
 	}

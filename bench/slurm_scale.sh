@@ -217,6 +217,21 @@ run_stream() {
 	awk -v j="$jobs" -v t0="$t0" -v t1="$(date -d "$last" +%s)" \
 		'BEGIN { d = t1 - t0; if (d < 1) d = 1; printf "%.0f ", 60 * j / d }'
 	echo "$(pct "$work/$s.ping") $(pct "$work/$s.squeue")"
+	# the plugin's own count, logged on reconfigure (slurmctld calls no
+	# plugin's fini when it stops): its share of slurmctld's time
+	if [ "$s" = topomatch ]; then
+		local stats
+		scontrol reconfigure >/dev/null 2>&1
+		for _ in $(seq 20); do
+			stats=$(grep -o 'reconfigure: [0-9]* decisions computed.*' "$dir/log/slurmctld.log" | tail -n 1)
+			[ -n "$stats" ] && break
+			sleep 0.5
+		done
+		echo "$s: select/topomatch ${stats:-logged no statistics on reconfigure}" \
+			"($(awk -v t0="$t0" -v t1="$(date -d "$last" +%s)" -v ms="$(echo "$stats" |
+				sed -n 's/.* took \([0-9]*\) ms in all.*/\1/p')" \
+				'BEGIN { printf "%.1f %% of the %d s from the release to the last start", 100 * ms / 1000 / ((t1 > t0) ? t1 - t0 : 1), t1 - t0 }'))" >&2
+	fi
 	stop_cluster
 }
 

@@ -164,6 +164,47 @@ static int tm_cons_tres(const tm_test_t *t)
 					 t->prefer_alloc_nodes, t->tres_mc);
 }
 
+/*
+ * The users with pending jobs that carry a pattern, so that each gets an
+ * equal share of a scheduling cycle's budget from the cycle's first
+ * decision on (tm_cycle_user_left), not only once its own jobs were
+ * tested: the jobs of the user first in priority order would otherwise
+ * spend the whole cycle.  A pass over slurmctld's job list (its locks
+ * are held around job tests), at most once a second, counting up to
+ * TM_CYCLE_USERS users; 0 (not known) without the list (clients).
+ */
+static int tm_waiting_users(void)
+{
+	uint32_t uid[TM_CYCLE_USERS];
+	time_t now = time(NULL);
+	ListIterator it;
+	job_record_t *job;
+	int n = 0;
+
+	slurm_mutex_lock(&tm_ch.mutex);
+	if (now == tm_ch.waiting_at || !job_list) {
+		n = tm_ch.waiting_users;
+		slurm_mutex_unlock(&tm_ch.mutex);
+		return n;
+	}
+	it = list_iterator_create(job_list);
+	while ((job = list_next(it)) && n < TM_CYCLE_USERS) {
+		int k = 0;
+		/* held jobs (priority 0) are not tested until released */
+		if (!IS_JOB_PENDING(job) || !job->priority || !tm_job_has_pattern(job))
+			continue;
+		while (k < n && uid[k] != job->user_id)
+			k++;
+		if (k == n)
+			uid[n++] = job->user_id;
+	}
+	list_iterator_destroy(it);
+	tm_ch.waiting_at = now;
+	tm_ch.waiting_users = n;
+	slurm_mutex_unlock(&tm_ch.mutex);
+	return n;
+}
+
 /* The wrapper of cons_common_callbacks.choose_nodes (same contract). */
 static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 			   bitstr_t **avail_core, uint32_t min_nodes,
@@ -175,7 +216,8 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 			.avail_res = avail_res_array, .min_nodes = min_nodes,
 			.max_nodes = max_nodes, .req_nodes = req_nodes, .cr_type = cr_type,
 			.prefer_alloc_nodes = prefer_alloc_nodes, .tres_mc = tres_mc_ptr,
-			.backfill = tm_job_test_mode == SELECT_MODE_WILL_RUN };
+			.backfill = tm_job_test_mode == SELECT_MODE_WILL_RUN,
+			.waiting_users = tm_waiting_users() };
 	bitstr_t *saved_nodes;
 	bitstr_t **saved_cores;
 	uint16_t *saved_cpus;

@@ -538,8 +538,8 @@ static double tm_room(double end, double like_ms)
 /*
  * Map the pattern onto the free PUs within budget_ms (what is left of the
  * job test's budget); the nodes that got tasks and how many each.
- * A node choice is remembered under base (the job's, reused while its
- * nodes can hold it: tm_decision_fits), cons_tres' choice under key (these
+ * A node choice is remembered under base (the job's, reused while it
+ * stands: tm_decision_stands), cons_tres' choice under key (these
  * free PUs), a run that exceeded the job's whole budget (whole) too; one
  * cut short by what was left of the cycle's budget is not (another cycle
  * may have the time).  The node choice gets
@@ -630,7 +630,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 		} else {
 			tm_decision_note(t, a, hb, hb_block, late, res.mapper, nn, note, sizeof(note));
 			tm_decision_store(&ch->cache, job_ptr->job_id, base, TM_DECISION_NODES, nodes,
-					  tasks, nn, note);
+					  tasks, nn, &t->extent, note);
 			how = TOPOMATCH_NARROWED;
 			debug("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in "
 			      "%.1f ms; %s", job_ptr, (long long) n, res.mapper, (long long) nn,
@@ -641,12 +641,24 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 	if (note[0] && how == TOPOMATCH_KEEP) {
 		tm_note(job_ptr, "%s", note);
 		tm_decision_store(&ch->cache, job_ptr->job_id, key, TM_DECISION_KEEP, NULL, NULL,
-				  0, note);
+				  0, NULL, note);
 	}
 	xfree(pu);
 	xfree(nodes);
 	xfree(tasks);
 	return how;
+}
+
+bool tm_job_has_pattern(const job_record_t *job_ptr)
+{
+	uint32_t n = job_ptr->spank_job_env_size;
+
+	for (uint32_t i = 0; i < n && i < TM_MAX_ENV_ENTRIES; i++)
+		if (job_ptr->spank_job_env[i] &&
+		    !strncmp(job_ptr->spank_job_env[i], TOPOMATCH_PATTERN_ENV,
+			     strlen(TOPOMATCH_PATTERN_ENV)))
+			return true;
+	return false;
 }
 
 /*
@@ -743,7 +755,8 @@ static void tm_narrowed_from(const tm_test_t *t, const tm_decision_t *d, tm_narr
 /* cons_tres' choice for this pattern, remembered (the note says why) */
 static topomatch_narrow_t tm_keep(tm_chooser_t *ch, job_record_t *job_ptr, uint64_t pkey)
 {
-	tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL, 0, NULL);
+	tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL, 0, NULL,
+			  NULL);
 	return TOPOMATCH_KEEP;
 }
 
@@ -760,7 +773,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 	/* the user's share of the cycle (tm_cycle_user_left): one user's
 	 * jobs do not take the whole cycle while another user's wait */
 	double mine = tm_cycle_user_left(cycle, job_ptr->user_id, ch->conf.cycle_budget_ms,
-					 ch->conf.job_budget_ms);
+					 ch->conf.job_budget_ms, t->waiting_users);
 	bool by_user = mine < left;
 
 	left = MIN(left, mine);
@@ -803,7 +816,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 	}
 	if (!(a = tm_pattern(ch, job_ptr)))
 		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
-				  0, NULL);
+				  0, NULL, NULL);
 	else /* the budget counts the job test's work before the mapping */
 		how = tm_map(t, a, pus, npus,
 			     MIN(left, ch->conf.job_budget_ms) - (tm_now_ms() - t->start_ms),
@@ -913,19 +926,32 @@ static uint64_t tm_test_key(const tm_test_t *t, uint64_t base)
 	return h ? h : 1;
 }
 
-/*
- * Can the nodes of the job's stored node choice still hold it: each a
- * candidate that can give the job the CPUs of its tasks (cons_tres'
- * avail_cpus)?  Then the choice stands, whatever else changed in the
- * cluster: a job test costs the job's nodes, not the cluster's, however
- * many jobs start and end while it waits (backfill plans it on nodes
- * that will be free, the main scheduler starts it there).  Nodes freed
- * since could give a better mapping, but the choice was the mapper's
- * best on fewer free nodes and the job starts as soon as its own are
- * free; one of them taken or held makes a new decision.
- */
-static bool tm_decision_fits(const tm_test_t *t, const tm_decision_t *d)
+/* The candidate nodes and the CPUs they can give the job. */
+static tm_extent_t tm_extent_of(const tm_test_t *t)
 {
+	tm_extent_t e = { 0, 0 };
+
+	for (int i = 0; i < node_record_count; i++)
+		if (bit_test(t->node_map, i)) {
+			e.nodes++;
+			e.cpus += tm_node_cap(t, i);
+		}
+	return e;
+}
+
+/*
+ * Does the job's stored node choice still stand: no more candidate nodes
+ * or CPUs than it was made on (jobs started elsewhere, none ended: a
+ * freed node may serve the job better, so a job's end makes it again),
+ * and its own nodes still candidates that can give the job the CPUs of
+ * their tasks (cons_tres' avail_cpus)?  Then the mapper's choice on a
+ * larger set is still its best, without mapping again: a pass over the
+ * candidates' CPU counts, not a hash of their cores.
+ */
+static bool tm_decision_stands(const tm_test_t *t, const tm_decision_t *d)
+{
+	if (t->extent.nodes > d->extent.nodes || t->extent.cpus > d->extent.cpus)
+		return false;
 	for (int64_t k = 0; k < d->nnodes; k++) {
 		int64_t i = t->ch->slurm_of[d->nodes[k]];
 		if (i < 0 || i >= bit_size(t->node_map) || !bit_test(t->node_map, i) ||
@@ -936,8 +962,8 @@ static bool tm_decision_fits(const tm_test_t *t, const tm_decision_t *d)
 }
 
 /*
- * The decision for the job over these free PUs: its node choice while
- * those nodes can hold it (tm_decision_fits), cons_tres' choice when it
+ * The decision for the job over these free PUs: its node choice while it
+ * stands (tm_decision_stands), cons_tres' choice when it
  * was kept for the same free PUs before (cons_tres' retries, later
  * cycles, backfill's repeated tests), else computed.
  */
@@ -957,7 +983,7 @@ static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrow
 		tm_note(t->job, "out of memory");
 		return TOPOMATCH_KEEP;
 	}
-	if ((d = tm_decision_find(&ch->cache, t->job->job_id, base)) && tm_decision_fits(t, d)) {
+	if ((d = tm_decision_find(&ch->cache, t->job->job_id, base)) && tm_decision_stands(t, d)) {
 		ch->reused++;
 		debug("%pJ: decision reused (narrowed)", t->job);
 	} else if ((d = tm_decision_find(&ch->cache, t->job->job_id,
@@ -1006,13 +1032,14 @@ topomatch_narrow_t topomatch_narrow(const tm_test_t *test, tm_narrowed_t *nar)
 				"comes with: not read", job_ptr->spank_job_env_size,
 				TM_MAX_ENV_ENTRIES);
 			tm_decision_store(&ch->cache, job_ptr->job_id, TM_KEY_ENV_TOO_LONG,
-					  TM_DECISION_KEEP, NULL, NULL, 0, NULL);
+					  TM_DECISION_KEEP, NULL, NULL, 0, NULL, NULL);
 		}
 		slurm_mutex_unlock(&ch->mutex);
 		return TOPOMATCH_KEEP;
 	}
 	if (!(pkey = tm_pattern_key(job_ptr, &own.pattern_bytes)))
 		return TOPOMATCH_KEEP;
+	own.extent = tm_extent_of(t);
 	slurm_mutex_lock(&ch->mutex);
 	how = tm_decide(t, pkey, nar);
 	ch->tests++;

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "tm_decision.h"
 #include "tm_plugin_conf.h"
@@ -52,6 +53,8 @@ typedef struct tm_chooser {
 	tm_decision_cache_t cache;
 	tm_cycle_t cycles[2];
 	unsigned long long reused, computed, fallbacks, tests;
+	time_t waiting_at; /* when the waiting users were counted */
+	int waiting_users; /* select_topomatch.c, tm_waiting_users */
 	double test_ms; /* the time of those job tests, in all */
 	/* Slurm's node index <-> cluster node (tm_choose.c, tm_node_index) */
 	int64_t *cl_of, *slurm_of;
@@ -72,8 +75,10 @@ typedef struct {
 	bool prefer_alloc_nodes;
 	gres_mc_data_t *tres_mc;
 	bool backfill;			/* a backfill test (its cycle's budget) */
+	int waiting_users;		/* users with pending pattern jobs (0: unknown) */
 	double start_ms;		/* set by topomatch_narrow: the budget's start */
 	size_t pattern_bytes;		/* set by topomatch_narrow: the pattern's size */
+	tm_extent_t extent;		/* set by topomatch_narrow: the candidates' size */
 } tm_test_t;
 
 typedef enum {
@@ -115,6 +120,10 @@ void tm_chooser_unload(tm_chooser_t *ch);
  */
 topomatch_narrow_t topomatch_narrow(const tm_test_t *t, tm_narrowed_t *nar);
 void tm_narrowed_free(tm_narrowed_t *nar);
+
+/* Does the job carry a pattern (a TOPOMATCH_PATTERN_ entry among the
+ * spank_job_env entries a pattern is looked for in)? */
+bool tm_job_has_pattern(const job_record_t *job_ptr);
 
 /* The job's SystemComment gets the line "topomatch: msg", replacing its
  * earlier one (Slurm's own lines are kept). */

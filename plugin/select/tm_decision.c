@@ -84,7 +84,7 @@ static tm_decision_t *victim(tm_decision_cache_t *c)
 
 int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
 		      tm_decision_kind_t kind, const int64_t *nodes, const int64_t *tasks,
-		      int64_t nnodes, const char *note)
+		      int64_t nnodes, const tm_extent_t *extent, const char *note)
 {
 	int64_t *copy = NULL;
 	tm_decision_t *d;
@@ -105,6 +105,7 @@ int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
 	free(d->nodes);
 	*d = (tm_decision_t){ .job_id = job_id, .key = key, .kind = kind, .nodes = copy,
 			      .tasks = copy && tasks ? copy + nnodes : NULL, .nnodes = nnodes,
+			      .extent = extent ? *extent : (tm_extent_t){ 0, 0 },
 			      .last_use = ++c->tick };
 	snprintf(d->note, sizeof(d->note), "%s", note ? note : "");
 	return 0;
@@ -154,7 +155,8 @@ static int user_slot(const tm_cycle_t *w, uint32_t uid)
 	return w->nusers == TM_CYCLE_USERS ? TM_CYCLE_USERS - 1 : -1;
 }
 
-double tm_cycle_user_left(const tm_cycle_t *w, uint32_t uid, double budget_ms, double floor_ms)
+double tm_cycle_user_left(const tm_cycle_t *w, uint32_t uid, double budget_ms, double floor_ms,
+			  int waiting)
 {
 	int k = user_slot(w, uid);
 	int users = w->nusers + (k < 0);
@@ -162,6 +164,8 @@ double tm_cycle_user_left(const tm_cycle_t *w, uint32_t uid, double budget_ms, d
 
 	if (users < w->prev_users)
 		users = w->prev_users;
+	if (users < waiting)
+		users = waiting;
 	share = budget_ms / (users > 0 ? users : 1);
 	if (share < floor_ms)
 		share = floor_ms;

@@ -34,6 +34,12 @@ typedef enum {
 
 #define TM_DECISION_NOTE 224
 
+/* The free resources a decision was made on: the candidate nodes and the
+ * CPUs they could give the job. */
+typedef struct tm_extent {
+	int64_t nodes, cpus;
+} tm_extent_t;
+
 typedef struct tm_decision {
 	uint32_t job_id;
 	uint64_t key;         /* everything the decision depends on */
@@ -41,6 +47,7 @@ typedef struct tm_decision {
 	int64_t *nodes;       /* TM_DECISION_NODES: cluster node indices */
 	int64_t *tasks;       /* and the tasks mapped onto each (or NULL) */
 	int64_t nnodes;
+	tm_extent_t extent;   /* what the node choice was made on */
 	char note[TM_DECISION_NOTE]; /* what the job's SystemComment says of it */
 	uint64_t last_use;    /* for least-recently-used eviction */
 } tm_decision_t;
@@ -60,14 +67,14 @@ void tm_decision_cache_clear(tm_decision_cache_t *c);
 const tm_decision_t *tm_decision_find(tm_decision_cache_t *c, uint32_t job_id, uint64_t key);
 /*
  * Store a decision (nodes and tasks copied, tasks may be NULL; nnodes 0
- * for TM_DECISION_KEEP; note, may be NULL, cut to TM_DECISION_NOTE - 1
- * bytes), replacing the one of the same (job_id, key) or else the least
- * recently used one when the cache is full.  -1 when out of memory
- * (nothing stored: a cache only saves time).
+ * for TM_DECISION_KEEP; extent and note may be NULL, the note cut to
+ * TM_DECISION_NOTE - 1 bytes), replacing the one of the same (job_id, key)
+ * or else the least recently used one when the cache is full.  -1 when
+ * out of memory (nothing stored: a cache only saves time).
  */
 int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
 		      tm_decision_kind_t kind, const int64_t *nodes, const int64_t *tasks,
-		      int64_t nnodes, const char *note);
+		      int64_t nnodes, const tm_extent_t *extent, const char *note);
 
 /* ---------------------------------------------------------- SystemComment */
 
@@ -109,11 +116,13 @@ double tm_cycle_left(tm_cycle_t *w, uint32_t counter, double now_ms, double budg
 /*
  * Milliseconds left of user uid's share of the window's budget_ms: an
  * equal share for each user whose jobs had decisions, in this window or,
- * when it had more, the previous one (no user's jobs take a whole cycle
- * while another user's wait), and never less than floor_ms (one
- * decision's budget).  Call after tm_cycle_left.
+ * when it had more, the previous one, or for each of the `waiting` users
+ * with pending pattern jobs when there are more (0: not known), so that no
+ * user's jobs take a whole cycle while another user's wait; never less
+ * than floor_ms (one decision's budget).  Call after tm_cycle_left.
  */
-double tm_cycle_user_left(const tm_cycle_t *w, uint32_t uid, double budget_ms, double floor_ms);
+double tm_cycle_user_left(const tm_cycle_t *w, uint32_t uid, double budget_ms, double floor_ms,
+			  int waiting);
 /* Count ms spent in the current window for user uid. */
 void tm_cycle_charge(tm_cycle_t *w, uint32_t uid, double ms);
 

@@ -5,8 +5,9 @@
 # depend on the machine), decides every job without falling back (the
 # mapping's nodes, or cons_tres' when they give fewer hop-bytes) and
 # places it within 5 % of the hop-bytes of the unbudgeted mapper on the
-# same free PUs; a job's node choice stands while its nodes can hold it
-# and is made again when one of them is taken.  Timings
+# same free PUs; a job's node choice stands while jobs start elsewhere,
+# and is made again when a node is freed or one of its own is taken.
+# Timings
 # are the benchmark's business (bench/README.md), not asserted here.
 # SPDX-License-Identifier: GPL-2.0-or-later
 . "$top_srcdir/tests/cli/common.sh"
@@ -22,7 +23,7 @@ for net in fattree torus dragonfly graph; do
 	expect_eq "$net: hop-bytes within 5 % of the unbudgeted mapper" yes \
 		"$(printf '%s\n' "$row" | awk -F'|' '{ split($6, f, " "); print (f[1] + 0 > 0 && f[1] + 0 <= 1.05) ? "yes" : f[1] }')"
 	expect_contains "$net: a pending job's pattern size" "11.5" "$(printf '%s\n' "$row" | awk -F'|' '{ print $7 }')"
-	expect_contains "$net: a node choice stands when a node is freed elsewhere, and is made again without a node taken from it" \
+	expect_contains "$net: a node choice stands when a job takes a node elsewhere, is made again when one is freed, and without a node taken from it" \
 		"stand:PASS" "$row"
 done
 # a job of more tasks than the default budget maps (1,024 per 50 ms) keeps

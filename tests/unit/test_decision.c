@@ -41,7 +41,7 @@ START_TEST(store_and_find)
 
 	ck_assert_int_eq(tm_decision_cache_init(&c, 8), 0);
 	ck_assert_ptr_null(tm_decision_find(&c, 12, 99));
-	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_NODES, nodes, tasks, 3,
+	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_NODES, nodes, tasks, 3, NULL,
 					   "auto, 120 hop-bytes"), 0);
 	nodes[0] = tasks[2] = -1; /* the cache holds its own copy */
 	d = tm_decision_find(&c, 12, 99);
@@ -56,7 +56,7 @@ START_TEST(store_and_find)
 	/* no tasks given; a note too long is cut */
 	memset(note, 'x', sizeof(note) - 1);
 	note[sizeof(note) - 1] = '\0';
-	ck_assert_int_eq(tm_decision_store(&c, 14, 99, TM_DECISION_NODES, nodes, NULL, 3, note),
+	ck_assert_int_eq(tm_decision_store(&c, 14, 99, TM_DECISION_NODES, nodes, NULL, 3, NULL, note),
 			 0);
 	d = tm_decision_find(&c, 14, 99);
 	ck_assert_ptr_null(d->tasks);
@@ -65,7 +65,7 @@ START_TEST(store_and_find)
 	ck_assert_ptr_null(tm_decision_find(&c, 13, 99));
 	ck_assert_ptr_null(tm_decision_find(&c, 12, 98));
 	/* a new decision for the same job and key replaces the old one */
-	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_KEEP, NULL, NULL, 0, NULL), 0);
+	ck_assert_int_eq(tm_decision_store(&c, 12, 99, TM_DECISION_KEEP, NULL, NULL, 0, NULL, NULL), 0);
 	d = tm_decision_find(&c, 12, 99);
 	ck_assert_int_eq(d->kind, TM_DECISION_KEEP);
 	ck_assert_int_eq(d->nnodes, 0);
@@ -108,9 +108,9 @@ START_TEST(evicts_least_recently_used)
 
 	ck_assert_int_eq(tm_decision_cache_init(&c, 3), 0);
 	for (uint32_t job = 1; job <= 3; job++)
-		ck_assert_int_eq(tm_decision_store(&c, job, 7, TM_DECISION_NODES, &n, NULL, 1, NULL), 0);
+		ck_assert_int_eq(tm_decision_store(&c, job, 7, TM_DECISION_NODES, &n, NULL, 1, NULL, NULL), 0);
 	ck_assert_ptr_nonnull(tm_decision_find(&c, 1, 7)); /* 2 is now the oldest */
-	ck_assert_int_eq(tm_decision_store(&c, 4, 7, TM_DECISION_NODES, &n, NULL, 1, NULL), 0);
+	ck_assert_int_eq(tm_decision_store(&c, 4, 7, TM_DECISION_NODES, &n, NULL, 1, NULL, NULL), 0);
 	ck_assert_uint_eq(c.used, 3);
 	ck_assert_ptr_null(tm_decision_find(&c, 2, 7));
 	ck_assert_ptr_nonnull(tm_decision_find(&c, 1, 7));
@@ -125,12 +125,12 @@ START_TEST(store_rejects_bad_lists)
 	tm_decision_cache_t c;
 
 	ck_assert_int_eq(tm_decision_cache_init(&c, 2), 0);
-	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, NULL, 2, NULL), -1);
-	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, NULL, -1, NULL), -1);
+	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, NULL, 2, NULL, NULL), -1);
+	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_NODES, NULL, NULL, -1, NULL, NULL), -1);
 	ck_assert_uint_eq(c.used, 0);
 	tm_decision_cache_fini(&c);
 	/* a finished cache stores and finds nothing, and does not crash */
-	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_KEEP, NULL, NULL, 0, NULL), -1);
+	ck_assert_int_eq(tm_decision_store(&c, 1, 1, TM_DECISION_KEEP, NULL, NULL, 0, NULL, NULL), -1);
 	ck_assert_ptr_null(tm_decision_find(&c, 1, 1));
 }
 END_TEST
@@ -179,24 +179,46 @@ START_TEST(cycle_fair_share_per_user)
 	tm_cycle_t w = { 0 };
 
 	tm_cycle_left(&w, 1, 0.0, 500.0);
-	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0), 500.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0, 0), 500.0);
 	tm_cycle_charge(&w, 1, 300.0);
-	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0), 200.0);
-	ck_assert_double_eq(tm_cycle_user_left(&w, 2, 500.0, 50.0), 250.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0, 0), 200.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 2, 500.0, 50.0, 0), 250.0);
 	tm_cycle_charge(&w, 2, 20.0);
-	ck_assert(tm_cycle_user_left(&w, 1, 500.0, 50.0) < 0);
-	ck_assert_double_eq(tm_cycle_user_left(&w, 2, 500.0, 50.0), 230.0);
+	ck_assert(tm_cycle_user_left(&w, 1, 500.0, 50.0, 0) < 0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 2, 500.0, 50.0, 0), 230.0);
 	ck_assert_double_eq(tm_cycle_left(&w, 1, 10.0, 500.0), 180.0);
 	/* the next cycle remembers that two users had decisions */
 	tm_cycle_left(&w, 2, 20.0, 500.0);
-	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0), 250.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0, 0), 250.0);
 	/* 100 users: 5 ms each would not hold a decision, they get 50 */
 	for (uint32_t u = 100; u < 200; u++)
 		tm_cycle_charge(&w, u, 1.0);
 	ck_assert_int_eq(w.nusers, TM_CYCLE_USERS);
 	/* users 163-199 share the last slot: 37 ms spent there */
-	ck_assert_double_eq(tm_cycle_user_left(&w, 180, 500.0, 50.0), 50.0 - 37.0);
-	ck_assert_double_eq(tm_cycle_user_left(&w, 100, 500.0, 50.0), 49.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 180, 500.0, 50.0, 0), 50.0 - 37.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 100, 500.0, 50.0, 0), 49.0);
+}
+END_TEST
+
+/*
+ * With the users of pending pattern jobs known (4), the first user's jobs
+ * get a quarter of the cycle from its first decision: user 1 spends its
+ * 125 ms and has nothing left, while user 2, whose job comes last in
+ * priority order, still finds its 125 ms in the same cycle.
+ */
+START_TEST(cycle_share_of_waiting_users)
+{
+	tm_cycle_t w = { 0 };
+
+	tm_cycle_left(&w, 1, 0.0, 500.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 1, 500.0, 50.0, 4), 125.0);
+	tm_cycle_charge(&w, 1, 125.0);
+	ck_assert(tm_cycle_user_left(&w, 1, 500.0, 50.0, 4) <= 0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 2, 500.0, 50.0, 4), 125.0);
+	/* fewer waiting users than had decisions: those count */
+	tm_cycle_charge(&w, 2, 10.0);
+	tm_cycle_charge(&w, 3, 10.0);
+	ck_assert_double_eq(tm_cycle_user_left(&w, 3, 500.0, 50.0, 1), 500.0 / 3 - 10.0);
 }
 END_TEST
 
@@ -322,6 +344,7 @@ int main(void)
 	tcase_add_test(tc, cycle_budget_per_counter);
 	tcase_add_test(tc, cycle_window_ages);
 	tcase_add_test(tc, cycle_fair_share_per_user);
+	tcase_add_test(tc, cycle_share_of_waiting_users);
 	tcase_add_test(tc, conf_max_tasks);
 	tcase_add_test(tc, conf_pattern_kib);
 	tcase_add_test(tc, spank_env_repair);
