@@ -15,8 +15,9 @@
 #   in sacct) and the p50/p99/max latency of `scontrol ping` and `squeue`
 #   run every 0.5 s throughout; targets: topomatch >= 0.9 x cons_tres'
 #   jobs per minute, every p99 < 1 s.  With select/topomatch it also counts
-#   the pattern jobs' decisions (sacct's SystemComment, which the
-#   plugin's EpilogSlurmctld stores).  Both clusters run the main
+#   the pattern jobs' decisions in sacct's AdminComment (with --epilog:
+#   SystemComment, which the optional EpilogSlurmctld stores, one
+#   sacctmgr call per job).  Both clusters run the main
 #   scheduler and backfill every second (sched_interval=1,bf_interval=1):
 #   Slurm 22.05 does not schedule again when an EpilogSlurmctld returns,
 #   so with its default 60 s main loop any such epilog (this project's
@@ -42,6 +43,8 @@
 #                     enforced (timings on a shared CI machine mean little)
 #   --dir DIR         the cluster's directory (default /tmp/tm-slurm-scale)
 #   --port-base P     its ports (default 30001)
+#   --epilog          select/topomatch with its EpilogSlurmctld (decisions
+#                     into SystemComment too)
 #   --keep            leave the last cluster running
 # Environment: BUILD_DIR (default build).
 # Exit status: 1 when a job failed or did not run, or (without --small) a
@@ -62,7 +65,7 @@ throughput | memory) shift ;;
 -h | --help) sed -n '2,/^# SPDX/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 *) echo "slurm_scale.sh: MODE is throughput or memory (see --help)" >&2; exit 2 ;;
 esac
-nodes= jobs= share=0.5 kib=48 small=0 keep=0
+nodes= jobs= share=0.5 kib=48 small=0 keep=0 epilog=0
 dir=/tmp/tm-slurm-scale port_base=30001
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -74,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--dir) dir=$2; shift ;;
 	--port-base) port_base=$2; shift ;;
 	--keep) keep=1 ;;
+	--epilog) epilog=1 ;;
 	-h | --help) sed -n '2,/^# SPDX/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "slurm_scale.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -109,6 +113,7 @@ trap 'exit 130' INT TERM
 start() {
 	local sel=()
 	[ "$1" = cons_tres ] || sel=(--select-dir "$select_dir" --topomatch-conf)
+	[ "$1" = cons_tres ] || [ $epilog = 1 ] || sel+=(--no-epilog)
 	"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base "$port_base" \
 		--nodes "$nodes" --sockets 2 --cores "$2" --leaf-size 16 --spank "$spank" \
 		--bind-record --max-jobs $((jobs * 2 + 1000)) --topomatch "$tm" --restart \
@@ -141,10 +146,14 @@ probe() {
 }
 
 # read_acct SCHEDULER FILE: the jobs of the stream in sacct, one
-# "id|state|start|SystemComment" line each
+# "id|state|start|decision" line each (AdminComment, or with --epilog
+# SystemComment); a decision line of several (an admin's before it) is
+# joined with spaces
 read_acct() {
-	sacct -X -n -P -a -o JobIDRaw,State,Start,SystemComment --name "load-$1" -S now-1days \
-		>"$2" 2>/dev/null
+	sacct -X -n -P -a -o "JobIDRaw,State,Start,$([ $epilog = 1 ] && echo SystemComment ||
+		echo AdminComment)" --name "load-$1" -S now-1days 2>/dev/null |
+		awk -F'|' 'NF >= 4 { if (line != "") print line; line = $0; next }
+			{ line = line " " $0 } END { if (line != "") print line }' >"$2"
 }
 
 # run_stream SCHEDULER: prints "jobs/min ping-p50 p99 max squeue-p50 p99 max"
@@ -184,8 +193,9 @@ run_stream() {
 		awk -F'|' '$2 != "COMPLETED" { print "  " $0 }' "$acct" | head -5 >&2
 	fi
 	if [ "$s" = topomatch ]; then
-		# the epilog stores the decisions in the background, one
-		# sacctmgr modification each (0.1 to 0.3 s of slurmdbd's time on
+		# slurmdbd records the decisions with the jobs' end (with
+		# --epilog, the epilog stores them in the background, one
+		# sacctmgr modification each, 0.1 to 0.3 s of slurmdbd's time on
 		# this host): wait for one per pattern job, 20 minutes at most
 		local want mapped cons lag
 		want=$(sed -n 's/.*(\([0-9]*\) with a pattern.*/\1/p' "$work/$s.load")
@@ -205,7 +215,7 @@ run_stream() {
 		done
 		mapped=$(grep -c '|topomatch: [^ ]* mapped' "$acct")
 		cons=$(grep -c '|topomatch: cons_tres chooses' "$acct")
-		echo "$s: SystemComment of $(grep -c '|topomatch: ' "$acct") of ${want:-?} pattern" \
+		echo "$s: the decisions of $(grep -c '|topomatch: ' "$acct") of ${want:-?} pattern" \
 			"jobs in sacct $(($(date +%s) - lag)) s after the last job ended: $mapped" \
 			"mapped, $cons kept cons_tres' nodes (better)," \
 			"$(($(grep -c '|topomatch: ' "$acct") - mapped - cons)) fell back" >&2

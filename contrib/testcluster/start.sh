@@ -33,6 +33,8 @@ Start a Slurm test cluster on this machine (root; Debian bookworm).
   --select-dir DIR   directory holding select_topomatch.so: SelectType=select/topomatch
                      (default select/cons_tres)              [TESTCLUSTER_SELECT_DIR]
   --topomatch-conf   write DIR/topomatch.conf (ClusterYAML=DIR/cluster.yaml)
+  --no-epilog        with --select-dir and accounting, no EpilogSlurmctld (the
+                     decision then reaches sacct as AdminComment only)
   --no-accounting    no slurmdbd: by default the cluster keeps accounting as
                      sites do, slurmdbd on a MariaDB server of its own (data in
                      DIR/mysql), so that sacct works  [TESTCLUSTER_ACCOUNTING=0]
@@ -82,6 +84,7 @@ timeout=${TESTCLUSTER_TIMEOUT:-}
 tm=${TESTCLUSTER_TOPOMATCH:-$top/build/tools/topomatch}
 tmconf=0
 accounting=${TESTCLUSTER_ACCOUNTING:-1}
+epilog=1
 bind_record=0
 restart=0
 install=1
@@ -116,6 +119,7 @@ while [ $# -gt 0 ]; do
 		continue
 		;;
 	--topomatch-conf) tmconf=1 ;;
+	--no-epilog) epilog=0 ;;
 	--accounting) accounting=1 ;;
 	--no-accounting) accounting=0 ;;
 	--bind-record) bind_record=1 ;;
@@ -310,7 +314,7 @@ fi
 new="$dir/new"
 rm -rf "$new"
 mkdir -p "$new"
-optline="nodes=$nodes sockets=$sockets cores=$cores threads=$threads leaf-size=$leaf port-base=$port_base task-plugin=$task_plugin select-params=$select_params accounting=$accounting slurmd-nice=$slurmd_nice"
+optline="nodes=$nodes sockets=$sockets cores=$cores threads=$threads leaf-size=$leaf port-base=$port_base task-plugin=$task_plugin select-params=$select_params accounting=$accounting slurmd-nice=$slurmd_nice epilog=$epilog"
 
 cat >"$new/slurm.conf" <<EOF
 # slurm.conf of the slurm-topomatch test cluster, written by
@@ -351,7 +355,7 @@ $(if [ "$accounting" = 1 ]; then
 	echo "AccountingStoragePort=$dbd_port"
 	# select/topomatch's decision into the database (Slurm 22.05 does not
 	# send SystemComment there)
-	[ -z "$select_dir" ] || echo "EpilogSlurmctld=$dir/plugins/epilog-slurmctld"
+	[ -z "$select_dir" ] || [ "$epilog" = 0 ] || echo "EpilogSlurmctld=$dir/plugins/epilog-slurmctld"
 else
 	echo "AccountingStorageType=accounting_storage/none"
 fi)

@@ -318,11 +318,11 @@ extern int select_p_reconfigure(void)
 	return rc;
 }
 
-/* Every job test, to know which cycle its decision belongs to. */
 /*
  * The one info line of a job the plugin had a say in (its decisions, each
  * test of each cycle, are logged at debug): as it starts, its nodes and
  * SystemComment's "topomatch: " line, the mapping or why it was not used.
+ * The line goes to AdminComment too, which slurmdbd records (sacct).
  */
 static void tm_outcome(job_record_t *job_ptr, bitstr_t *nodes)
 {
@@ -337,6 +337,9 @@ static void tm_outcome(job_record_t *job_ptr, bitstr_t *nodes)
 	len = (int) strcspn(line, "\n");
 	names = bitmap2node_name(nodes);
 	info("%pJ: starts on %s; %.*s", job_ptr, names, len, line);
+	xfree(names);
+	names = xstrndup(line + strlen("topomatch: "), len - strlen("topomatch: "));
+	tm_admin_comment(job_ptr, names);
 	xfree(names);
 	/* the line for EpilogSlurmctld (SPANK_TOPOMATCH_DECISION in its
 	 * environment, job_common_env_vars), which stores it for sacct

@@ -56,22 +56,40 @@ double tm_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* *field (an xmalloc'd comment) gets the line "topomatch: msg",
+ * replacing its earlier one; the other lines are kept. */
+static void tm_line_into(char **field, const char *msg)
+{
+	char *merged = tm_comment_merge(*field, msg);
+
+	if (!merged || (*field && !strcmp(merged, *field))) {
+		free(merged);
+		return;
+	}
+	xfree(*field);
+	*field = xstrdup(merged);
+	free(merged);
+}
+
 /*
- * The job's SystemComment (`scontrol show job`, sacct) gets one line of
- * the plugin's, "topomatch: msg", replacing its earlier one: Slurm's own
+ * The job's SystemComment (`scontrol show job`) gets one line of the
+ * plugin's, "topomatch: msg", replacing its earlier one: Slurm's own
  * lines are kept, and the line says the latest decision.
  */
 void tm_comment(job_record_t *job_ptr, const char *msg)
 {
-	char *merged = tm_comment_merge(job_ptr->system_comment, msg);
+	tm_line_into(&job_ptr->system_comment, msg);
+}
 
-	if (!merged || (job_ptr->system_comment && !strcmp(merged, job_ptr->system_comment))) {
-		free(merged);
-		return;
-	}
-	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = xstrdup(merged);
-	free(merged);
+/*
+ * The same line in the job's AdminComment, an admin's lines kept: slurmctld
+ * 22.05 sends AdminComment to slurmdbd with the job's start and end
+ * records (SystemComment it does not send), so sacct -o AdminComment has
+ * the decision without any script or RPC.
+ */
+void tm_admin_comment(job_record_t *job_ptr, const char *msg)
+{
+	tm_line_into(&job_ptr->admin_comment, msg);
 }
 
 /* Why a job keeps cons_tres' choice: in the log (debug, once per decision:

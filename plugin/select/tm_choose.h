@@ -128,5 +128,8 @@ bool tm_job_has_pattern(const job_record_t *job_ptr);
 /* The job's SystemComment gets the line "topomatch: msg", replacing its
  * earlier one (Slurm's own lines are kept). */
 void tm_comment(job_record_t *job_ptr, const char *msg);
+/* The same in its AdminComment (an admin's lines kept), which slurmdbd
+ * stores: sacct's view of the decision. */
+void tm_admin_comment(job_record_t *job_ptr, const char *msg);
 
 #endif /* TM_CHOOSE_H */

@@ -24,7 +24,8 @@
 #      --mem-per-cpu with CR_Core_Memory: CPUs per node read back from
 #      scontrol show job -d); SystemComment gives the decision and its gain,
 #      a fallback is said once, and an admin's SystemComment is kept;
-#      after the job, sacct -o SystemComment gives the decision (accounting:
+#      after the job, sacct -o SystemComment and AdminComment give the
+#      decision, an admin's AdminComment kept (accounting:
 #      slurmdbd on MariaDB).
 # Prints "slurm: N passed, M failed".
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -194,6 +195,21 @@ done
 expect_contains "(a) SystemComment while the job runs: the decision" \
 	"mapped 64 tasks onto 4 nodes:" "$decision"
 expect_eq "(a) sacct -o SystemComment after the job: the decision" "$decision" "$acct"
+# and AdminComment, which slurmctld sends to slurmdbd with the job's own
+# records (no script): an admin's line there is kept, the decision after it
+id=$(sbatch --parsable -H -n 64 --comm-pattern="$work/groups.mat" -o /dev/null --wrap true)
+scontrol update jobid="$id" AdminComment="site: checked by ops"
+scontrol release "$id"
+wait_done "$id"
+acct=
+for _ in $(seq 50); do
+	acct=$(sacct -n -X -P -j "$id" -o AdminComment 2>&1)
+	case $acct in *topomatch:*) break ;; esac
+	sleep 0.2
+done
+expect_eq "(a) sacct -o AdminComment after the job: the admin's line, then the decision" \
+	"site: checked by ops|topomatch: topomatch-const mapped 64 tasks onto 4 nodes" \
+	"$(printf '%s\n' "$acct" | sed -n '1p; 2s/: [0-9.e+]* hop-bytes.*//p' | paste -sd'|')"
 
 # backfill: a whole-cluster job waits first in the queue, so the main
 # scheduler starts nothing behind it; backfill starts the pattern job, on
