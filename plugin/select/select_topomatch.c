@@ -32,6 +32,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,23 @@ static tm_chooser_t tm_ch = { .mutex = PTHREAD_MUTEX_INITIALIZER };
 
 /* The mode of the select_p_job_test in progress on this thread. */
 static __thread uint16_t tm_job_test_mode = SELECT_MODE_RUN_NOW;
+
+/*
+ * Is this sched/backfill's thread (22.05's backfill_agent names itself
+ * "bckfl")?  Its WILL_RUN tests plan when and where each pending job could
+ * start, every cycle for every job on another set of nodes (those free at
+ * that time): mapped, they were most of the plugin's time in slurmctld
+ * (bench/slurm_scale.sh).  They keep cons_tres' plan; a job backfill
+ * starts is mapped then (its RUN_NOW test, within the nodes the plan left
+ * it).  WILL_RUN tests of other threads (sbatch --test-only) are mapped.
+ */
+static bool tm_backfill_plan(void)
+{
+	char name[17] = "";
+
+	return tm_job_test_mode == SELECT_MODE_WILL_RUN &&
+	       !prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, "bckfl");
+}
 
 /* Does the subset of topomatch_narrow() keep what cons_tres needs? */
 static bool tm_subset_usable(const tm_test_t *t, bitstr_t *narrowed)
@@ -229,6 +247,8 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 	if (job_ptr->details && job_ptr->details->num_tasks &&
 	    t.max_nodes > job_ptr->details->num_tasks)
 		t.max_nodes = MAX(job_ptr->details->num_tasks, min_nodes);
+	if (tm_backfill_plan())
+		return tm_cons_tres(&t);
 	if (topomatch_narrow(&t, &nar) != TOPOMATCH_NARROWED) {
 		debug("%pJ: %d candidate nodes, %u-%u wanted: no narrowing, cons_tres chooses",
 		      job_ptr, bit_set_count(node_map), min_nodes, max_nodes);
@@ -339,6 +359,7 @@ static void tm_outcome(job_record_t *job_ptr, bitstr_t *nodes)
 	info("%pJ: starts on %s; %.*s", job_ptr, names, len, line);
 	xfree(names);
 	names = xstrndup(line + strlen("topomatch: "), len - strlen("topomatch: "));
+	tm_comment_sql_safe(names);
 	tm_admin_comment(job_ptr, names);
 	xfree(names);
 	/* the line for EpilogSlurmctld (SPANK_TOPOMATCH_DECISION in its

@@ -134,6 +134,16 @@ char *tm_comment_merge(const char *old, const char *msg)
 	return out;
 }
 
+void tm_comment_sql_safe(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++)
+		if (*s != '\'' && *s != '"' && *s != '\\' && (unsigned char) *s >= 0x20 && *s != 0x7f)
+			*out++ = *s;
+	*out = 0;
+}
+
 double tm_cycle_left(tm_cycle_t *w, uint32_t counter, double now_ms, double budget_ms)
 {
 	if (!w->open || w->counter != counter || now_ms - w->start_ms > TM_CYCLE_MAX_AGE_MS ||

@@ -86,6 +86,14 @@ int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
  */
 char *tm_comment_merge(const char *old, const char *msg);
 
+/*
+ * Drop from s, in place, what slurmdbd 22.05 would put unescaped into SQL
+ * (it writes AdminComment into its job completion query as '%s'): quotes,
+ * backslashes, control characters.  "cons_tres' choice" becomes
+ * "cons_tres choice".
+ */
+void tm_comment_sql_safe(char *s);
+
 /* ---------------------------------------------------------------- budget */
 
 /*

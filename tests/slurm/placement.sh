@@ -213,8 +213,8 @@ expect_eq "(a) sacct -o AdminComment after the job: the admin's line, then the d
 
 # backfill: a whole-cluster job waits first in the queue, so the main
 # scheduler starts nothing behind it; backfill starts the pattern job, on
-# the nodes its pattern wants (its will-run tests and its start both
-# narrowed)
+# the nodes its pattern wants (mapped as backfill starts it; its plans of
+# when jobs start keep cons_tres')
 big=$(sbatch --parsable -N 16 --exclusive -o /dev/null --wrap true)
 id=$(sbatch --parsable -n 64 -t 5 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 30")
 for _ in $(seq 75); do
@@ -358,6 +358,16 @@ expect_contains "pattern over PatternKiB: SystemComment says why" \
 	"KiB are more than PatternKiB=1 allows (topomatch.conf; sbatch --comm-pattern keeps patterns within it)" \
 	"$(scontrol show job "$id")"
 scancel "$id"
+# its line has a quote ("the pattern's"), which slurmdbd would put into SQL
+# unescaped: AdminComment's copy has none, and the job's record is stored
+acct=
+for _ in $(seq 50); do
+	acct=$(sacct -n -X -P -j "$id" -o State,AdminComment 2>&1)
+	case $acct in *topomatch:*) break ;; esac
+	sleep 0.2
+done
+expect_contains "pattern over PatternKiB: sacct has the job, AdminComment without the quote" \
+	"CANCELLED by 0|topomatch: the patterns " "$acct"
 # sbatch under this topomatch.conf keeps the pattern within it: mapped
 out=$(sbatch -n 64 --comm-pattern="$work/groups.mat" --test-only -o /dev/null --wrap true 2>&1)
 expect_contains "PatternKiB=1: sbatch reduces the pattern, says so" "to fit PatternKiB=1" "$out"

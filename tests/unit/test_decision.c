@@ -135,6 +135,20 @@ START_TEST(store_rejects_bad_lists)
 }
 END_TEST
 
+/* AdminComment's copy of the line: nothing slurmdbd 22.05 would put
+ * unescaped into its SQL (a quote there fails the job's record) */
+START_TEST(comment_sql_safe)
+{
+	char s[] = "the pattern's 9 KiB; \"x\" \\ tab\there\n";
+
+	tm_comment_sql_safe(s);
+	ck_assert_str_eq(s, "the patterns 9 KiB; x  tabhere");
+	char e[] = "";
+	tm_comment_sql_safe(e);
+	ck_assert_str_eq(e, "");
+}
+END_TEST
+
 START_TEST(cycle_budget_per_counter)
 {
 	tm_cycle_t w = { 0 };
@@ -345,6 +359,7 @@ int main(void)
 	tcase_add_test(tc, cycle_window_ages);
 	tcase_add_test(tc, cycle_fair_share_per_user);
 	tcase_add_test(tc, cycle_share_of_waiting_users);
+	tcase_add_test(tc, comment_sql_safe);
 	tcase_add_test(tc, conf_max_tasks);
 	tcase_add_test(tc, conf_pattern_kib);
 	tcase_add_test(tc, spank_env_repair);
