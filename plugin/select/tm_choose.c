@@ -734,8 +734,10 @@ static uint64_t tm_pattern_key(job_record_t *job_ptr, size_t *bytes)
 
 /*
  * The current scheduling cycle's window, with the time left in it:
- * backfill's cycle for its WILL_RUN tests (and --test-only), the main
- * scheduler's for the rest (its passes, submissions, backfill's starts).
+ * backfill's cycle for WILL_RUN tests (--test-only: backfill's own plans
+ * do not reach the chooser, select_topomatch.c tm_backfill_plan), the
+ * main scheduler's for the rest (its passes, submissions, backfill's
+ * starts).
  */
 static tm_cycle_t *tm_cycle_now(const tm_test_t *t, double *left)
 {
@@ -983,7 +985,7 @@ static bool tm_decision_stands(const tm_test_t *t, const tm_decision_t *d)
  * The decision for the job over these free PUs: its node choice while it
  * stands (tm_decision_stands), cons_tres' choice when it
  * was kept for the same free PUs before (cons_tres' retries, later
- * cycles, backfill's repeated tests), else computed.
+ * cycles, backfill's starts), else computed.
  */
 static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrowed_t *nar)
 {

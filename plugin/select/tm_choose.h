@@ -74,7 +74,7 @@ typedef struct {
 	uint16_t cr_type;
 	bool prefer_alloc_nodes;
 	gres_mc_data_t *tres_mc;
-	bool backfill;			/* a backfill test (its cycle's budget) */
+	bool backfill;			/* a WILL_RUN test (backfill's window) */
 	int waiting_users;		/* users with pending pattern jobs (0: unknown) */
 	double start_ms;		/* set by topomatch_narrow: the budget's start */
 	size_t pattern_bytes;		/* set by topomatch_narrow: the pattern's size */
