@@ -234,8 +234,7 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 			.avail_res = avail_res_array, .min_nodes = min_nodes,
 			.max_nodes = max_nodes, .req_nodes = req_nodes, .cr_type = cr_type,
 			.prefer_alloc_nodes = prefer_alloc_nodes, .tres_mc = tres_mc_ptr,
-			.backfill = tm_job_test_mode == SELECT_MODE_WILL_RUN,
-			.waiting_users = tm_waiting_users() };
+			.backfill = tm_job_test_mode == SELECT_MODE_WILL_RUN };
 	bitstr_t *saved_nodes;
 	bitstr_t **saved_cores;
 	uint16_t *saved_cpus;
@@ -249,6 +248,7 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 		t.max_nodes = MAX(job_ptr->details->num_tasks, min_nodes);
 	if (tm_backfill_plan())
 		return tm_cons_tres(&t);
+	t.waiting_users = tm_waiting_users();
 	if (topomatch_narrow(&t, &nar) != TOPOMATCH_NARROWED) {
 		debug("%pJ: %d candidate nodes, %u-%u wanted: no narrowing, cons_tres chooses",
 		      job_ptr, bit_set_count(node_map), min_nodes, max_nodes);
@@ -348,7 +348,7 @@ static void tm_outcome(job_record_t *job_ptr, bitstr_t *nodes)
 {
 	const char *line = job_ptr->system_comment ?
 		strstr(job_ptr->system_comment, "topomatch: ") : NULL;
-	char *names;
+	char *names, *msg;
 	int len;
 	uint32_t n = job_ptr->spank_job_env_size;
 
@@ -358,10 +358,10 @@ static void tm_outcome(job_record_t *job_ptr, bitstr_t *nodes)
 	names = bitmap2node_name(nodes);
 	info("%pJ: starts on %s; %.*s", job_ptr, names, len, line);
 	xfree(names);
-	names = xstrndup(line + strlen("topomatch: "), len - strlen("topomatch: "));
-	tm_comment_sql_safe(names);
-	tm_admin_comment(job_ptr, names);
-	xfree(names);
+	msg = xstrndup(line + strlen("topomatch: "), len - strlen("topomatch: "));
+	tm_comment_sql_safe(msg);
+	tm_admin_comment(job_ptr, msg);
+	xfree(msg);
 	/* the line for EpilogSlurmctld (SPANK_TOPOMATCH_DECISION in its
 	 * environment, job_common_env_vars), which stores it for sacct
 	 * without asking slurmctld for the job; the array stays

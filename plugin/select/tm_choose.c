@@ -987,7 +987,7 @@ static bool tm_decision_stands(const tm_test_t *t, const tm_decision_t *d)
  * was kept for the same free PUs before (cons_tres' retries, later
  * cycles, backfill's starts), else computed.
  */
-static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrowed_t *nar)
+static topomatch_narrow_t tm_decide(tm_test_t *t, uint64_t pkey, tm_narrowed_t *nar)
 {
 	tm_chooser_t *ch = t->ch;
 	int64_t *pus = NULL, npus = 0;
@@ -1003,6 +1003,7 @@ static topomatch_narrow_t tm_decide(const tm_test_t *t, uint64_t pkey, tm_narrow
 		tm_note(t->job, "out of memory");
 		return TOPOMATCH_KEEP;
 	}
+	t->extent = tm_extent_of(t);
 	if ((d = tm_decision_find(&ch->cache, t->job->job_id, base)) && tm_decision_stands(t, d)) {
 		ch->reused++;
 		debug("%pJ: decision reused (narrowed)", t->job);
@@ -1059,7 +1060,6 @@ topomatch_narrow_t topomatch_narrow(const tm_test_t *test, tm_narrowed_t *nar)
 	}
 	if (!(pkey = tm_pattern_key(job_ptr, &own.pattern_bytes)))
 		return TOPOMATCH_KEEP;
-	own.extent = tm_extent_of(t);
 	slurm_mutex_lock(&ch->mutex);
 	how = tm_decide(t, pkey, nar);
 	ch->tests++;

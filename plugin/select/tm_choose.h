@@ -78,7 +78,7 @@ typedef struct {
 	int waiting_users;		/* users with pending pattern jobs (0: unknown) */
 	double start_ms;		/* set by topomatch_narrow: the budget's start */
 	size_t pattern_bytes;		/* set by topomatch_narrow: the pattern's size */
-	tm_extent_t extent;		/* set by topomatch_narrow: the candidates' size */
+	tm_extent_t extent;		/* set by tm_decide: the candidates' size */
 } tm_test_t;
 
 typedef enum {
