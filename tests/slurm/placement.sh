@@ -187,7 +187,7 @@ scancel "$id"
 # gives the decision (EpilogSlurmctld stores it: Slurm 22.05's slurmctld
 # does not send SystemComment to slurmdbd)
 acct=
-for _ in $(seq 50); do
+for _ in $(seq 150); do
 	acct=$(sacct -n -X -j "$id" -o SystemComment%400 2>&1 | sed 's/^ *//; s/ *$//')
 	case $acct in topomatch:*) break ;; esac
 	sleep 0.2
@@ -202,7 +202,7 @@ scontrol update jobid="$id" AdminComment="site: checked by ops"
 scontrol release "$id"
 wait_done "$id"
 acct=
-for _ in $(seq 50); do
+for _ in $(seq 150); do
 	acct=$(sacct -n -X -P -j "$id" -o AdminComment 2>&1)
 	case $acct in *topomatch:*) break ;; esac
 	sleep 0.2
@@ -361,7 +361,7 @@ scancel "$id"
 # its line has a quote ("the pattern's"), which slurmdbd would put into SQL
 # unescaped: AdminComment's copy has none, and the job's record is stored
 acct=
-for _ in $(seq 50); do
+for _ in $(seq 150); do
 	acct=$(sacct -n -X -P -j "$id" -o State,AdminComment 2>&1)
 	case $acct in *topomatch:*) break ;; esac
 	sleep 0.2
