@@ -98,6 +98,12 @@ if [ ${#stepds[@]} -gt 0 ]; then
 	tc_kill_pids 2 "$dir" "${se[@]}"
 fi
 
+# EpilogSlurmctld's background flusher: with slurmdbd gone it would retry
+# its lines for a minute, and a cluster started again in this directory
+# reuses the same job ids
+pkill -f "^/bin/sh $dir/plugins/topomatch-epilog-slurmctld --flush\$" 2>/dev/null || true
+rm -rf "$dir/run/topomatch-epilog"
+
 # What is left of ours, whatever the pid file says (should be nothing).
 left=0
 if [ -s "$dir/pids" ]; then
