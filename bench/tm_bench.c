@@ -58,6 +58,47 @@
  */
 #define SD_PROFILE_BUDGET 1048576.0
 
+/*
+ * Scotch direct is the anchor of every ratio, so it runs at its best
+ * documented settings, searched per case (issue 19): each strategy flag
+ * set below with each balance, the lowest hop-bytes among the one-to-one
+ * maps counted.
+ *
+ * Flags (Scotch 7 user's guide, "Using default strategy strings", the
+ * flags of SCOTCH_stratGraphMapBuild): STRATDEFAULT; STRATQUALITY,
+ * "privilege quality over speed" (library_graph_map.c: three
+ * bipartitioning tries instead of two, 200 FM moves instead of 80; the
+ * default of the gmap program, "-cq"); STRATBALANCE, "enforce load
+ * balance as much as possible" (an exact-balance pass, x{bal=..}f{..},
+ * after the k-way and bipartitioning stages), alone and with QUALITY, as
+ * the library's scotch mapper calls it; STRATRECURSIVE, "use only
+ * recursive bipartitioning methods, and not direct k-way methods": the
+ * classic dual recursive bipartitioning of static mapping, whose
+ * hierarchy matches a tree target's.  Not tried: STRATSPEED (quality
+ * traded away) and STRATSAFETY (only drops the diffusion method, to avoid
+ * floating-point exceptions; it does not aim at quality).
+ *
+ * Balances: 0 (one task per PU by construction), 0.01 (what the library's
+ * scotch mapper uses: core/scotch_internal.h measured 0 to map 1-18 %
+ * worse), 0.05 (gmap's default, "-b": Load imbalance tolerance (default:
+ * 0.05)).  Above 0, Scotch may put two tasks on one PU; such a map is
+ * reported as invalid and not counted.
+ */
+static const struct sd_flag {
+	SCOTCH_Num flags;
+	const char *name;
+} sd_flags[] = {
+	{ SCOTCH_STRATDEFAULT, "default" },
+	{ SCOTCH_STRATQUALITY, "quality" },
+	{ SCOTCH_STRATBALANCE, "balance" },
+	{ SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE, "quality+balance" },
+	{ SCOTCH_STRATRECURSIVE, "recursive" },
+};
+#define SD_NFLAGS (sizeof(sd_flags) / sizeof(sd_flags[0]))
+static const double sd_balances[] = { 0.0, 0.01, 0.05 };
+#define SD_NBAL (sizeof(sd_balances) / sizeof(sd_balances[0]))
+#define SD_NSETTINGS (SD_NFLAGS * SD_NBAL)
+
 enum case_kind { CASE_TREE, CASE_FRAG, CASE_TORUS, CASE_SCALE };
 
 struct bench_case {
@@ -66,7 +107,6 @@ struct bench_case {
 	int dims[3];		/* stencil grid, prod = ranks = PUs used */
 	enum case_kind kind;
 	int quick;		/* part of --quick */
-	double balance;		/* Scotch direct's imbalance tolerance */
 	const char *mappers[9];	/* topomatch_map() names, NULL-terminated */
 	int natural_order;	/* ranks as the application numbers them (not shuffled) */
 	/* pattern read from this file of the profiles directory (bench/profiles)
@@ -75,25 +115,25 @@ struct bench_case {
 };
 
 static const struct bench_case cases[] = {
-	{ "tree-1k", "tleaf 3 32 100 2 10 16 1", { 16, 8, 8 }, CASE_TREE, 1, 0.05,
+	{ "tree-1k", "tleaf 3 32 100 2 10 16 1", { 16, 8, 8 }, CASE_TREE, 1,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL }, 0, NULL },
-	{ "frag-1k", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 1, 0.0,
+	{ "frag-1k", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 1,
 	  { "topomatch-const", "scotch", "auto", "eagermap", "greedymap", "parmapper",
 	    NULL }, 0, NULL }, /* treematch: no constraints */
-	{ "tree-4k", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0, 0.05,
+	{ "tree-4k", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL }, 0, NULL },
-	{ "torus-4k", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0, 0.05,
+	{ "torus-4k", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0,
 	  { "auto", "scotch", "analytical", "eagermap", "greedymap", "parmapper", NULL }, 0,
 	  NULL },
 	/* natural order: what an application that numbers its ranks along its
 	 * grid hands over; placing rank i on PU i is already good there */
-	{ "tree-4k-nat", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0, 0.05,
+	{ "tree-4k-nat", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0,
 	  { "treematch", "scotch", "auto", NULL }, 1, NULL },
-	{ "frag-1k-nat", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 0, 0.0,
+	{ "frag-1k-nat", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 0,
 	  { "topomatch-const", "scotch", "auto", NULL }, 1, NULL },
-	{ "torus-4k-nat", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0, 0.05,
+	{ "torus-4k-nat", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0,
 	  { "auto", "scotch", "analytical", NULL }, 1, NULL },
 	/*
 	 * Profiles recorded from real MPI programs (bench/profiles/README.md), in
@@ -102,28 +142,28 @@ static const struct bench_case cases[] = {
 	 * ranks fill: 4 nodes for 64 ranks, 8 for 128.  Also LAMMPS's 4x4x4
 	 * grid on a 4x4x4 torus, where rank i on PU i puts every halo 1 hop away.
 	 */
-	{ "lj-64", "tleaf 3 4 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0, 0.05,
+	{ "lj-64", "tleaf 3 4 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL },
 	  1, "lammps-melt-64.sum.mat" },
-	{ "lj-128", "tleaf 3 8 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0, 0.05,
+	{ "lj-128", "tleaf 3 8 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL },
 	  1, "lammps-melt-128.sum.mat" },
-	{ "peptide-64", "tleaf 3 4 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0, 0.05,
+	{ "peptide-64", "tleaf 3 4 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL },
 	  1, "lammps-peptide-64.sum.mat" },
-	{ "meep-64", "tleaf 3 4 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0, 0.05,
+	{ "meep-64", "tleaf 3 4 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL },
 	  1, "meep-wg2d-64.sum.mat" },
-	{ "lj-64-torus", "torus3D 4 4 4", { 0, 0, 0 }, CASE_TORUS, 0, 0.05,
+	{ "lj-64-torus", "torus3D 4 4 4", { 0, 0, 0 }, CASE_TORUS, 0,
 	  { "auto", "scotch", "analytical", "eagermap", "greedymap", NULL },
 	  1, "lammps-melt-64.sum.mat" },
-	{ "scale-16k", "tleaf 3 512 100 2 10 16 1", { 32, 32, 16 }, CASE_SCALE, 0, 0.05,
+	{ "scale-16k", "tleaf 3 512 100 2 10 16 1", { 32, 32, 16 }, CASE_SCALE, 0,
 	  { "treematch", NULL }, 0, NULL },
-	{ "scale-64k", "tleaf 3 2048 100 2 10 16 1", { 64, 32, 32 }, CASE_SCALE, 0, 0.05,
+	{ "scale-64k", "tleaf 3 2048 100 2 10 16 1", { 64, 32, 32 }, CASE_SCALE, 0,
 	  { "treematch", NULL }, 0, NULL },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -189,6 +229,7 @@ static const struct target targets[] = {
 struct config {
 	int quick;
 	int json;
+	int check;		/* --check: exit status 3 when a target fails */
 	const char *only;	/* --case NAME, or NULL */
 	unsigned timeout;
 	int repeat;
@@ -203,7 +244,8 @@ struct job {
 	const char *mapper;
 	const int64_t *allowed;	/* NULL: every PU */
 	int64_t nallowed;
-	double balance;		/* Scotch direct only */
+	double balance;		/* Scotch direct only: the setting's balance */
+	SCOTCH_Num sd_flags;	/* ... and its SCOTCH_stratGraphMapBuild flags */
 	int scale;		/* Scotch direct: scale the weights to SD_PROFILE_BUDGET */
 	unsigned timeout;
 	int repeat;		/* runs; the time reported is the fastest */
@@ -233,7 +275,11 @@ struct row {
 	double rss_mib;
 	int64_t doubled;	/* PUs holding more than one task */
 	char invalid[TOPOMATCH_ERRLEN];	/* mapping_check message, "" if valid */
-	char what[64];		/* short description for the note column */
+	/* Scotch direct, a map that doubled PUs up: the extra tasks moved to
+	 * free PUs (sd_repair); repaired_hb NAN when not repaired */
+	int64_t moved;
+	double repaired_hb;
+	char what[96];		/* short description for the note column */
 };
 
 struct case_result {
@@ -245,6 +291,10 @@ struct case_result {
 	int nrows;
 	int direct;		/* index of the scotch-direct row */
 	struct row rows[MAX_ROWS];
+	/* Scotch direct's search: every setting, sd_flags x sd_balances in
+	 * that order (setting k: flags k / SD_NBAL, balance k % SD_NBAL) */
+	struct row sd[SD_NSETTINGS];
+	int sd_best;		/* the setting the scotch-direct row is; -1: none valid */
 };
 
 static double now_s(void)
@@ -500,7 +550,7 @@ static void measure_scotch(const struct job *job, int64_t *pu, struct report *re
 	nterm = SCOTCH_archSize(target);
 	SCOTCH_stratInit(&s.strat);
 	s.have_strat = 1;
-	if (SCOTCH_stratGraphMapBuild(&s.strat, SCOTCH_STRATDEFAULT, nterm, job->balance) != 0) {
+	if (SCOTCH_stratGraphMapBuild(&s.strat, job->sd_flags, nterm, job->balance) != 0) {
 		set_err(rep->err, "SCOTCH_stratGraphMapBuild failed");
 		goto out;
 	}
@@ -721,18 +771,17 @@ static int64_t count_doubled(const topomatch_topology_t *t, int64_t n, const int
 }
 
 /*
- * Scotch direct may double PUs up (DESIGN.md) and is scored as returned:
- * it is only checked for range and allowed PUs; our mappers must be
- * one task per PU.
+ * Every row must be one task per PU on the allowed PUs.  Scotch direct
+ * with a balance above 0 may double PUs up (DESIGN.md): such a setting is
+ * scored as returned, marked invalid, and not counted as the anchor.
  */
 static void score_row(struct row *r, const struct job *job, const int64_t *pu)
 {
 	int64_t n = topomatch_affinity_ntasks(job->a);
-	int oversub = job->mapper ? 1 : (int)(n < INT_MAX ? n : INT_MAX);
 	topomatch_metrics_t m;
 
 	r->doubled = count_doubled(job->t, n, pu);
-	if (topomatch_mapping_check(job->t, n, pu, job->allowed, job->nallowed, oversub,
+	if (topomatch_mapping_check(job->t, n, pu, job->allowed, job->nallowed, 1,
 				    r->invalid) == TOPOMATCH_OK)
 		r->invalid[0] = '\0';
 	if (topomatch_metrics_compute(job->a, job->t, pu, &m, r->err) != TOPOMATCH_OK) {
@@ -775,11 +824,76 @@ static void progress_end(const char *case_name, const struct row *r)
 		fprintf(stderr, "tm_bench: %-9s %-16s n/a (%s)\n", case_name, r->label, r->err);
 }
 
-/* Measure one row and append it to the case; -1 when fork/pipe failed. */
-static int add_row(struct case_result *cr, const char *label, const char *what,
-		   const struct job *job, int64_t *pu)
+/*
+ * A Scotch map that put two tasks on a PU, made one-to-one the way the
+ * library's scotch mapper does it (DESIGN.md: "repair, don't just
+ * accept"), in its simplest form: on each doubled PU the lowest-numbered
+ * task stays, and the others, in task order, each take the free allowed
+ * PU that adds the fewest hop-bytes towards the tasks placed so far.
+ * Balances above 0 double up a handful of PUs (2 to 31 of 4096 seen), so
+ * rejecting those maps outright would tilt the comparison against Scotch.
+ */
+static void sd_repair(struct row *r, const struct job *job, const int64_t *pu)
 {
-	struct row *r = &cr->rows[cr->nrows++];
+	int64_t n = topomatch_affinity_ntasks(job->a), npu = topomatch_topology_npu(job->t);
+	topomatch_csr_t A = topomatch_affinity_symmetric(job->a);
+	int64_t *fixed = malloc((size_t)n * sizeof(*fixed));
+	unsigned char *used = calloc((size_t)npu, 1), *allowed = calloc((size_t)npu, 1);
+	char msg[TOPOMATCH_ERRLEN];
+	topomatch_metrics_t m;
+
+	r->repaired_hb = NAN;
+	if (!fixed || !used || !allowed)
+		goto out;
+	for (int64_t k = 0; k < (job->allowed ? job->nallowed : npu); k++)
+		allowed[job->allowed ? job->allowed[k] : k] = 1;
+	for (int64_t i = 0; i < n; i++) {
+		fixed[i] = pu[i];
+		if (pu[i] < 0 || pu[i] >= npu || !allowed[pu[i]])
+			goto out; /* not a doubling: stays invalid */
+		if (used[pu[i]])
+			fixed[i] = -1;
+		used[pu[i]] = 1;
+	}
+	r->moved = 0;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t best = -1;
+		double best_cost = INFINITY;
+		if (fixed[i] >= 0)
+			continue;
+		for (int64_t p = 0; p < npu; p++) {
+			double cost = 0.0;
+			if (!allowed[p] || used[p])
+				continue;
+			for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+				if (fixed[A.col[k]] >= 0)
+					cost += A.w[k] *
+						(double)topomatch_topology_hops(job->t, p, fixed[A.col[k]]);
+			if (cost < best_cost) {
+				best_cost = cost;
+				best = p;
+			}
+		}
+		if (best < 0)
+			goto out;
+		fixed[i] = best;
+		used[best] = 1;
+		r->moved++;
+	}
+	if (topomatch_mapping_check(job->t, n, fixed, job->allowed, job->nallowed, 1, msg) ==
+		    TOPOMATCH_OK &&
+	    topomatch_metrics_compute(job->a, job->t, fixed, &m, msg) == TOPOMATCH_OK)
+		r->repaired_hb = m.hop_bytes;
+out:
+	free(fixed);
+	free(used);
+	free(allowed);
+}
+
+/* Measure one row into *r; -1 when fork/pipe failed. */
+static int measure_row(const struct case_result *cr, struct row *r, const char *label,
+		       const char *what, const struct job *job, int64_t *pu)
+{
 	struct report rep;
 
 	memset(r, 0, sizeof(*r));
@@ -795,11 +909,117 @@ static int add_row(struct case_result *cr, const char *label, const char *what,
 	r->fell_back = rep.fell_back;
 	r->differed = rep.differed;
 	snprintf(r->picked, sizeof(r->picked), "%s", rep.mapper);
+	r->repaired_hb = NAN;
 	if (rep.rc != TOPOMATCH_OK)
 		snprintf(r->err, sizeof(r->err), "%s", rep.err[0] ? rep.err : "failed");
 	else
 		score_row(r, job, pu);
+	if (!job->mapper && r->ok && r->invalid[0])
+		sd_repair(r, job, pu);
 	progress_end(cr->c->name, r);
+	return 0;
+}
+
+/* Measure one row and append it to the case; -1 when fork/pipe failed. */
+static int add_row(struct case_result *cr, const char *label, const char *what,
+		   const struct job *job, int64_t *pu)
+{
+	return measure_row(cr, &cr->rows[cr->nrows++], label, what, job, pu);
+}
+
+static bool row_valid(const struct row *r)
+{
+	return r->ok && !r->invalid[0];
+}
+
+/* What a Scotch setting's map counts for: its hop-bytes when one-to-one,
+ * else after repair; NAN when neither. */
+static double sd_value(const struct row *r)
+{
+	if (row_valid(r))
+		return r->hop_bytes;
+	return r->ok ? r->repaired_hb : NAN;
+}
+
+/* The winning setting's map as the scotch-direct row: a repaired one
+ * takes its repaired hop-bytes and counts as valid. */
+static void sd_anchor(struct row *r)
+{
+	if (!row_valid(r) && r->ok && isfinite(r->repaired_hb)) {
+		r->hop_bytes = r->repaired_hb;
+		r->invalid[0] = '\0';
+	}
+}
+
+static const struct sd_flag *sd_setting_flag(int k)
+{
+	return &sd_flags[(size_t)k / SD_NBAL];
+}
+
+static double sd_setting_balance(int k)
+{
+	return sd_balances[(size_t)k % SD_NBAL];
+}
+
+/*
+ * Scotch direct at its best: every setting once, in its own child, then
+ * the one with the lowest hop-bytes among the one-to-one maps and the
+ * repaired ones (the first in table order on a tie) is the case's
+ * scotch-direct row.  With --repeat N only the winner
+ * is run N times (its time is the fastest of those, as for every row; the
+ * search itself is not timed against anything).
+ */
+static int sd_search(struct case_result *cr, const struct job *tmpl, int64_t *pu)
+{
+	const struct bench_case *c = cr->c;
+	char label[32], what[96];
+	struct job j = *tmpl;
+	struct row *best;
+
+	j.mapper = NULL;
+	j.repeat = 1;
+	cr->sd_best = -1;
+	for (int k = 0; k < (int)SD_NSETTINGS; k++) {
+		struct row *r = &cr->sd[k];
+		j.sd_flags = sd_setting_flag(k)->flags;
+		j.balance = sd_setting_balance(k);
+		snprintf(label, sizeof(label), "scotch %s %g", sd_setting_flag(k)->name,
+			 j.balance);
+		if (measure_row(cr, r, label, NULL, &j, pu) != 0)
+			return -1;
+		if (isfinite(sd_value(r)) &&
+		    (cr->sd_best < 0 || sd_value(r) < sd_value(&cr->sd[cr->sd_best])))
+			cr->sd_best = k;
+	}
+	cr->direct = cr->nrows;
+	best = &cr->rows[cr->nrows++];
+	if (cr->sd_best < 0) {
+		memset(best, 0, sizeof(*best));
+		snprintf(best->label, sizeof(best->label), "scotch-direct");
+		set_err(best->err, "no one-to-one or repairable map among the %d settings",
+			(int)SD_NSETTINGS);
+		return 0;
+	}
+	snprintf(what, sizeof(what), "best of %d: %s, balance %g; %s%s", (int)SD_NSETTINGS,
+		 sd_setting_flag(cr->sd_best)->name, sd_setting_balance(cr->sd_best),
+		 c->kind == CASE_FRAG ? "sub-architecture" : "whole target",
+		 c->profile ? ", weights rescaled" : "");
+	if (tmpl->repeat < 2) {
+		*best = cr->sd[cr->sd_best];
+		snprintf(best->label, sizeof(best->label), "scotch-direct");
+		snprintf(best->what, sizeof(best->what), "%s", what);
+		sd_anchor(best);
+		return 0;
+	}
+	j.sd_flags = sd_setting_flag(cr->sd_best)->flags;
+	j.balance = sd_setting_balance(cr->sd_best);
+	j.repeat = tmpl->repeat;
+	if (measure_row(cr, best, "scotch-direct", what, &j, pu) != 0)
+		return -1;
+	sd_anchor(best);
+	/* hop-bytes are deterministic: the search's value must come back */
+	if (best->ok && best->hop_bytes != sd_value(&cr->sd[cr->sd_best]))
+		best->differed = 1;
 	return 0;
 }
 
@@ -935,7 +1155,6 @@ static struct job case_job(const struct bench_case *c, const struct inputs *in,
 	struct job j = {
 		.a = in->a,
 		.t = in->t,
-		.balance = c->balance,
 		.scale = c->profile != NULL,
 		.timeout = cfg->timeout,
 		.repeat = cfg->repeat,
@@ -954,7 +1173,6 @@ static int measure_mappers(struct case_result *cr, struct inputs *in, const stru
 {
 	const struct bench_case *c = cr->c;
 	struct job j = case_job(c, in, cfg);
-	char direct_what[64];
 
 	j.mapper = "round-robin";
 	if (!c->natural_order &&
@@ -973,12 +1191,7 @@ static int measure_mappers(struct case_result *cr, struct inputs *in, const stru
 		if (add_row(cr, jm.mapper, what, &jm, in->pu) != 0)
 			return -1;
 	}
-	snprintf(direct_what, sizeof(direct_what), "%s, balance %g%s",
-		 c->kind == CASE_FRAG ? "sub-architecture" : "whole target", c->balance,
-		 c->profile ? ", weights rescaled" : "");
-	j.mapper = NULL;
-	cr->direct = cr->nrows;
-	return add_row(cr, "scotch-direct", direct_what, &j, in->pu);
+	return sd_search(cr, &j, in->pu);
 }
 
 static int run_case(const struct bench_case *c, const struct config *cfg, const char *profiles,
@@ -991,6 +1204,7 @@ static int run_case(const struct bench_case *c, const struct config *cfg, const 
 	memset(cr, 0, sizeof(*cr));
 	cr->c = c;
 	cr->direct = -1;
+	cr->sd_best = -1;
 	err[0] = '\0';
 	if (inputs_make(c, profiles, &in, err) != 0)
 		goto out;
@@ -1079,7 +1293,11 @@ static void row_note(const struct row *r, char *buf, size_t len)
 		k += (size_t)snprintf(buf + k, len - k, "fell back; ");
 	if (r->differed && k < len)
 		k += (size_t)snprintf(buf + k, len - k, "NOT REPRODUCIBLE across repeats; ");
-	if (r->doubled > 0 && k < len)
+	if (r->doubled > 0 && r->moved > 0 && !r->invalid[0] && k < len)
+		k += (size_t)snprintf(buf + k, len - k,
+				      "Scotch doubled up %lld PUs, repaired (%lld tasks moved); ",
+				      (long long)r->doubled, (long long)r->moved);
+	else if (r->doubled > 0 && k < len)
 		k += (size_t)snprintf(buf + k, len - k, "%lld PUs doubled up; ",
 				      (long long)r->doubled);
 	if (r->invalid[0] && k < len)
@@ -1095,6 +1313,44 @@ static void print_header(void)
 	       topomatch_version(), SCOTCH_VERSION, SCOTCH_RELEASE, SCOTCH_PATCHLEVEL);
 	printf("%-9s %-15s %14s %9s %9s %9s %9s  %s\n", "case", "mapper", "hop-bytes",
 	       "hb/direct", "time(s)", "t/direct", "peak(MiB)", "note");
+}
+
+/*
+ * Every setting Scotch direct tried, so that a reader can rerun any of
+ * them: SCOTCH_stratGraphMapBuild(flags, terminals, balance).
+ */
+static void print_sd_search(const struct case_result *cr)
+{
+	int ninvalid = 0;
+
+	if (cr->direct < 0)
+		return;
+	printf("# %s scotch-direct search (SCOTCH_stratGraphMapBuild flags, balance: hop-bytes, "
+	       "time s):\n",
+	       cr->c->name);
+	for (int k = 0; k < (int)SD_NSETTINGS; k++) {
+		const struct row *r = &cr->sd[k];
+		printf("#   %-15s %-4g ", sd_setting_flag(k)->name, sd_setting_balance(k));
+		if (!r->ok)
+			printf("n/a (%s)", r->err);
+		else
+			printf("%14.0f %9.3g", r->hop_bytes, r->time_s);
+		if (r->ok && r->invalid[0]) {
+			ninvalid++;
+			if (r->doubled > 0)
+				printf("  INVALID: %lld PUs doubled up", (long long)r->doubled);
+			else
+				printf("  INVALID: %s", r->invalid);
+			if (isfinite(r->repaired_hb))
+				printf("; repaired (%lld tasks moved): %.0f", (long long)r->moved,
+				       r->repaired_hb);
+		}
+		if (k == cr->sd_best)
+			printf("  <- best");
+		printf("\n");
+	}
+	printf("#   %d of %d settings not one-to-one as Scotch returned them\n", ninvalid,
+	       (int)SD_NSETTINGS);
 }
 
 static void print_case_table(const struct case_result *cr)
@@ -1132,6 +1388,7 @@ static void print_case_table(const struct case_result *cr)
 		printf("%-9s %-15s %14s %9s %9s %9s %9s%s%s\n", c->name, r->label, hb, hr, tm,
 		       tr, rss, note[0] ? "  " : "", note);
 	}
+	print_sd_search(cr);
 	fflush(stdout);
 }
 
@@ -1205,14 +1462,17 @@ static double hb_best_geomean(const struct target *tg, const struct case_result 
 }
 
 /* The value a target looks at, NAN when its row did not run or failed;
- * *present is false when the target's case was not run at all. */
+ * *present is false when the target's case (for the geometric mean: one
+ * of its cases) was not run at all. */
 static double target_value(const struct target *tg, const struct case_result *res, int nres,
 			   bool *present)
 {
 	*present = false;
 	if (tg->what == T_HB_BEST_GEOMEAN) {
-		for (int i = 0; i < nres; i++)
-			*present = *present || fat_tree(res[i].c);
+		*present = true;
+		for (size_t i = 0; i < NCASES; i++)
+			if (fat_tree(&cases[i]) && !find_case(res, nres, cases[i].name))
+				*present = false;
 		return hb_best_geomean(tg, res, nres);
 	}
 	const struct case_result *cr = find_case(res, nres, tg->case_name);
@@ -1238,9 +1498,29 @@ static const char *target_status(double v, double limit)
 	return v <= limit ? "pass" : "FAIL";
 }
 
-static void print_targets(const struct case_result *res, int nres)
+/*
+ * Targets of the cases that ran that do not pass: FAIL, or n/a (the row
+ * it needs failed or is missing, which --check counts as a failure).
+ */
+static int targets_failed(const struct case_result *res, int nres)
 {
-	printf("# targets (informative; the run's exit status does not depend on them)\n");
+	int nfail = 0;
+
+	for (size_t i = 0; i < NTARGETS; i++) {
+		bool present;
+		double v = target_value(&targets[i], res, nres, &present);
+		if (present && strcmp(target_status(v, targets[i].limit), "pass") != 0)
+			nfail++;
+	}
+	return nfail;
+}
+
+static void print_targets(const struct case_result *res, int nres, const struct config *cfg)
+{
+	if (cfg->check)
+		printf("# targets (--check: exit status 3 unless every one passes)\n");
+	else
+		printf("# targets (informative without --check)\n");
 	for (size_t i = 0; i < NTARGETS; i++) {
 		const struct target *tg = &targets[i];
 		char v[32], lim[32];
@@ -1312,6 +1592,55 @@ static void json_row(const struct case_result *cr, const struct row *r)
 	printf("}");
 }
 
+/* The search: {"best": setting or null, "settings": [...]}; a setting
+ * is {"strategy", "flags", "balance", "ok", "error", "hop_bytes",
+ * "time_s", "doubled_pus", "valid", "invalid"?}. */
+static void json_sd_setting(const struct case_result *cr, int k)
+{
+	const struct row *r = &cr->sd[k];
+
+	printf("{\"strategy\": ");
+	json_str(sd_setting_flag(k)->name);
+	printf(", \"flags\": %d, \"balance\": %g, \"ok\": %s, \"error\": ",
+	       (int)sd_setting_flag(k)->flags, sd_setting_balance(k), r->ok ? "true" : "false");
+	if (r->ok)
+		printf("null");
+	else
+		json_str(r->err);
+	printf(", \"hop_bytes\": ");
+	json_num(r->ok ? r->hop_bytes : NAN);
+	printf(", \"time_s\": ");
+	json_num(r->ok ? r->time_s : NAN);
+	printf(", \"doubled_pus\": %lld, \"valid\": %s", (long long)r->doubled,
+	       row_valid(r) ? "true" : "false");
+	if (r->invalid[0]) {
+		printf(", \"invalid\": ");
+		json_str(r->invalid);
+	}
+	printf(", \"repaired_hop_bytes\": ");
+	json_num(r->ok && r->invalid[0] ? r->repaired_hb : NAN);
+	printf(", \"moved\": %lld}", (long long)(r->ok && r->invalid[0] ? r->moved : 0));
+}
+
+static void json_sd_search(const struct case_result *cr)
+{
+	if (cr->direct < 0) {
+		printf("null");
+		return;
+	}
+	printf("{\"best\": ");
+	if (cr->sd_best >= 0)
+		json_sd_setting(cr, cr->sd_best);
+	else
+		printf("null");
+	printf(",\n       \"settings\": [");
+	for (int k = 0; k < (int)SD_NSETTINGS; k++) {
+		printf("%s\n        ", k ? "," : "");
+		json_sd_setting(cr, k);
+	}
+	printf("]}");
+}
+
 static void json_case(const struct case_result *cr)
 {
 	const struct bench_case *c = cr->c;
@@ -1328,10 +1657,12 @@ static void json_case(const struct case_result *cr)
 		       c->dims[2]);
 	}
 	printf(", \"natural_order\": %s, \"ranks\": %lld, \"pus\": %lld, \"allowed_pus\": %lld,"
-	       " \"scotch_balance\": %g, \"input_rss_mib\": ",
+	       " \"input_rss_mib\": ",
 	       c->natural_order ? "true" : "false", (long long)cr->ntasks, (long long)cr->npu,
-	       (long long)cr->nallowed, c->balance);
+	       (long long)cr->nallowed);
 	json_num(cr->input_rss_mib);
+	printf(",\n     \"scotch_direct\": ");
+	json_sd_search(cr);
 	printf(",\n     \"rows\": [\n");
 	for (int k = 0; k < cr->nrows; k++) {
 		printf("      ");
@@ -1392,11 +1723,12 @@ static void print_json(const struct config *cfg, const struct case_result *res, 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: tm_bench [--quick] [--case NAME] [--json] [--repeat N] [--timeout SEC]\n"
-		"                [--threads N] [--profiles DIR]\n"
+		"Usage: tm_bench [--quick] [--case NAME] [--json] [--check] [--repeat N]\n"
+		"                [--timeout SEC] [--threads N] [--profiles DIR]\n"
 		"Map 3D stencils (shuffled and in grid order) and communication profiles of\n"
 		"real MPI programs with libtopomatch's mappers and with Scotch's\n"
-		"SCOTCH_graphMap called directly; print hop-bytes, mapping time and peak\n"
+		"SCOTCH_graphMap called directly (at its best of several strategies and\n"
+		"balances, one-to-one maps only); print hop-bytes, mapping time and peak\n"
 		"RSS, with ratios to Scotch direct.  Progress goes to stderr.\n"
 		"\n"
 		"  --quick         the smallest cases only (tree-1k, frag-1k)\n"
@@ -1405,6 +1737,7 @@ static void usage(FILE *f)
 		fprintf(f, " %s", cases[i].name);
 	fprintf(f, "\n"
 		"  --json          one JSON object on stdout instead of the table\n"
+		"  --check         exit status 3 when a target of the cases run does not pass\n"
 		"  --repeat N      run each measurement N times (1 to 100, default 1) and\n"
 		"                  report the fastest; the mappings must agree\n"
 		"  --timeout SEC   a measurement (all its repeats) running longer is killed\n"
@@ -1437,6 +1770,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "case", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "check", no_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "threads", required_argument, NULL, 'T' },
@@ -1451,6 +1785,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		switch (ch) {
 		case 'q': cfg->quick = 1; break;
 		case 'j': cfg->json = 1; break;
+		case 'k': cfg->check = 1; break;
 		case 'c': cfg->only = optarg; break;
 		case 't':
 			if (parse_count("--timeout", optarg, 86400, &v) != 0)
@@ -1579,6 +1914,15 @@ int main(int argc, char **argv)
 	if (cfg.json)
 		print_json(&cfg, res, nres);
 	else
-		print_targets(res, nres);
+		print_targets(res, nres, &cfg);
+	if (cfg.check) {
+		int nfail = targets_failed(res, nres);
+		if (nfail > 0) {
+			fprintf(stderr, "tm_bench: --check: %d target%s did not pass\n", nfail,
+				nfail == 1 ? "" : "s");
+			return 3;
+		}
+		fprintf(stderr, "tm_bench: --check: every target of the cases run passed\n");
+	}
 	return 0;
 }

@@ -1,7 +1,9 @@
 #!/bin/sh
-# bench/tm_bench --quick --json: the benchmark runs, its JSON is sound, and
-# Scotch called directly gives the reference row the ratios are taken to.
-# Mappers not written yet show as rows with an error, which is allowed here.
+# bench/tm_bench --quick --json: the benchmark runs, its JSON is sound,
+# every mapper of a case gives a valid (one task per PU, allowed PUs only)
+# row, and Scotch called directly, searched over its settings, gives the
+# reference row the ratios are taken to.  Quality floors are in
+# quality_floors.sh.
 # SPDX-License-Identifier: GPL-2.0-or-later
 . "$top_srcdir/tests/cli/common.sh"
 : "${TM_BENCH:?run through make check (TM_BENCH = the tm_bench binary)}"
@@ -41,6 +43,32 @@ elif what == "bad-hop-bytes":
     # every row that ran has finite positive hop-bytes
     print(" ".join("%s/%s" % (n, r["mapper"]) for n, r in rows
                    if r["ok"] and not pos(r["hop_bytes"])) or "none")
+elif what == "failed-or-invalid":
+    # every mapper is implemented: each row runs and is one task per PU
+    print(" ".join("%s/%s" % (n, r["mapper"]) for n, r in rows
+                   if not (r["ok"] and r["valid"])) or "none")
+elif what == "search":
+    # Scotch direct tried every setting, and its row is the best of them:
+    # one-to-one, or repaired, as the search says
+    bad = []
+    for c in cases:
+        sd, d = c.get("scotch_direct"), row(c, "scotch-direct")
+        if not (sd and d and d["ok"] and sd["best"]):
+            bad.append(c["name"])
+            continue
+        settings = sd["settings"]
+        vals = [s["hop_bytes"] if s["valid"] else s["repaired_hop_bytes"]
+                for s in settings if s["ok"]]
+        vals = [v for v in vals if pos(v)]
+        b = sd["best"]
+        bv = b["hop_bytes"] if b["valid"] else b["repaired_hop_bytes"]
+        flags = sorted(set(s["strategy"] for s in settings))
+        bals = sorted(set(s["balance"] for s in settings))
+        if (flags != ["balance", "default", "quality", "quality+balance", "recursive"]
+                or bals != [0, 0.01, 0.05] or len(settings) != 15
+                or bv != min(vals) or d["hop_bytes"] != bv):
+            bad.append(c["name"])
+    print(" ".join(bad) or "best")
 elif what == "silent-failures":
     # a row that did not run says why
     print(" ".join("%s/%s" % (n, r["mapper"]) for n, r in rows
@@ -96,6 +124,9 @@ elif what == "natural-order":
                                          and auto["hop_bytes"] <= nat["hop_bytes"]):
             bad.append(c["name"])
     print(" ".join(bad) or "yes")
+elif what == "targets-pass":
+    # what --check's exit status must say
+    print("yes" if all(t["status"] == "pass" for t in doc.get("targets", [])) else "no")
 elif what.startswith("hop-bytes:"):
     print(" ".join("%s/%s=%r" % (n, r["mapper"], r["hop_bytes"]) for n, r in rows
                    if n == what[len("hop-bytes:"):]))
@@ -106,6 +137,8 @@ expect_eq "JSON parses" yes "$(check parses)"
 expect_eq "quick cases" "tree-1k frag-1k" "$(check cases)"
 expect_eq "rows that ran have finite positive hop-bytes" none "$(check bad-hop-bytes)"
 expect_eq "rows that did not run carry a message" none "$(check silent-failures)"
+expect_eq "every row ran and is valid" none "$(check failed-or-invalid)"
+expect_eq "Scotch direct is the best of its 15 settings" best "$(check search)"
 expect_eq "Scotch direct produced a valid row in every case" valid "$(check direct)"
 expect_eq "natural and round-robin rows present" present "$(check baselines)"
 expect_eq "shuffled ranks cost more in natural order" yes "$(check shuffle-hurts)"
@@ -122,11 +155,20 @@ printf '%s' "$out" >"$work/quick.json"
 expect_eq "a second run gives the same hop-bytes" "$first" "$(check hop-bytes:frag-1k)"
 expect_eq "repeated runs give the same mappings" none "$(check not-reproducible)"
 
+# --check: exit status 3 exactly when a target of the cases run did not pass
+for c in tree-1k frag-1k; do
+	run "$TM_BENCH" --case $c --check --json
+	printf '%s' "$out" >"$work/quick.json"
+	if [ "$(check targets-pass)" = yes ]; then want=0; else want=3; fi
+	expect_eq "--case $c --check: exit status as the targets say" $want "$rc"
+done
+
 run "$TM_BENCH" --case frag-1k-nat --json
 expect_eq "--case frag-1k-nat exits 0" 0 "$rc"
 printf '%s' "$out" >"$work/quick.json"
 expect_eq "natural order: auto no worse than the natural placement" yes \
 	"$(check natural-order)"
+expect_eq "frag-1k-nat: every row ran and is valid" none "$(check failed-or-invalid)"
 
 # a profile recorded from a real program (bench/profiles, found through
 # $top_srcdir): read, mapped in the application's order, Scotch direct on
@@ -135,6 +177,7 @@ run "$TM_BENCH" --case lj-64 --json
 expect_eq "--case lj-64 exits 0" 0 "$rc"
 printf '%s' "$out" >"$work/quick.json"
 expect_eq "lj-64: Scotch direct produced a valid row" valid "$(check direct)"
+expect_eq "lj-64: every row ran and is valid" none "$(check failed-or-invalid)"
 expect_eq "lj-64: auto no worse than the natural placement" yes "$(check natural-order)"
 
 run "$TM_BENCH" --case lj-64 --profiles "$work/no-such-dir"
