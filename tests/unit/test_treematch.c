@@ -547,17 +547,29 @@ START_TEST(refuses_what_it_does_not_do)
 }
 END_TEST
 
-START_TEST(stencil_4096_close_to_natural)
+START_TEST(stencil_4096_within_target_of_scotch)
 {
-	/* the benchmark's target: within 1.08 x the natural placement of the
-	 * unshuffled stencil, which is what Scotch reaches */
+	/*
+	 * The benchmark's tree-4k case (shuffle seed 1) and its target:
+	 * treematch within 1.08 x Scotch at its best (bench/README.md).  That
+	 * Scotch value, 35,150,400, is recorded from tm_bench --case tree-4k
+	 * (Scotch 7.0.3, quality strategy, balance 0.05, 6 tasks moved off
+	 * PUs it doubled up; issue 19), since the unit tests do not run
+	 * Scotch; tm_bench --check holds the same target against the value of
+	 * its own run.  treematch has 35,358,800 there (1.006 x), the natural
+	 * placement of the unshuffled stencil 38,912,000 (1.107 x).  The bound
+	 * this test had before, 1.08 x that natural placement, was 1.196 x
+	 * Scotch.
+	 */
+	const double scotch_best = 35150400.0;
 	topomatch_affinity_t *st = stencil(16, 16, 16);
-	topomatch_affinity_t *s = tm_shuffled(st, 7);
+	topomatch_affinity_t *s = tm_shuffled(st, 1);
 	topomatch_topology_t *t = tm_topo("tleaf 3 128 100 2 10 16 1");
 	int64_t *pu = map_tm(s, t, 1, TOPOMATCH_DEFAULT_TAU, 1);
 	double hb = tm_hop_bytes(s, t, pu), nat = tm_natural_hop_bytes(st, t, 1);
 
-	ck_assert_msg(hb <= 1.08 * nat, "hop-bytes %g, natural %g", hb, nat);
+	ck_assert_msg(hb <= 1.08 * scotch_best, "hop-bytes %g, 1.08 x Scotch's best %g (natural %g)",
+		      hb, 1.08 * scotch_best, nat);
 	free(pu);
 	topomatch_topology_destroy(t);
 	topomatch_affinity_destroy(s);
@@ -602,7 +614,7 @@ int main(void)
 	tcase_add_test(tb, hierarchical_64_every_strategy);
 	tcase_add_test(tb, hierarchical_512_every_strategy);
 	tcase_add_test(tb, deterministic_for_a_seed);
-	tcase_add_test(tb, stencil_4096_close_to_natural);
+	tcase_add_test(tb, stencil_4096_within_target_of_scotch);
 	tcase_add_test(tb, big_smoke_16384);
 	suite_add_tcase(s, tb);
 	return tm_run_suite(s);
