@@ -74,7 +74,9 @@
  * the library's scotch mapper calls it; STRATRECURSIVE, "use only
  * recursive bipartitioning methods, and not direct k-way methods": the
  * classic dual recursive bipartitioning of static mapping, whose
- * hierarchy matches a tree target's.  Not tried: STRATSPEED (quality
+ * hierarchy matches a tree target's (the default's k-way stage starts
+ * above max(20 x parts, 10000) vertices, so one task per PU gives the
+ * same maps; kept so that the table shows it was tried).  Not tried: STRATSPEED (quality
  * traded away) and STRATSAFETY (only drops the diffusion method, to avoid
  * floating-point exceptions; it does not aim at quality).
  *
