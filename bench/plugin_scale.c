@@ -464,16 +464,16 @@ typedef struct {
 
 /* One job test; its time in ms.  keep: the narrowed set, when wanted
  * (the caller frees it). */
-static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *free_cores,
-			   topomatch_narrow_t *how, tm_narrowed_t *keep)
+static double test_in_cycle(tm_chooser_t *ch, job_record_t *job, const uint32_t *free_cores,
+			    int waiting_users, topomatch_narrow_t *how, tm_narrowed_t *keep)
 {
 	state_t s;
 	tm_narrowed_t nar;
 	state_build(&s, free_cores);
 	tm_test_t t = { .ch = ch, .job = job, .node_map = s.node_map, .avail_core = s.avail_core,
 			.avail_res = s.avail_res, .min_nodes = 1,
-			.max_nodes = job->details->num_tasks, .req_nodes = 1, .cr_type = CR_CORE };
-	slurmctld_diag_stats.schedule_cycle_counter++; /* each test its own cycle */
+			.max_nodes = job->details->num_tasks, .req_nodes = 1, .cr_type = CR_CORE,
+			.waiting_users = waiting_users };
 	double t0 = tm_now_ms();
 	*how = topomatch_narrow(&t, &nar);
 	double ms = tm_now_ms() - t0;
@@ -485,6 +485,14 @@ static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *
 		tm_narrowed_free(&nar);
 	state_free(&s);
 	return ms;
+}
+
+/* one_decision: a job test in a scheduling cycle of its own */
+static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *free_cores,
+			   topomatch_narrow_t *how, tm_narrowed_t *keep)
+{
+	slurmctld_diag_stats.schedule_cycle_counter++;
+	return test_in_cycle(ch, job, free_cores, 0, how, keep);
 }
 
 /* One job test that must (or must not) map again; 1 with a message when
@@ -593,6 +601,97 @@ static void chooser_fini(tm_chooser_t *ch)
 	ch->cluster = NULL;
 	tm_chooser_unload(ch);
 	tm_decision_cache_fini(&ch->cache);
+}
+
+/*
+ * The cycle's budget shared between users (tm_choose.c tm_compute,
+ * tm_cycle_user_left): in one scheduling cycle, user 1's pattern jobs
+ * are tested, then user 2's one.  With two users waiting each has half
+ * the cycle, so user 1's jobs are cut off at its half and user 2's job is
+ * still mapped; the next cycle, user 1's first job cut off is mapped (a
+ * cycle's refusal is not remembered).  The budgets follow this machine's
+ * speed, so that the outcome does not depend on it: JobBudgetMs the
+ * default, doubled until the job maps within it, and CycleBudgetMs 20
+ * times a decision's time (a half holds about 10 of user 1's 30).  1
+ * with a message when not so.
+ */
+static int fair_check(topomatch_cluster_t *c)
+{
+	enum { JOBS = 30 };
+	topomatch_affinity_t *a = make_pattern("stencil", 1024);
+	tm_chooser_t ch;
+	if (!a || chooser_init(&ch, c, 50, 100))
+		return 1;
+	int n = node_record_count, mapped = 0, cut = -1, bad = 0;
+	uint32_t *free_cores = xcalloc(n, sizeof(uint32_t));
+	job_record_t *jobs[JOBS + 1];
+	topomatch_narrow_t how, other, again = TOPOMATCH_KEEP;
+	topomatch_rng_t rng;
+	size_t bytes;
+	series_t cal = { .n = 0 };
+
+	topomatch_rng_seed(&rng, 7);
+	fragment(free_cores, n, 0.3, &rng);
+	/* the job budget at which this machine maps the job (the mapper does
+	 * more with more time, so its time is measured at that budget) */
+	for (double job_ms = 50; cal.n < 3 && job_ms <= 12800; job_ms *= 2) {
+		ch.conf.job_budget_ms = job_ms;
+		for (cal.n = 0; cal.n < 3; cal.n++) {
+			job_record_t *job = make_job(4000 + (uint32_t)cal.n, a, ch.conf.pattern_kib,
+						     &bytes, NULL);
+			cal.v[cal.n] = one_decision(&ch, job, free_cores, &how, NULL);
+			free_job(job);
+			if (how != TOPOMATCH_NARROWED)
+				break;
+		}
+	}
+	double d = fmax(pct(&cal, 0.5), 0.1);
+	ch.conf.cycle_budget_ms = fmax(2 * ch.conf.job_budget_ms, 20 * d);
+	slurmctld_diag_stats.schedule_cycle_counter++;
+	for (int k = 0; k <= JOBS; k++) {
+		jobs[k] = make_job(5000 + (uint32_t)k, a, ch.conf.pattern_kib, &bytes, NULL);
+		jobs[k]->user_id = k < JOBS ? 1 : 2;
+		test_in_cycle(&ch, jobs[k], free_cores, 2, k < JOBS ? &how : &other, NULL);
+		if (k == JOBS)
+			break;
+		if (how == TOPOMATCH_NARROWED)
+			mapped++;
+		else if (cut < 0 && jobs[k]->system_comment &&
+			 strstr(jobs[k]->system_comment, "user 1's share"))
+			cut = k;
+	}
+	if (cut < 0) {
+		fprintf(stderr, "  fair: user 1's %d jobs were never cut off at its share of the "
+			"cycle\n", JOBS);
+		bad = 1;
+	}
+	if (other != TOPOMATCH_NARROWED) {
+		fprintf(stderr, "  fair: user 2's job was not mapped after user 1's: %s\n",
+			jobs[JOBS]->system_comment ? jobs[JOBS]->system_comment : "(no note)");
+		bad = 1;
+	}
+	if (cut >= 0) {
+		slurmctld_diag_stats.schedule_cycle_counter++;
+		test_in_cycle(&ch, jobs[cut], free_cores, 2, &again, NULL);
+		if (again != TOPOMATCH_NARROWED) {
+			fprintf(stderr, "  fair: user 1's job cut off was not mapped the next cycle: "
+				"%s\n", jobs[cut]->system_comment);
+			bad = 1;
+		}
+	}
+	printf("# fair share (fat tree, %d nodes, 30 %% free, 1,024-task stencils, a decision "
+	       "%.1f ms, JobBudgetMs=%.0f, CycleBudgetMs=%.0f, 2 users): user 1 mapped %d of %d "
+	       "jobs in the cycle, user 2's job %s, user 1's first job cut off %s the next cycle: "
+	       "fair:%s\n", n, d, ch.conf.job_budget_ms, ch.conf.cycle_budget_ms, mapped, JOBS,
+	       other == TOPOMATCH_NARROWED ? "mapped" : "NOT mapped",
+	       again == TOPOMATCH_NARROWED ? "mapped" : "NOT mapped", bad ? "FAIL" : "PASS");
+	fflush(stdout);
+	for (int k = 0; k <= JOBS; k++)
+		free_job(jobs[k]);
+	xfree(free_cores);
+	chooser_fini(&ch);
+	topomatch_affinity_destroy(a);
+	return bad;
 }
 
 static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *opt)
@@ -932,6 +1031,9 @@ int main(int argc, char **argv)
 						fails += run_case(&bc, c, &opt);
 					}
 			}
+			if (!strcmp(nets[ni], "fattree") && nodes == 1024 && !only_pat &&
+			    !only_tasks && only_free < 0)
+				fails += fair_check(c);
 			free_node_table();
 			topomatch_cluster_destroy(c);
 		}

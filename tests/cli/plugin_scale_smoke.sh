@@ -6,7 +6,8 @@
 # mapping's nodes, or cons_tres' when they give fewer hop-bytes) and
 # places it within 5 % of the hop-bytes of the unbudgeted mapper on the
 # same free PUs; a job's node choice stands while jobs start elsewhere,
-# and is made again when a node is freed or one of its own is taken.
+# and is made again when a node is freed or one of its own is taken; two
+# users share a scheduling cycle's budget.
 # Timings
 # are the benchmark's business (bench/README.md), not asserted here.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -26,6 +27,8 @@ for net in fattree torus dragonfly graph; do
 	expect_contains "$net: a node choice stands when a job takes a node elsewhere, is made again when one is freed, and without a node taken from it" \
 		"stand:PASS" "$row"
 done
+expect_contains "one user's many pattern jobs take half the scheduling cycle, not all of it: the other user's job is still mapped, the first one's mapped the next cycle" \
+	"user 2's job mapped, user 1's first job cut off mapped the next cycle: fair:PASS" "$out"
 # a job of more tasks than the default budget maps (1,024 per 50 ms) keeps
 # cons_tres' choice at once, saying why, instead of running past the budget
 run "$PLUGIN_SCALE" --net fattree --nodes 1024 --free 60 --tasks 4096 --pattern stencil --reps 1
