@@ -49,6 +49,14 @@
 #define FRAG_PICK 32		/* nodes the job got */
 #define FRAG_NODE_PUS 32	/* PUs of one node (2 sockets x 16 cores) */
 #define MAX_ROWS 12
+/*
+ * The fragmented family (issue 19, point 3): a cluster of FR_SWITCHES
+ * leaf switches of FR_NODES nodes, of which a share is free, drawn at
+ * random from the case's seed (frag_random()); a quarter of the free
+ * nodes have only their last cores free, as cons_tres leaves a node that
+ * runs a job on its first cores.
+ */
+#define FR_PARTIAL_ONE_IN 4
 #define DEFAULT_TIMEOUT 900	/* seconds a single measurement may take */
 /*
  * Scotch direct on a recorded profile: bytes do not fit SCOTCH_Num, so the
@@ -100,8 +108,20 @@ static const struct sd_flag {
 static const double sd_balances[] = { 0.0, 0.01, 0.05 };
 #define SD_NBAL (sizeof(sd_balances) / sizeof(sd_balances[0]))
 #define SD_NSETTINGS (SD_NFLAGS * SD_NBAL)
+/*
+ * When the job has more allowed PUs than tasks (the fragmented family
+ * above 10 % free), Scotch gets two formulations, each with every setting:
+ * the graph as it is on the sub-architecture of all the allowed PUs
+ * (TopoMatch Alg. 4), and the graph padded with isolated dummy vertices up
+ * to one per allowed PU (the zero-affinity tasks of TopoMatch §4.5, with
+ * which a one-to-one map leaves the dummies' PUs unused and the balance
+ * no longer spreads the real tasks over every allowed PU).
+ */
+#define SD_NFORMS 2
+#define SD_MAXSETTINGS (SD_NFORMS * SD_NSETTINGS)
+static const char *const sd_forms[SD_NFORMS] = { "sub-arch", "padded" };
 
-enum case_kind { CASE_TREE, CASE_FRAG, CASE_TORUS, CASE_SCALE };
+enum case_kind { CASE_TREE, CASE_FRAG, CASE_TORUS, CASE_SCALE, CASE_FRAGR };
 
 struct bench_case {
 	const char *name;
@@ -114,29 +134,33 @@ struct bench_case {
 	/* pattern read from this file of the profiles directory (bench/profiles)
 	 * instead of the stencil of dims; NULL: the stencil */
 	const char *profile;
+	/* CASE_FRAGR: the share of the nodes that is free (percent) and the
+	 * seed of their draw */
+	int free_pct;
+	uint64_t frag_seed;
 };
 
 static const struct bench_case cases[] = {
 	{ "tree-1k", "tleaf 3 32 100 2 10 16 1", { 16, 8, 8 }, CASE_TREE, 1,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
-	    "parmapper", NULL }, 0, NULL },
+	    "parmapper", NULL }, 0, NULL, 0, 0 },
 	{ "frag-1k", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 1,
 	  { "topomatch-const", "scotch", "auto", "eagermap", "greedymap", "parmapper",
-	    NULL }, 0, NULL }, /* treematch: no constraints */
+	    NULL }, 0, NULL, 0, 0 }, /* treematch: no constraints */
 	{ "tree-4k", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
-	    "parmapper", NULL }, 0, NULL },
+	    "parmapper", NULL }, 0, NULL, 0, 0 },
 	{ "torus-4k", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0,
 	  { "auto", "scotch", "analytical", "eagermap", "greedymap", "parmapper", NULL }, 0,
-	  NULL },
+	  NULL, 0, 0 },
 	/* natural order: what an application that numbers its ranks along its
 	 * grid hands over; placing rank i on PU i is already good there */
 	{ "tree-4k-nat", "tleaf 3 128 100 2 10 16 1", { 16, 16, 16 }, CASE_TREE, 0,
-	  { "treematch", "scotch", "auto", NULL }, 1, NULL },
+	  { "treematch", "scotch", "auto", NULL }, 1, NULL, 0, 0 },
 	{ "frag-1k-nat", "tleaf 4 8 1000 16 100 2 10 16 1", { 16, 8, 8 }, CASE_FRAG, 0,
-	  { "topomatch-const", "scotch", "auto", NULL }, 1, NULL },
+	  { "topomatch-const", "scotch", "auto", NULL }, 1, NULL, 0, 0 },
 	{ "torus-4k-nat", "torus3D 16 16 16", { 16, 16, 16 }, CASE_TORUS, 0,
-	  { "auto", "scotch", "analytical", NULL }, 1, NULL },
+	  { "auto", "scotch", "analytical", NULL }, 1, NULL, 0, 0 },
 	/*
 	 * Profiles recorded from real MPI programs (bench/profiles/README.md), in
 	 * the application's own rank order, on fat trees of 16-core nodes (2
@@ -147,26 +171,68 @@ static const struct bench_case cases[] = {
 	{ "lj-64", "tleaf 3 4 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL },
-	  1, "lammps-melt-64.sum.mat" },
+	  1, "lammps-melt-64.sum.mat", 0, 0 },
 	{ "lj-128", "tleaf 3 8 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL },
-	  1, "lammps-melt-128.sum.mat" },
+	  1, "lammps-melt-128.sum.mat", 0, 0 },
 	{ "peptide-64", "tleaf 3 4 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL },
-	  1, "lammps-peptide-64.sum.mat" },
+	  1, "lammps-peptide-64.sum.mat", 0, 0 },
 	{ "meep-64", "tleaf 3 4 100 2 10 8 1", { 0, 0, 0 }, CASE_TREE, 0,
 	  { "treematch", "topomatch-const", "scotch", "auto", "eagermap", "greedymap",
 	    "parmapper", NULL },
-	  1, "meep-wg2d-64.sum.mat" },
+	  1, "meep-wg2d-64.sum.mat", 0, 0 },
 	{ "lj-64-torus", "torus3D 4 4 4", { 0, 0, 0 }, CASE_TORUS, 0,
 	  { "auto", "scotch", "analytical", "eagermap", "greedymap", NULL },
-	  1, "lammps-melt-64.sum.mat" },
+	  1, "lammps-melt-64.sum.mat", 0, 0 },
+	/*
+	 * The fragmented family (issue 19, point 3: what slurmctld maps): a job
+	 * of 1,024 tasks on the free PUs of a cluster of 16 leaf switches x 20
+	 * nodes of 32 cores, 10, 30 or 60 % of the nodes free (a quarter of
+	 * them partly: frag_random()); a 3-level tree (switch, node, core) and
+	 * a 4-level one (switch, node, socket, core).  Every free PU is
+	 * allowed, so above 10 % the mappers also choose which PUs to use.
+	 * Then the recorded profiles on a cluster of 4 switches x 8 nodes of
+	 * 16 cores, 30 and 60 % free (10 % is 3 nodes, too few for 64 ranks).
+	 */
+#define FR3 "tleaf 3 16 1000 20 100 32 1"
+#define FR4 "tleaf 4 16 1000 20 100 2 10 16 1"
+#define FRP "tleaf 4 4 1000 8 100 2 10 8 1"
+#define FR_ROWS { "topomatch-const", "scotch", "auto", NULL }
+	{ "frag3-10", FR3, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 0, NULL, 10, 310 },
+	{ "frag3-30", FR3, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 0, NULL, 30, 330 },
+	{ "frag3-60", FR3, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 0, NULL, 60, 360 },
+	{ "frag4-10", FR4, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 0, NULL, 10, 410 },
+	{ "frag4-30", FR4, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 0, NULL, 30, 430 },
+	{ "frag4-60", FR4, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 0, NULL, 60, 460 },
+	{ "frag3-10-nat", FR3, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 1, NULL, 10, 310 },
+	{ "frag3-30-nat", FR3, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 1, NULL, 30, 330 },
+	{ "frag3-60-nat", FR3, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 1, NULL, 60, 360 },
+	{ "frag4-10-nat", FR4, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 1, NULL, 10, 410 },
+	{ "frag4-30-nat", FR4, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 1, NULL, 30, 430 },
+	{ "frag4-60-nat", FR4, { 16, 8, 8 }, CASE_FRAGR, 0, FR_ROWS, 1, NULL, 60, 460 },
+	{ "lj-64-f30", FRP, { 0, 0, 0 }, CASE_FRAGR, 0, FR_ROWS, 1, "lammps-melt-64.sum.mat", 30,
+	  530 },
+	{ "lj-64-f60", FRP, { 0, 0, 0 }, CASE_FRAGR, 0, FR_ROWS, 1, "lammps-melt-64.sum.mat", 60,
+	  560 },
+	{ "lj-128-f30", FRP, { 0, 0, 0 }, CASE_FRAGR, 0, FR_ROWS, 1, "lammps-melt-128.sum.mat", 30,
+	  530 },
+	{ "lj-128-f60", FRP, { 0, 0, 0 }, CASE_FRAGR, 0, FR_ROWS, 1, "lammps-melt-128.sum.mat", 60,
+	  560 },
+	{ "peptide-64-f30", FRP, { 0, 0, 0 }, CASE_FRAGR, 0, FR_ROWS, 1,
+	  "lammps-peptide-64.sum.mat", 30, 530 },
+	{ "peptide-64-f60", FRP, { 0, 0, 0 }, CASE_FRAGR, 0, FR_ROWS, 1,
+	  "lammps-peptide-64.sum.mat", 60, 560 },
+	{ "meep-64-f30", FRP, { 0, 0, 0 }, CASE_FRAGR, 0, FR_ROWS, 1, "meep-wg2d-64.sum.mat", 30,
+	  530 },
+	{ "meep-64-f60", FRP, { 0, 0, 0 }, CASE_FRAGR, 0, FR_ROWS, 1, "meep-wg2d-64.sum.mat", 60,
+	  560 },
 	{ "scale-16k", "tleaf 3 512 100 2 10 16 1", { 32, 32, 16 }, CASE_SCALE, 0,
-	  { "treematch", NULL }, 0, NULL },
+	  { "treematch", NULL }, 0, NULL, 0, 0 },
 	{ "scale-64k", "tleaf 3 2048 100 2 10 16 1", { 64, 32, 32 }, CASE_SCALE, 0,
-	  { "treematch", NULL }, 0, NULL },
+	  { "treematch", NULL }, 0, NULL, 0, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -181,11 +247,19 @@ enum target_what {
 	T_HB_BEST,
 	T_HB_BEST_GEOMEAN,
 	T_AVG_HOPS, /* hop-bytes / natural's, where natural sends every byte 1 hop */
+	T_FAMILY_GEOMEAN, /* geometric mean of hb/direct over the fragmented family */
+	T_FAMILY_TIME,    /* the longest time over the family's 1,024-task cases */
 };
 
 /* The case name of the target over the shuffled fat-tree cases
  * (T_HB_BEST_GEOMEAN). */
 #define FAT_TREES "fat-trees"
+/* ... and of the targets over the fragmented family (CASE_FRAGR) */
+#define FRAG_FAMILY "frag-family"
+/* The plugin's default job budget (JobBudgetMs), for 1,024 tasks */
+#define PLUGIN_BUDGET_S 0.05
+#define FR_EACH(name)                                                                  \
+	{ name, "auto", T_HB_RATIO, 1.0, "hop-bytes <= 1.0 x scotch-direct (sub-architecture)" }
 
 struct target {
 	const char *case_name;
@@ -225,6 +299,19 @@ static const struct target targets[] = {
 	{ FAT_TREES, "auto", T_HB_BEST_GEOMEAN, 0.97,
 	  "geomean of the tree-1k, frag-1k, tree-4k ratios" },
 	{ "torus-4k", "auto", T_AVG_HOPS, 1.2, "average hops a byte travels (ideal 1.00)" },
+	/* issue 19, point 3: constrained mapping on fragmented allocations,
+	 * against Scotch's sub-architecture at its best */
+	FR_EACH("frag3-10"), FR_EACH("frag3-30"), FR_EACH("frag3-60"),
+	FR_EACH("frag4-10"), FR_EACH("frag4-30"), FR_EACH("frag4-60"),
+	FR_EACH("frag3-10-nat"), FR_EACH("frag3-30-nat"), FR_EACH("frag3-60-nat"),
+	FR_EACH("frag4-10-nat"), FR_EACH("frag4-30-nat"), FR_EACH("frag4-60-nat"),
+	FR_EACH("lj-64-f30"), FR_EACH("lj-64-f60"), FR_EACH("lj-128-f30"), FR_EACH("lj-128-f60"),
+	FR_EACH("peptide-64-f30"), FR_EACH("peptide-64-f60"), FR_EACH("meep-64-f30"),
+	FR_EACH("meep-64-f60"),
+	{ FRAG_FAMILY, "auto", T_FAMILY_GEOMEAN, 0.97,
+	  "geomean of hb/direct over the 20 fragmented cases" },
+	{ FRAG_FAMILY, "auto", T_FAMILY_TIME, PLUGIN_BUDGET_S,
+	  "longest time of the 1,024-task cases (plugin: 50 ms)" },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
@@ -249,6 +336,7 @@ struct job {
 	double balance;		/* Scotch direct only: the setting's balance */
 	SCOTCH_Num sd_flags;	/* ... and its SCOTCH_stratGraphMapBuild flags */
 	int scale;		/* Scotch direct: scale the weights to SD_PROFILE_BUDGET */
+	int64_t pad;		/* Scotch direct: isolated dummy vertices added */
 	unsigned timeout;
 	int repeat;		/* runs; the time reported is the fastest */
 	int threads;		/* topomatch_map_opts.threads */
@@ -293,9 +381,14 @@ struct case_result {
 	int nrows;
 	int direct;		/* index of the scotch-direct row */
 	struct row rows[MAX_ROWS];
-	/* Scotch direct's search: every setting, sd_flags x sd_balances in
-	 * that order (setting k: flags k / SD_NBAL, balance k % SD_NBAL) */
-	struct row sd[SD_NSETTINGS];
+	/* Scotch direct's search: every setting, sd_forms x sd_flags x
+	 * sd_balances in that order (setting k: form k / SD_NSETTINGS, flags
+	 * k % SD_NSETTINGS / SD_NBAL, balance k % SD_NBAL); nsd of them (the
+	 * padded form only when there are more allowed PUs than tasks) */
+	struct row sd[SD_MAXSETTINGS];
+	int nsd;
+	/* CASE_FRAGR: the draw of the free nodes */
+	int64_t free_nodes, partial_nodes, cluster_nodes;
 	int sd_best;		/* the setting the scotch-direct row is; -1: none valid */
 };
 
@@ -373,26 +466,27 @@ static double sd_scale(const topomatch_csr_t *A)
 	return sum > 0.0 ? SD_PROFILE_BUDGET / sum : 1.0;
 }
 
-static int sd_graph(struct sdirect *s, const topomatch_affinity_t *a, int scale, char *err)
+static int sd_graph(struct sdirect *s, const topomatch_affinity_t *a, int scale, int64_t pad,
+		    char *err)
 {
 	topomatch_csr_t A = topomatch_affinity_symmetric(a);
-	int64_t m = A.rowptr[A.n];
+	int64_t m = A.rowptr[A.n], nv = A.n + pad;
 	double total = 0.0, f = scale ? sd_scale(&A) : 1.0;
 
-	if (A.n > SCOTCH_NUMMAX || m > SCOTCH_NUMMAX) {
+	if (nv > SCOTCH_NUMMAX || m > SCOTCH_NUMMAX) {
 		set_err(err, "graph too large for SCOTCH_Num (%lld vertices, %lld arcs)",
 			(long long)A.n, (long long)m);
 		return -1;
 	}
-	s->vert = malloc((size_t)(A.n + 1) * sizeof(*s->vert));
+	s->vert = malloc((size_t)(nv + 1) * sizeof(*s->vert));
 	s->edge = malloc((size_t)(m + 1) * sizeof(*s->edge));
 	s->edlo = malloc((size_t)(m + 1) * sizeof(*s->edlo));
 	if (!s->vert || !s->edge || !s->edlo) {
 		set_err(err, "out of memory for the Scotch graph");
 		return -1;
 	}
-	for (int64_t i = 0; i <= A.n; i++)
-		s->vert[i] = (SCOTCH_Num)A.rowptr[i];
+	for (int64_t i = 0; i <= nv; i++) /* dummies: no edge */
+		s->vert[i] = (SCOTCH_Num)A.rowptr[i <= A.n ? i : A.n];
 	for (int64_t k = 0; k < m; k++) {
 		double w = A.w[k];
 		if (scale)
@@ -413,7 +507,7 @@ static int sd_graph(struct sdirect *s, const topomatch_affinity_t *a, int scale,
 	}
 	SCOTCH_graphInit(&s->graph);
 	s->have_graph = 1;
-	if (SCOTCH_graphBuild(&s->graph, 0, (SCOTCH_Num)A.n, s->vert, NULL, NULL, NULL,
+	if (SCOTCH_graphBuild(&s->graph, 0, (SCOTCH_Num)nv, s->vert, NULL, NULL, NULL,
 			      (SCOTCH_Num)m, s->edge, s->edlo) != 0 ||
 	    SCOTCH_graphCheck(&s->graph) != 0) {
 		set_err(err, "SCOTCH_graphBuild/graphCheck failed");
@@ -540,7 +634,7 @@ static void measure_scotch(const struct job *job, int64_t *pu, struct report *re
 	memset(&s, 0, sizeof(s));
 	strcpy(rep->mapper, "scotch-direct");
 	rep->rc = TOPOMATCH_EINVAL;
-	if (sd_graph(&s, job->a, job->scale, rep->err) != 0)
+	if (sd_graph(&s, job->a, job->scale, job->pad, rep->err) != 0)
 		goto out;
 	SCOTCH_archInit(&s.arch);
 	s.have_arch = 1;
@@ -558,7 +652,7 @@ static void measure_scotch(const struct job *job, int64_t *pu, struct report *re
 	}
 	if (sd_context(&s, rep->err) != 0)
 		goto out;
-	s.part = malloc((size_t)(n + 1) * sizeof(*s.part));
+	s.part = malloc((size_t)(n + job->pad + 1) * sizeof(*s.part));
 	if (!s.part) {
 		set_err(rep->err, "out of memory");
 		goto out;
@@ -955,7 +1049,12 @@ static void sd_anchor(struct row *r)
 
 static const struct sd_flag *sd_setting_flag(int k)
 {
-	return &sd_flags[(size_t)k / SD_NBAL];
+	return &sd_flags[(size_t)k % SD_NSETTINGS / SD_NBAL];
+}
+
+static const char *sd_setting_form(int k)
+{
+	return sd_forms[(size_t)k / SD_NSETTINGS];
 }
 
 static double sd_setting_balance(int k)
@@ -981,12 +1080,14 @@ static int sd_search(struct case_result *cr, const struct job *tmpl, int64_t *pu
 	j.mapper = NULL;
 	j.repeat = 1;
 	cr->sd_best = -1;
-	for (int k = 0; k < (int)SD_NSETTINGS; k++) {
+	cr->nsd = j.allowed && j.nallowed > cr->ntasks ? (int)SD_MAXSETTINGS : (int)SD_NSETTINGS;
+	for (int k = 0; k < cr->nsd; k++) {
 		struct row *r = &cr->sd[k];
 		j.sd_flags = sd_setting_flag(k)->flags;
 		j.balance = sd_setting_balance(k);
-		snprintf(label, sizeof(label), "scotch %s %g", sd_setting_flag(k)->name,
-			 j.balance);
+		j.pad = k >= (int)SD_NSETTINGS ? j.nallowed - cr->ntasks : 0;
+		snprintf(label, sizeof(label), "scotch %s%s %g", k >= (int)SD_NSETTINGS ? "pad " : "",
+			 sd_setting_flag(k)->name, j.balance);
 		if (measure_row(cr, r, label, NULL, &j, pu) != 0)
 			return -1;
 		if (isfinite(sd_value(r)) &&
@@ -999,12 +1100,13 @@ static int sd_search(struct case_result *cr, const struct job *tmpl, int64_t *pu
 		memset(best, 0, sizeof(*best));
 		snprintf(best->label, sizeof(best->label), "scotch-direct");
 		set_err(best->err, "no one-to-one or repairable map among the %d settings",
-			(int)SD_NSETTINGS);
+			cr->nsd);
 		return 0;
 	}
-	snprintf(what, sizeof(what), "best of %d: %s, balance %g; %s%s", (int)SD_NSETTINGS,
+	snprintf(what, sizeof(what), "best of %d: %s%s, balance %g; %s%s", cr->nsd,
+		 cr->sd_best >= (int)SD_NSETTINGS ? "padded, " : "",
 		 sd_setting_flag(cr->sd_best)->name, sd_setting_balance(cr->sd_best),
-		 c->kind == CASE_FRAG ? "sub-architecture" : "whole target",
+		 c->kind == CASE_FRAG || c->kind == CASE_FRAGR ? "sub-architecture" : "whole target",
 		 c->profile ? ", weights rescaled" : "");
 	if (tmpl->repeat < 2) {
 		*best = cr->sd[cr->sd_best];
@@ -1015,6 +1117,7 @@ static int sd_search(struct case_result *cr, const struct job *tmpl, int64_t *pu
 	}
 	j.sd_flags = sd_setting_flag(cr->sd_best)->flags;
 	j.balance = sd_setting_balance(cr->sd_best);
+	j.pad = cr->sd_best >= (int)SD_NSETTINGS ? j.nallowed - cr->ntasks : 0;
 	j.repeat = tmpl->repeat;
 	if (measure_row(cr, best, "scotch-direct", what, &j, pu) != 0)
 		return -1;
@@ -1032,6 +1135,13 @@ static int sd_search(struct case_result *cr, const struct job *tmpl, int64_t *pu
 static int cmp_int(const void *x, const void *y)
 {
 	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
 
 	return (a > b) - (a < b);
 }
@@ -1060,12 +1170,60 @@ static void frag_allowed(int64_t *allowed)
 			allowed[i * FRAG_NODE_PUS + c] = (int64_t)node[i] * FRAG_NODE_PUS + c;
 }
 
+/*
+ * The free PUs of a CASE_FRAGR case into allowed[] (room for every PU),
+ * sorted; returns how many.  Nodes are the subtrees two levels below the
+ * root (a leaf switch's children).  round(free_pct % of the nodes) are
+ * drawn from the case's seed (partial Fisher-Yates); one in
+ * FR_PARTIAL_ONE_IN of them (a draw per node) has only its last c PUs
+ * free, c uniform in [1, node PUs - 1]; when that leaves fewer free PUs
+ * than tasks, more nodes are drawn, whole, until the tasks fit.
+ */
+static int64_t frag_random(const struct bench_case *c, const topomatch_topology_t *t,
+			   int64_t ntasks, int64_t *allowed, struct case_result *cr)
+{
+	int arity[TOPOMATCH_MAX_LEVELS];
+	int64_t npu = topomatch_topology_npu(t), m = 0, nnodes, node_pus;
+	int64_t *node;
+	topomatch_rng_t rng;
+
+	topomatch_topology_tree_shape(t, arity, NULL);
+	nnodes = (int64_t)arity[0] * arity[1];
+	node_pus = npu / nnodes;
+	node = malloc((size_t)nnodes * sizeof(*node));
+	if (!node)
+		return -1;
+	for (int64_t i = 0; i < nnodes; i++)
+		node[i] = i;
+	topomatch_rng_seed(&rng, c->frag_seed);
+	int64_t want = (nnodes * c->free_pct + 50) / 100, k;
+	cr->partial_nodes = 0;
+	for (k = 0; k < nnodes && (k < want || m < ntasks); k++) {
+		int64_t j = k + (int64_t)topomatch_rng_below(&rng, (uint64_t)(nnodes - k));
+		int64_t tmp = node[k], first = 0;
+		node[k] = node[j];
+		node[j] = tmp;
+		if (k < want && topomatch_rng_below(&rng, FR_PARTIAL_ONE_IN) == 0) {
+			first = 1 + (int64_t)topomatch_rng_below(&rng, (uint64_t)(node_pus - 1));
+			cr->partial_nodes++;
+		}
+		for (int64_t p = first; p < node_pus; p++)
+			allowed[m++] = node[k] * node_pus + p;
+	}
+	free(node);
+	qsort(allowed, (size_t)m, sizeof(*allowed), cmp_i64);
+	cr->free_nodes = k;
+	cr->cluster_nodes = nnodes;
+	return m;
+}
+
 /* Inputs of one case, built in the parent and shared by every child. */
 struct inputs {
 	topomatch_topology_t *t;
 	topomatch_affinity_t *natural;	/* stencil in grid order */
 	topomatch_affinity_t *a;	/* the same, ranks shuffled */
 	int64_t *frag;			/* allowed PUs of the fragmented case */
+	int64_t nfrag;
 	int64_t *all;			/* every PU, for topomatch-const */
 	int64_t *pu;			/* a child's mapping lands here */
 };
@@ -1093,7 +1251,8 @@ static int read_profile(const struct bench_case *c, const char *dir, struct inpu
 		return -1;
 	}
 	if (c->kind == CASE_FRAG || !c->natural_order) {
-		set_err(err, "profiles are mapped in natural order on whole targets only");
+		set_err(err, "profiles are mapped in natural order on whole targets or random "
+			"fragments only");
 		return -1;
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, c->profile) >= sizeof(path)) {
@@ -1104,7 +1263,7 @@ static int read_profile(const struct bench_case *c, const char *dir, struct inpu
 	    TOPOMATCH_OK)
 		return -1;
 	n = topomatch_affinity_ntasks(in->natural);
-	if (n != npu) {
+	if (c->kind == CASE_FRAGR ? n > npu : n != npu) {
 		set_err(err, "%s has %lld ranks, the target \"%s\" %lld PUs", path, (long long)n,
 			c->target, (long long)npu);
 		return -1;
@@ -1113,7 +1272,7 @@ static int read_profile(const struct bench_case *c, const char *dir, struct inpu
 }
 
 static int inputs_make(const struct bench_case *c, const char *profiles, struct inputs *in,
-		       char *err)
+		       struct case_result *cr, char *err)
 {
 	int64_t n, npu;
 
@@ -1134,6 +1293,15 @@ static int inputs_make(const struct bench_case *c, const char *profiles, struct 
 	}
 	for (int64_t p = 0; p < npu; p++)
 		in->all[p] = p;
+	if (c->kind == CASE_FRAGR) {
+		if (topomatch_topology_kind(in->t) != TOPOMATCH_TOPO_TREE ||
+		    !(in->frag = malloc((size_t)npu * sizeof(*in->frag))) ||
+		    (in->nfrag = frag_random(c, in->t, n, in->frag, cr)) < n) {
+			set_err(err, "%s: cannot draw the free PUs", c->name);
+			return -1;
+		}
+		return 0;
+	}
 	if (c->kind != CASE_FRAG)
 		return 0;
 	if (npu != FRAG_NODES * FRAG_NODE_PUS || n != FRAG_PICK * FRAG_NODE_PUS) {
@@ -1147,6 +1315,7 @@ static int inputs_make(const struct bench_case *c, const char *profiles, struct 
 		return -1;
 	}
 	frag_allowed(in->frag);
+	in->nfrag = n;
 	return 0;
 }
 
@@ -1163,9 +1332,9 @@ static struct job case_job(const struct bench_case *c, const struct inputs *in,
 		.threads = cfg->threads,
 	};
 
-	if (c->kind == CASE_FRAG) {
+	if (c->kind == CASE_FRAG || c->kind == CASE_FRAGR) {
 		j.allowed = in->frag;
-		j.nallowed = topomatch_affinity_ntasks(in->a);
+		j.nallowed = in->nfrag;
 	}
 	return j;
 }
@@ -1185,7 +1354,7 @@ static int measure_mappers(struct case_result *cr, struct inputs *in, const stru
 		const char *what = NULL;
 		jm.mapper = c->mappers[k];
 		/* topomatch-const is a constrained mapper: give it the whole tree */
-		if (c->kind != CASE_FRAG && strcmp(jm.mapper, "topomatch-const") == 0) {
+		if (!j.allowed && strcmp(jm.mapper, "topomatch-const") == 0) {
 			jm.allowed = in->all;
 			jm.nallowed = cr->npu;
 			what = "all PUs allowed";
@@ -1208,11 +1377,11 @@ static int run_case(const struct bench_case *c, const struct config *cfg, const 
 	cr->direct = -1;
 	cr->sd_best = -1;
 	err[0] = '\0';
-	if (inputs_make(c, profiles, &in, err) != 0)
+	if (inputs_make(c, profiles, &in, cr, err) != 0)
 		goto out;
 	cr->ntasks = topomatch_affinity_ntasks(in.natural);
 	cr->npu = topomatch_topology_npu(in.t);
-	cr->nallowed = c->kind == CASE_FRAG ? cr->ntasks : cr->npu;
+	cr->nallowed = in.frag ? in.nfrag : cr->npu;
 	in.a = in.natural;
 	j = case_job(c, &in, cfg);
 	j.mapper = "round-robin";
@@ -1330,9 +1499,13 @@ static void print_sd_search(const struct case_result *cr)
 	printf("# %s scotch-direct search (SCOTCH_stratGraphMapBuild flags, balance: hop-bytes, "
 	       "time s):\n",
 	       cr->c->name);
-	for (int k = 0; k < (int)SD_NSETTINGS; k++) {
+	for (int k = 0; k < cr->nsd; k++) {
 		const struct row *r = &cr->sd[k];
-		printf("#   %-15s %-4g ", sd_setting_flag(k)->name, sd_setting_balance(k));
+		if (cr->nsd > (int)SD_NSETTINGS)
+			printf("#   %-8s %-15s %-4g ", sd_setting_form(k), sd_setting_flag(k)->name,
+			       sd_setting_balance(k));
+		else
+			printf("#   %-15s %-4g ", sd_setting_flag(k)->name, sd_setting_balance(k));
 		if (!r->ok)
 			printf("n/a (%s)", r->err);
 		else
@@ -1352,7 +1525,7 @@ static void print_sd_search(const struct case_result *cr)
 		printf("\n");
 	}
 	printf("#   %d of %d settings not one-to-one as Scotch returned them\n", ninvalid,
-	       (int)SD_NSETTINGS);
+	       cr->nsd);
 }
 
 static void print_case_table(const struct case_result *cr)
@@ -1374,6 +1547,11 @@ static void print_case_table(const struct case_result *cr)
 	       "fork %.1f MiB\n",
 	       c->name, (long long)cr->ntasks, pattern, c->target, (long long)cr->npu,
 	       (long long)cr->nallowed, cr->input_rss_mib);
+	if (c->kind == CASE_FRAGR)
+		printf("# %s: free nodes drawn with seed %llu: %lld of %lld (%d %% asked), %lld of "
+		       "them with only their last cores free\n",
+		       c->name, (unsigned long long)c->frag_seed, (long long)cr->free_nodes,
+		       (long long)cr->cluster_nodes, c->free_pct, (long long)cr->partial_nodes);
 	for (int k = 0; k < cr->nrows; k++) {
 		const struct row *r = &cr->rows[k];
 		char hb[32], hr[32], tm[32], tr[32], rss[32], note[2 * TOPOMATCH_ERRLEN];
@@ -1463,6 +1641,57 @@ static double hb_best_geomean(const struct target *tg, const struct case_result 
 	return n ? exp(logsum / n) : NAN;
 }
 
+/* A case of the fragmented family (issue 19, point 3). */
+static bool frag_family(const struct bench_case *c)
+{
+	return c->kind == CASE_FRAGR;
+}
+
+/*
+ * Over the family: the geometric mean of the mapper's hb/direct (NAN
+ * unless every case of the family ran and has the row), or the longest
+ * time of its 1,024-task cases that ran (NAN when a row is missing).
+ * *present: every case ran (geometric mean), or at least one 1,024-task
+ * case did (time).
+ */
+static double family_value(const struct target *tg, const struct case_result *res, int nres,
+			   bool *present)
+{
+	double logsum = 0.0, longest = 0.0;
+	bool all_ran = true, all_valid = true, any_1k = false;
+	int n = 0;
+
+	for (size_t i = 0; i < NCASES; i++) {
+		if (!frag_family(&cases[i]))
+			continue;
+		const struct case_result *cr = find_case(res, nres, cases[i].name);
+		const struct row *r = cr ? find_row(cr, tg->mapper) : NULL;
+		if (!cr) {
+			all_ran = false;
+		} else if (tg->what == T_FAMILY_TIME) {
+			if (cr->ntasks != 1024)
+				continue;
+			any_1k = true;
+			if (r && r->time_s > longest)
+				longest = r->time_s;
+			all_valid = all_valid && r;
+		} else {
+			double v = r ? hb_ratio(cr, r) : NAN;
+			if (isfinite(v) && v > 0)
+				logsum += log(v);
+			else
+				all_valid = false;
+			n++;
+		}
+	}
+	if (tg->what == T_FAMILY_TIME) {
+		*present = any_1k;
+		return all_valid ? longest : NAN;
+	}
+	*present = all_ran;
+	return all_ran && all_valid && n ? exp(logsum / n) : NAN;
+}
+
 /* The value a target looks at, NAN when its row did not run or failed;
  * *present is false when the target's case (for the geometric mean: one
  * of its cases) was not run at all. */
@@ -1470,6 +1699,8 @@ static double target_value(const struct target *tg, const struct case_result *re
 			   bool *present)
 {
 	*present = false;
+	if (tg->what == T_FAMILY_GEOMEAN || tg->what == T_FAMILY_TIME)
+		return family_value(tg, res, nres, present);
 	if (tg->what == T_HB_BEST_GEOMEAN) {
 		*present = true;
 		for (size_t i = 0; i < NCASES; i++)
@@ -1601,7 +1832,9 @@ static void json_sd_setting(const struct case_result *cr, int k)
 {
 	const struct row *r = &cr->sd[k];
 
-	printf("{\"strategy\": ");
+	printf("{\"form\": ");
+	json_str(sd_setting_form(k));
+	printf(", \"strategy\": ");
 	json_str(sd_setting_flag(k)->name);
 	printf(", \"flags\": %d, \"balance\": %g, \"ok\": %s, \"error\": ",
 	       (int)sd_setting_flag(k)->flags, sd_setting_balance(k), r->ok ? "true" : "false");
@@ -1636,7 +1869,7 @@ static void json_sd_search(const struct case_result *cr)
 	else
 		printf("null");
 	printf(",\n       \"settings\": [");
-	for (int k = 0; k < (int)SD_NSETTINGS; k++) {
+	for (int k = 0; k < cr->nsd; k++) {
 		printf("%s\n        ", k ? "," : "");
 		json_sd_setting(cr, k);
 	}
@@ -1663,6 +1896,13 @@ static void json_case(const struct case_result *cr)
 	       c->natural_order ? "true" : "false", (long long)cr->ntasks, (long long)cr->npu,
 	       (long long)cr->nallowed);
 	json_num(cr->input_rss_mib);
+	if (c->kind == CASE_FRAGR)
+		printf(", \"fragments\": {\"free_pct\": %d, \"seed\": %llu, \"free_nodes\": %lld, "
+		       "\"partial_nodes\": %lld, \"cluster_nodes\": %lld}",
+		       c->free_pct, (unsigned long long)c->frag_seed, (long long)cr->free_nodes,
+		       (long long)cr->partial_nodes, (long long)cr->cluster_nodes);
+	else
+		printf(", \"fragments\": null");
 	printf(",\n     \"scotch_direct\": ");
 	json_sd_search(cr);
 	printf(",\n     \"rows\": [\n");

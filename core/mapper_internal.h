@@ -45,6 +45,16 @@ static inline bool tm_ctx_expired(const tm_map_ctx_t *c)
 int tm_map_treematch(const tm_map_ctx_t *c, int64_t *pu, char *err);
 /* TOPOMATCHCONST, TopoMatch Alg. 3, on a tree topology (topomatch_const.c). */
 int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err);
+/*
+ * TOPOMATCHCONST's regrouping, step 2 (topomatch_const.c): k parts of
+ * size[j] tasks sit on k places (part j on place at[j], a permutation);
+ * w (k x k, symmetric) is the weight between two parts, d (k x k) the
+ * hops between two places.  Parts of equal size swap places while a swap
+ * lowers sum_{j,l} w[j][l] d[at[j]][at[l]] (first improvement, in part
+ * order; at most 64 sweeps): at[] ends at a local optimum.
+ */
+void tm_const_place_parts(int64_t k, const int64_t *size, const double *w, const int64_t *d,
+			  int64_t *at);
 /* Scotch mapping, TopoMatch Alg. 2, or Alg. 4 when c->constrained (scotch_map.c). */
 int tm_map_scotch(const tm_map_ctx_t *c, int64_t *pu, char *err);
 /* EagerMap, TOPC 2019 Alg. 1-7 (§3.6 off trees), any topology (eagermap.c). */

@@ -124,6 +124,19 @@ elif what == "natural-order":
                                          and auto["hop_bytes"] <= nat["hop_bytes"]):
             bad.append(c["name"])
     print(" ".join(bad) or "yes")
+elif what == "fragments":
+    # the fragmented family: the draw is printed, every free PU allowed,
+    # and with more PUs than tasks Scotch tried both formulations
+    bad = []
+    for c in cases:
+        fr, sd = c.get("fragments"), c.get("scotch_direct") or {}
+        forms = sorted(set(s.get("form") for s in sd.get("settings", [])))
+        want = ["padded", "sub-arch"] if c["allowed_pus"] > c["ranks"] else ["sub-arch"]
+        if not (fr and fr["seed"] > 0 and 0 < fr["free_nodes"] < fr["cluster_nodes"]
+                and c["allowed_pus"] >= c["ranks"] and forms == want
+                and len(sd["settings"]) == 15 * len(want)):
+            bad.append(c["name"])
+    print(" ".join(bad) or "drawn")
 elif what == "targets-pass":
     # what --check's exit status must say
     print("yes" if all(t["status"] == "pass" for t in doc.get("targets", [])) else "no")
@@ -179,6 +192,17 @@ printf '%s' "$out" >"$work/quick.json"
 expect_eq "lj-64: Scotch direct produced a valid row" valid "$(check direct)"
 expect_eq "lj-64: every row ran and is valid" none "$(check failed-or-invalid)"
 expect_eq "lj-64: auto no worse than the natural placement" yes "$(check natural-order)"
+
+# the fragmented family (issue 19, point 3): random free nodes, every free
+# PU allowed (more than the tasks here), Scotch's sub-architecture plain
+# and padded with dummy tasks
+run "$TM_BENCH" --case frag4-30 --json
+expect_eq "--case frag4-30 exits 0" 0 "$rc"
+printf '%s' "$out" >"$work/quick.json"
+expect_eq "frag4-30: the free nodes drawn and both Scotch forms tried" drawn \
+	"$(check fragments)"
+expect_eq "frag4-30: every row ran and is valid" none "$(check failed-or-invalid)"
+expect_eq "frag4-30: Scotch direct produced a valid row" valid "$(check direct)"
 
 run "$TM_BENCH" --case lj-64 --profiles "$work/no-such-dir"
 expect_eq "missing profile: the case cannot be set up" 1 "$rc"

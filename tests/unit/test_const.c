@@ -328,6 +328,118 @@ START_TEST(property_random)
 }
 END_TEST
 
+/*
+ * The regrouping's placement of parts (tm_const_place_parts): four parts
+ * of 32 tasks on two switches of two nodes each (2 x 2 more hops across
+ * the switches), parts 0-2 and 1-3 heavy, 0-1 light.  The parts start on
+ * nodes 0, 1 (switch A) and 2, 3 (switch B): the swaps put the heavy
+ * pairs together.
+ */
+static const int64_t place_d[16] = { 0, 4, 6, 6, 4, 0, 6, 6, 6, 6, 0, 4, 6, 6, 4, 0 };
+static const double place_w[16] = { 0, 1, 10, 0, 1, 0, 0, 10, 10, 0, 0, 0, 0, 10, 0, 0 };
+
+static bool same_switch(int64_t x, int64_t y)
+{
+	return x / 2 == y / 2;
+}
+
+START_TEST(place_parts_pairs)
+{
+	int64_t size[4] = { 32, 32, 32, 32 }, at[4] = { 0, 1, 2, 3 };
+	tm_const_place_parts(4, size, place_w, place_d, at);
+	ck_assert(same_switch(at[0], at[2]));
+	ck_assert(same_switch(at[1], at[3]));
+	ck_assert(!same_switch(at[0], at[1]));
+	/* a permutation of the places */
+	ck_assert_int_eq(at[0] + at[1] + at[2] + at[3], 6);
+	ck_assert(at[0] != at[1] && at[0] != at[2] && at[0] != at[3] && at[1] != at[2] &&
+		  at[1] != at[3] && at[2] != at[3]);
+	/* a local optimum stays as it is */
+	int64_t again[4] = { at[0], at[1], at[2], at[3] };
+	tm_const_place_parts(4, size, place_w, place_d, again);
+	for (int j = 0; j < 4; j++)
+		ck_assert_int_eq(again[j], at[j]);
+}
+END_TEST
+
+/* Only parts of equal size trade places (a part fills its node's share):
+ * part 2 (a partial node's 20 tasks) stays, and part 0 joins it. */
+START_TEST(place_parts_sizes)
+{
+	int64_t size[4] = { 32, 32, 20, 32 }, at[4] = { 0, 1, 2, 3 };
+	tm_const_place_parts(4, size, place_w, place_d, at);
+	ck_assert_int_eq(at[2], 2);
+	ck_assert(same_switch(at[0], 2));
+	ck_assert(same_switch(at[1], at[3]));
+	/* all sizes distinct: nothing moves */
+	int64_t distinct[4] = { 1, 2, 3, 4 }, fixed[4] = { 0, 1, 2, 3 };
+	tm_const_place_parts(4, distinct, place_w, place_d, fixed);
+	for (int j = 0; j < 4; j++)
+		ck_assert_int_eq(fixed[j], j);
+}
+END_TEST
+
+/*
+ * TOPOMATCHCONST on a fragmented allocation: bench/tm_bench's frag3-10
+ * (the same draw: 10 % of the 320 nodes of 32 PUs under 16 switches, seed
+ * 310, a quarter of them with only their last PUs free, more nodes until
+ * the 1,024 tasks fit) with its shuffled 16x8x8 stencil.  The mapping is
+ * valid, the same for any thread count, and within the regrouped
+ * candidate's hop-bytes, 7,497,600: the top-down one alone gives
+ * 7,564,800 (and 7,793,600 with Scotch's partitions at balance 0.01).
+ */
+#define FRAG_STENCIL_HB 7497600.0
+
+static int64_t frag_draw(int64_t *allowed)
+{
+	int64_t node[320], m = 0, want = 32, k;
+	topomatch_rng_t r;
+	topomatch_rng_seed(&r, 310);
+	for (int i = 0; i < 320; i++)
+		node[i] = i;
+	for (k = 0; k < 320 && (k < want || m < 1024); k++) {
+		int64_t j = k + (int64_t)topomatch_rng_below(&r, (uint64_t)(320 - k)), first = 0;
+		int64_t x = node[k];
+		node[k] = node[j];
+		node[j] = x;
+		if (k < want && topomatch_rng_below(&r, 4) == 0)
+			first = 1 + (int64_t)topomatch_rng_below(&r, 31);
+		for (int64_t p = first; p < 32; p++)
+			allowed[m++] = node[k] * 32 + p;
+	}
+	return m;
+}
+
+START_TEST(fragmented_stencil)
+{
+	char err[TOPOMATCH_ERRLEN] = "";
+	topomatch_topology_t *t;
+	topomatch_affinity_t *s, *a;
+	ck_assert_int_eq(topomatch_topology_parse("tleaf 3 16 1000 20 100 32 1", NULL, &t, err),
+			 0);
+	ck_assert_int_eq(topomatch_gen_stencil(3, (const int[]){ 16, 8, 8 }, 7, 0,
+					       (const double[]){ 1000, 500, 100 }, &s, err),
+			 0);
+	ck_assert_int_eq(topomatch_affinity_shuffle(s, 1, &a, err), 0);
+	static int64_t allowed[10240], pu[1024], pu2[1024];
+	int64_t m = frag_draw(allowed);
+	ck_assert_int_eq(m, 1033);
+	qsort(allowed, (size_t)m, sizeof(*allowed), tm_cmp_i64);
+	tm_map_ctx_t c = ctx(a, t, allowed, m, 1);
+	map_ok(&c, pu);
+	c.threads = 2;
+	map_ok(&c, pu2);
+	for (int i = 0; i < 1024; i++)
+		ck_assert_int_eq(pu[i], pu2[i]);
+	double hb;
+	ck_assert_int_eq(topomatch_metrics_hop_bytes(a, t, pu, &hb, err), 0);
+	ck_assert_msg(hb <= FRAG_STENCIL_HB, "hop-bytes %.0f above %.0f", hb, FRAG_STENCIL_HB);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(s);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
 static Suite *const_suite(void)
 {
 	Suite *s = suite_create("topomatch-const");
@@ -341,6 +453,9 @@ static Suite *const_suite(void)
 	tcase_add_test(tc, hierarchical_optimal);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, property_random);
+	tcase_add_test(tc, place_parts_pairs);
+	tcase_add_test(tc, place_parts_sizes);
+	tcase_add_test(tc, fragmented_stencil);
 	suite_add_tcase(s, tc);
 	return s;
 }
