@@ -48,6 +48,8 @@
 
 /* The padding offers this many slots per task over all children. */
 #define PAD_SLOTS_PER_TASK 2
+/* ...and is tried only when the slack is at least 1 / PAD_MIN_SLACK of the tasks */
+#define PAD_MIN_SLACK 16
 
 typedef struct cmap {
 	const tm_map_ctx_t *c;
@@ -253,7 +255,7 @@ static int split_under(cmap_t *s, subg_t *sg, split_t *sp)
 		return rc;
 	double cut = tm_partition_cut(&sg->g, sp->part);
 	int64_t pad = sizes_padded(sp->ch, sp->ord, sp->kc, n, sp->size);
-	if (pad == 0 || cut == 0.0) /* same sizes, or packing is already perfect */
+	if (pad * PAD_MIN_SLACK < n || cut == 0.0) /* little choice, or packing is perfect */
 		return TOPOMATCH_OK;
 	rc = subg_pad(s, sg, pad);
 	if (rc == TOPOMATCH_OK)
