@@ -127,6 +127,10 @@ int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_
  * off by a few vertices (scotch_part.c). */
 int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 			int64_t *part, char *err);
+/* The same with Scotch's balance tolerance given (tm_partition_scotch:
+ * 0.05, see scotch_part.c). */
+int tm_partition_scotch_balance(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
+				double balance, int64_t *part, char *err);
 /* Move vertices between parts until part sizes are exactly size[], each
  * move chosen to cost the least cut weight (partition.c). */
 int tm_partition_rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part,

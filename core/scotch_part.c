@@ -67,14 +67,14 @@ static bool equal_sizes(const int64_t *size, int k)
 
 /* Partition the bound graph into the nz non-empty parts: part[v] in [0, nz). */
 static int run_part(SCOTCH_Graph *bound, int nz, const SCOTCH_Num *wsize, bool equal,
-		    SCOTCH_Num *part, char *err)
+		    double balance, SCOTCH_Num *part, char *err)
 {
 	SCOTCH_Strat strat;
 	SCOTCH_Arch arch;
 	if (SCOTCH_stratInit(&strat))
 		return tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratInit failed");
 	int rc = TOPOMATCH_OK;
-	if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATBALANCE, nz, PART_BALANCE)) {
+	if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATBALANCE, nz, balance)) {
 		rc = tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratGraphMapBuild failed");
 	} else if (equal) {
 		if (SCOTCH_graphPart(bound, nz, &strat, part))
@@ -96,7 +96,7 @@ static int run_part(SCOTCH_Graph *bound, int nz, const SCOTCH_Num *wsize, bool e
 
 /* Scotch's part j is the j-th non-empty part of size[]. */
 static int partition(const tm_wgraph_t *g, int k, const int64_t *size, int nz, uint64_t seed,
-		     int64_t *part, char *err)
+		     double balance, int64_t *part, char *err)
 {
 	tm_sgraph_t sg;
 	SCOTCH_Context ctx;
@@ -122,7 +122,7 @@ static int partition(const tm_wgraph_t *g, int k, const int64_t *size, int nz, u
 	if (rc == TOPOMATCH_OK)
 		rc = tm_scotch_bind(&ctx, &bound, &sg.g, seed, err);
 	if (rc == TOPOMATCH_OK) {
-		rc = run_part(&bound, nz, wsize, equal_sizes(size, k), spart, err);
+		rc = run_part(&bound, nz, wsize, equal_sizes(size, k), balance, spart, err);
 		tm_scotch_unbind(&ctx, &bound);
 	}
 	for (int64_t v = 0; rc == TOPOMATCH_OK && v < g->n; v++)
@@ -137,6 +137,12 @@ static int partition(const tm_wgraph_t *g, int k, const int64_t *size, int nz, u
 int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 			int64_t *part, char *err)
 {
+	return tm_partition_scotch_balance(g, k, size, seed, PART_BALANCE, part, err);
+}
+
+int tm_partition_scotch_balance(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
+				double balance, int64_t *part, char *err)
+{
 	int nz;
 	int rc = check_sizes(g, k, size, &nz, err);
 	if (rc != TOPOMATCH_OK || g->n == 0)
@@ -149,5 +155,5 @@ int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64
 			part[v] = p;
 		return TOPOMATCH_OK;
 	}
-	return partition(g, k, size, nz, seed, part, err);
+	return partition(g, k, size, nz, seed, balance, part, err);
 }
