@@ -123,12 +123,17 @@ typedef struct tm_wgraph {
  */
 int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 		       double deadline, int64_t *part, char *err);
+/* The same with Scotch's k-way at balance tolerance `balance` (the
+ * default is 0.01); on graphs of up to 256 vertices at 0.01 as well, the
+ * lower cut kept (partition.c).  TOPOMATCHCONST uses 0.05. */
+int tm_partition_exact_balance(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
+			       double balance, double deadline, int64_t *part, char *err);
 /* Scotch's k-way partition with target part sizes; sizes may come out
  * off by a few vertices (scotch_part.c). */
 int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 			int64_t *part, char *err);
 /* The same with Scotch's balance tolerance given (tm_partition_scotch:
- * 0.05, see scotch_part.c). */
+ * 0.01). */
 int tm_partition_scotch_balance(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 				double balance, int64_t *part, char *err);
 /* Move vertices between parts until part sizes are exactly size[], each

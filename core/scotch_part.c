@@ -20,15 +20,11 @@
 #include <stdlib.h>
 
 /*
- * Balance tolerance.  Every vertex off is a later move (the caller makes
- * the sizes exact), but a tight tolerance also ties the hands of Scotch's
- * bipartitioning refinement: a shuffled 16x8x8 stencil (faces 2000, 1000,
- * 200 in A) cut into 32 parts of 32 gave 563,200 (16x2x1 tiles) at 0.01
- * with every strategy, and the 8x4x1 tiling, 435,200, at 0.05, parts still
- * of exactly 32 (issue 19: the node cut of TOPOMATCHCONST on fragmented
- * allocations; 0.05 is also the default of Scotch's gmap and gpart).
+ * Balance tolerance: tight, since every vertex off is a later move.
+ * TOPOMATCHCONST asks for 0.05 (tm_partition_scotch_balance, through
+ * tm_partition_exact_balance): see partition.c.
  */
-#define PART_BALANCE 0.05
+#define PART_BALANCE 0.01
 
 static int check_sizes(const tm_wgraph_t *g, int k, const int64_t *size, int *nz, char *err)
 {
