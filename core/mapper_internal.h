@@ -51,7 +51,8 @@ int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err);
  * w (k x k, symmetric) is the weight between two parts, d (k x k) the
  * hops between two places.  Parts of equal size swap places while a swap
  * lowers sum_{j,l} w[j][l] d[at[j]][at[l]] (first improvement, in part
- * order; at most 64 sweeps): at[] ends at a local optimum.
+ * order; at most 64 sweeps, and about 2^24 steps of work in all, at least
+ * one sweep): at[] ends at a local optimum, or where the work ran out.
  */
 void tm_const_place_parts(int64_t k, const int64_t *size, const double *w, const int64_t *d,
 			  int64_t *at);

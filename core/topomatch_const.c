@@ -481,8 +481,12 @@ static int map_node(cmap_t *s, int depth, int64_t first_pu, int64_t alo, int64_t
  */
 #define REGROUP_DEPTH 2
 #define REGROUP_MAX_PARTS 256
-/* Sweeps of part swaps at most (each O(k^3)); they stop when none gains. */
+/* Sweeps of part swaps at most; they stop when none gains.  A sweep weighs
+ * k^2 / 2 swaps of O(k) each: the sweeps are also held to about
+ * REGROUP_PLACE_WORK steps in all (counted, so the result does not depend
+ * on the machine; a few ms), at least one. */
 #define REGROUP_MAX_SWEEPS 64
+#define REGROUP_PLACE_WORK (INT64_C(1) << 24)
 
 typedef struct regroup {
 	int64_t k;        /* nodes used = parts */
@@ -582,7 +586,9 @@ void tm_const_place_parts(int64_t k, const int64_t *size, const double *w, const
 	double total = 0.0;
 	for (int64_t j = 0; j < k * k; j++)
 		total += w[j];
-	for (int sweep = 0; sweep < REGROUP_MAX_SWEEPS; sweep++) {
+	int64_t per_sweep = k * k * k / 2 + 1, sweeps = REGROUP_PLACE_WORK / per_sweep;
+	sweeps = sweeps < 1 ? 1 : sweeps > REGROUP_MAX_SWEEPS ? REGROUP_MAX_SWEEPS : sweeps;
+	for (int64_t sweep = 0; sweep < sweeps; sweep++) {
 		bool gained = false;
 		for (int64_t j = 0; j < k; j++)
 			for (int64_t l = j + 1; l < k; l++) {
