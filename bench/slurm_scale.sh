@@ -17,16 +17,20 @@
 #   jobs per minute, every p99 < 1 s.  With select/topomatch it also counts
 #   the pattern jobs' decisions in sacct's AdminComment (with --epilog:
 #   SystemComment, which the optional EpilogSlurmctld stores, one
-#   sacctmgr call per job).  Both clusters run the main
-#   scheduler and backfill every second (sched_interval=1,bf_interval=1):
-#   Slurm 22.05 does not schedule again when an EpilogSlurmctld returns,
-#   so with its default 60 s main loop any such epilog (this project's
-#   or a site's) makes the start rate depend on a race between the epilog
-#   and the pass that follows a job's end (300-job runs: 16 to 145 s).
-#   The slurmds and their jobs run at nice 10 (start.sh --slurmd-nice):
-#   slurmctld and the probes get the CPU first, as on a site where the
-#   controller has a host of its own (here 1,024 slurmd share 2 cores
-#   with it).
+#   sacctmgr call per job).  Slurm's default SchedulerParameters; with
+#   --epilog both clusters run the main scheduler and backfill every
+#   second (sched_interval=1,bf_interval=1): Slurm 22.05 does not
+#   schedule again when an EpilogSlurmctld returns, so with its default
+#   60 s main loop any such epilog (this project's or a site's) makes the
+#   start rate depend on a race between the epilog and the pass that
+#   follows a job's end (300-job runs: 16 to 145 s).
+#   --cpus split (default): the controller's side (slurmctld, slurmdbd,
+#   mariadbd, munged, this script and its probes) on the first CPU, the
+#   1,024 slurmds with their slurmstepds and jobs on the others, as on a
+#   site where the controller has a host of its own; the slurmds also run
+#   at nice 10 (--slurmd-nice).  It prints where the CPU went (slurmctld,
+#   slurmdbd, mariadbd, munged, slurmd, the rest) from the release to the
+#   queue's end.
 # memory: slurmctld's resident memory (VmRSS, and its peak VmHWM) with J
 #   held jobs (default 10,000) without patterns, then with patterns at the
 #   cap (--pattern-kib, default the SPANK plugin's), both under
@@ -46,6 +50,12 @@
 #   --epilog          select/topomatch with its EpilogSlurmctld (decisions
 #                     into SystemComment too)
 #   --keep            leave the last cluster running
+#   --cpus split|shared   CPUs split between controller and nodes (default
+#                     split, on 2 or more CPUs), or all shared
+#   --slurmd-nice N   the slurmds' nice value (default 10)
+#   --sched-params P  SchedulerParameters added to the clusters' (e.g.
+#                     max_sched_time=1,bf_yield_interval=500000)
+#   --only S          run the stream with cons_tres or topomatch only
 # Environment: BUILD_DIR (default build).
 # Exit status: 1 when a job failed or did not run, or (without --small) a
 # target failed; 2 on bad usage.
@@ -65,7 +75,8 @@ throughput | memory) shift ;;
 -h | --help) sed -n '2,/^# SPDX/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 *) echo "slurm_scale.sh: MODE is throughput or memory (see --help)" >&2; exit 2 ;;
 esac
-nodes= jobs= share=0.5 kib=48 small=0 keep=0 epilog=0
+nodes= jobs= share=0.5 kib=48 small=0 keep=0 epilog=0 snice=10 cpus=split
+sparams= only= ncpu=$(nproc)
 dir=/tmp/tm-slurm-scale port_base=30001
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -78,6 +89,10 @@ while [ $# -gt 0 ]; do
 	--port-base) port_base=$2; shift ;;
 	--keep) keep=1 ;;
 	--epilog) epilog=1 ;;
+	--slurmd-nice) snice=$2; shift ;;
+	--cpus) cpus=$2; shift ;;
+	--sched-params) sparams=,$2; shift ;;
+	--only) only=$2; shift ;;
 	-h | --help) sed -n '2,/^# SPDX/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "slurm_scale.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -90,6 +105,9 @@ else
 	[ -n "$nodes" ] || nodes=16
 	[ -n "$jobs" ] || jobs=$([ $small = 1 ] && echo 1000 || echo 10000)
 fi
+case $only in '' | cons_tres | topomatch) ;; *) echo "slurm_scale.sh: --only is cons_tres or topomatch, not '$only'" >&2; exit 2 ;; esac
+case $cpus in split | shared) ;; *) echo "slurm_scale.sh: --cpus is split or shared, not '$cpus'" >&2; exit 2 ;; esac
+[ "$ncpu" -ge 2 ] || cpus=shared
 for v in nodes jobs kib port_base; do
 	case ${!v} in '' | *[!0-9]* | 0*)
 		echo "slurm_scale.sh: --${v//_/-} wants a positive integer, not '${!v}'" >&2; exit 2 ;;
@@ -111,19 +129,38 @@ trap 'exit 130' INT TERM
 # start SCHEDULER CORES: a fresh cluster with cons_tres or topomatch, nodes
 # of 2 sockets x CORES
 start() {
-	local sel=()
+	local sel=() base_params=
+	# with an EpilogSlurmctld, the main scheduler and backfill every
+	# second (see above); without, Slurm's defaults
+	[ $epilog = 0 ] || base_params=sched_interval=1,bf_interval=1
 	[ "$1" = cons_tres ] || sel=(--select-dir "$select_dir" --topomatch-conf)
 	[ "$1" = cons_tres ] || [ $epilog = 1 ] || sel+=(--no-epilog)
 	"$top/contrib/testcluster/start.sh" --dir "$dir" --port-base "$port_base" \
 		--nodes "$nodes" --sockets 2 --cores "$2" --leaf-size 16 --spank "$spank" \
 		--bind-record --max-jobs $((jobs * 2 + 1000)) --topomatch "$tm" --restart \
-		--sched-params sched_interval=1,bf_interval=1 --slurmd-nice 10 \
+		--sched-params "$base_params$sparams" --slurmd-nice "$snice" \
 		"${sel[@]}" >"$work/start-$1.log" 2>&1 || {
 		fail "the $1 cluster did not start:"
 		tail -n 20 "$work/start-$1.log" >&2
 		exit 1
 	}
 	export SLURM_CONF=$dir/slurm.conf
+	[ $cpus = shared ] || split_cpus
+}
+
+# split_cpus: the controller's side (slurmctld, slurmdbd, mariadbd,
+# munged, and this script with its clients: probes, squeue, sacct) on
+# the first CPU, the virtual nodes (slurmd, and the slurmstepds and jobs
+# they start, which inherit it) on the others: at a site the controller
+# has a host of its own, and here 1,024 slurmds and their jobs would
+# otherwise take most of its CPU (cpu_share: 75 % of the busy time went
+# to slurmstepds and jobs, 11 % to slurmctld)
+split_cpus() {
+	local last=$((ncpu - 1)) p
+	for p in $(pgrep -x slurmd); do taskset -a -p -c "1-$last" "$p" >/dev/null || fail "taskset slurmd $p"; done
+	for p in $(pgrep -x slurmctld) $(pgrep -x slurmdbd) $(pgrep -x mariadbd) $(pgrep -x munged) $$ $BASHPID; do
+		taskset -a -p -c 0 "$p" >/dev/null || fail "taskset $p"
+	done
 }
 
 ctld_pid() { cat "$dir/run/slurmctld.pid"; }
@@ -132,6 +169,30 @@ now() { date +%s.%N; }
 pct() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
 	i = int(0.5 * NR + 0.5); j = int(0.99 * NR + 0.5); if (i < 1) i = 1; if (j < 1) j = 1
 	printf "%.0f %.0f %.0f\n", v[i], v[j], v[NR] }'; }
+
+# cpu_ticks: CPU time so far (clock ticks) of the whole host (busy, not
+# idle or iowait), then of slurmctld, slurmdbd, mariadbd, munged and all
+# the slurmds, one number each on a line
+cpu_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+	local c pids
+	for c in slurmctld slurmdbd mariadbd munged slurmd; do
+		mapfile -t pids < <(pgrep -x "$c")
+		if [ ${#pids[@]} -eq 0 ]; then echo 0; continue; fi
+		# comm has no spaces for these: utime and stime are fields 14, 15
+		(cd /proc && cat "${pids[@]/%//stat}" 2>/dev/null) | awk '{ t += $14 + $15 } END { print t + 0 }'
+	done | paste -sd' '
+}
+
+# cpu_share BEFORE AFTER SECONDS: where the host's CPU went in between
+cpu_share() {
+	awk -v hz="$(getconf CLK_TCK)" -v s="$3" -v n="$ncpu" -v a="$1" -v b="$2" 'BEGIN {
+		split(a, x, " "); split(b, y, " "); split("slurmctld slurmdbd mariadbd munged slurmd", name, " ")
+		busy = (y[1] - x[1]) / hz; left = busy
+		printf "%.0f of %.0f CPU s busy:", busy, s * n
+		for (i = 1; i <= 5; i++) { d = (y[i + 1] - x[i + 1]) / hz; left -= d; printf " %s %.0f,", name[i], d }
+		printf " the rest (slurmstepd, jobs, clients) %.0f\n", left }'
+}
 
 # probe OUT-PREFIX: time scontrol ping and squeue every 0.5 s until killed
 probe() {
@@ -164,7 +225,8 @@ run_stream() {
 		--name "load-$s" >"$work/$s.ids" 2>"$work/$s.load" ||
 		fail "$s: submission failed: $(cat "$work/$s.load")"
 	probe "$work/$s" &
-	local pp=$!
+	local pp=$! c0
+	c0=$(cpu_ticks | paste -sd' ')
 	t0=$(now)
 	scontrol release "$(paste -sd, "$work/$s.ids")"
 	deadline=$(($(date +%s) + 3600))
@@ -179,6 +241,8 @@ run_stream() {
 	done
 	kill "$pp" 2>/dev/null
 	wait "$pp" 2>/dev/null
+	echo "$s: CPU from the release to the queue's end: $(cpu_share "$c0" \
+		"$(cpu_ticks | paste -sd' ')" "$(awk -v t0="$t0" -v t1="$(now)" 'BEGIN { print t1 - t0 }')")" >&2
 	# sacct: every job COMPLETED, and its start time
 	local acct=$work/$s.acct
 	for _ in $(seq 30); do
@@ -264,14 +328,18 @@ verdict() { # NAME OK(0/1)
 }
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*: *//' || true)
-echo "slurm_scale $mode: $(uname -srm); ${cpu:-unknown cpu}; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "slurm_scale $mode: $(uname -srm); ${cpu:-unknown cpu}; $ncpu cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ "$mode" = throughput ]; then
 	echo "slurm_scale throughput: $nodes nodes of 2x2 cores, $jobs jobs of 2-64 tasks" \
 		"(share $share with a pattern, at most $kib KiB), released at once"
 	T0=$(date +%s)
-	read -r c_rate c_p50 c_p99 c_max c_q50 c_q99 c_qmax < <(run_stream cons_tres)
-	read -r t_rate t_p50 t_p99 t_max t_q50 t_q99 t_qmax < <(run_stream topomatch)
+	c_rate=0 c_p50=- c_p99=- c_max=- c_q50=- c_q99=- c_qmax=-
+	t_rate=0 t_p50=- t_p99=- t_max=- t_q50=- t_q99=- t_qmax=-
+	[ "$only" = topomatch ] ||
+		read -r c_rate c_p50 c_p99 c_max c_q50 c_q99 c_qmax < <(run_stream cons_tres)
+	[ "$only" = cons_tres ] ||
+		read -r t_rate t_p50 t_p99 t_max t_q50 t_q99 t_qmax < <(run_stream topomatch)
 	printf '%-10s %10s | %-20s | %-20s\n' scheduler "jobs/min" "ping p50/p99/max ms" \
 		"squeue p50/p99/max ms"
 	printf '%-10s %10s | %-20s | %-20s\n' cons_tres "$c_rate" "$c_p50/$c_p99/$c_max" \
