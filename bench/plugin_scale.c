@@ -635,11 +635,11 @@ static int fair_check(topomatch_cluster_t *c)
 	fragment(free_cores, n, 0.3, &rng);
 	/* the job budget at which this machine maps the job (the mapper does
 	 * more with more time, so its time is measured at that budget) */
+	uint32_t cal_id = 4000; /* a new job each time: over-budget ones are remembered */
 	for (double job_ms = 50; cal.n < 3 && job_ms <= 12800; job_ms *= 2) {
 		ch.conf.job_budget_ms = job_ms;
 		for (cal.n = 0; cal.n < 3; cal.n++) {
-			job_record_t *job = make_job(4000 + (uint32_t)cal.n, a, ch.conf.pattern_kib,
-						     &bytes, NULL);
+			job_record_t *job = make_job(cal_id++, a, ch.conf.pattern_kib, &bytes, NULL);
 			cal.v[cal.n] = one_decision(&ch, job, free_cores, &how, NULL);
 			free_job(job);
 			if (how != TOPOMATCH_NARROWED)
