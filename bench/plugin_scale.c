@@ -620,7 +620,7 @@ static int fair_check(topomatch_cluster_t *c)
 	enum { JOBS = 60 };
 	topomatch_affinity_t *a = make_pattern("stencil", 1024);
 	tm_chooser_t ch;
-	if (!a || chooser_init(&ch, c, 50, 100))
+	if (!a || chooser_init(&ch, c, 50, 1e9)) /* no cycle limit while calibrating */
 		return 1;
 	int n = node_record_count, mapped = 0, cut = -1, bad = 0;
 	uint32_t *free_cores = xcalloc(n, sizeof(uint32_t));
