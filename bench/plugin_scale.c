@@ -487,6 +487,23 @@ static double test_in_cycle(tm_chooser_t *ch, job_record_t *job, const uint32_t 
 	return ms;
 }
 
+/* A job test in the current cycle; true when it made a decision (mapped,
+ * or over its own budget), false when it was refused one (a cycle's or a
+ * user's budget used up, or a decision remembered). */
+static bool test_decides(tm_chooser_t *ch, job_record_t *job, const uint32_t *free_cores,
+			 int waiting_users, topomatch_narrow_t *how)
+{
+	unsigned long long computed = ch->computed;
+	test_in_cycle(ch, job, free_cores, waiting_users, how, NULL);
+	return ch->computed != computed;
+}
+
+static const char *decided_what(bool decided, topomatch_narrow_t how)
+{
+	return !decided ? "NOT decided" : how == TOPOMATCH_NARROWED ? "decided (mapped)" :
+		"decided (over its own budget)";
+}
+
 /* one_decision: a job test in a scheduling cycle of its own */
 static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *free_cores,
 			   topomatch_narrow_t *how, tm_narrowed_t *keep)
@@ -609,8 +626,8 @@ static void chooser_fini(tm_chooser_t *ch)
  * are tested, then user 2's one.  With two users waiting each has half
  * the cycle, so user 1's jobs are cut off at its half and user 2's job
  * still gets a decision; the next cycle, user 1's first job cut off gets
- * one (a cycle's refusal is not remembered).  The budgets follow this machine's
- * speed, so that the outcome does not depend on it: JobBudgetMs the
+ * one (a cycle's refusal is not remembered).  The budgets follow this
+ * machine's speed, so that the outcome does not depend on it: JobBudgetMs the
  * default, doubled until the job maps within it, and CycleBudgetMs 20
  * times a decision's time (a half holds about 10 of user 1's 60).  1
  * with a message when not so.
@@ -628,7 +645,6 @@ static int fair_check(topomatch_cluster_t *c)
 	topomatch_narrow_t how, other, again = TOPOMATCH_KEEP;
 	topomatch_rng_t rng;
 	size_t bytes;
-	unsigned long long computed = 0;
 	series_t cal = { .n = 0 };
 
 	topomatch_rng_seed(&rng, 7);
@@ -649,13 +665,10 @@ static int fair_check(topomatch_cluster_t *c)
 	double d = fmax(pct(&cal, 0.5), 0.1);
 	ch.conf.cycle_budget_ms = fmax(2 * ch.conf.job_budget_ms, 20 * d);
 	slurmctld_diag_stats.schedule_cycle_counter++;
-	for (int k = 0; k <= JOBS; k++) {
+	for (int k = 0; k < JOBS; k++) {
 		jobs[k] = make_job(5000 + (uint32_t)k, a, ch.conf.pattern_kib, &bytes, NULL);
-		jobs[k]->user_id = k < JOBS ? 1 : 2;
-		computed = ch.computed;
-		test_in_cycle(&ch, jobs[k], free_cores, 2, k < JOBS ? &how : &other, NULL);
-		if (k == JOBS)
-			break;
+		jobs[k]->user_id = 1;
+		test_in_cycle(&ch, jobs[k], free_cores, 2, &how, NULL);
 		if (how == TOPOMATCH_NARROWED)
 			mapped++;
 		else if (cut < 0 && jobs[k]->system_comment &&
@@ -667,9 +680,11 @@ static int fair_check(topomatch_cluster_t *c)
 			"cycle\n", JOBS);
 		bad = 1;
 	}
-	/* a decision made, mapped or not (on a loaded machine a mapping may
-	 * run past its own budget: not what is checked here) */
-	bool decided = ch.computed > computed, again_decided = false;
+	/* a decision, mapped or not (on a loaded machine a mapping may run
+	 * past its own budget: not what is checked here) */
+	jobs[JOBS] = make_job(5000 + JOBS, a, ch.conf.pattern_kib, &bytes, NULL);
+	jobs[JOBS]->user_id = 2;
+	bool decided = test_decides(&ch, jobs[JOBS], free_cores, 2, &other), again_decided = false;
 	if (!decided) {
 		fprintf(stderr, "  fair: user 2's job got no decision after user 1's: %s\n",
 			jobs[JOBS]->system_comment ? jobs[JOBS]->system_comment : "(no note)");
@@ -677,9 +692,7 @@ static int fair_check(topomatch_cluster_t *c)
 	}
 	if (cut >= 0) {
 		slurmctld_diag_stats.schedule_cycle_counter++;
-		computed = ch.computed;
-		test_in_cycle(&ch, jobs[cut], free_cores, 2, &again, NULL);
-		again_decided = ch.computed > computed;
+		again_decided = test_decides(&ch, jobs[cut], free_cores, 2, &again);
 		if (!again_decided) {
 			fprintf(stderr, "  fair: user 1's job cut off got no decision the next "
 				"cycle: %s\n", jobs[cut]->system_comment);
@@ -690,9 +703,7 @@ static int fair_check(topomatch_cluster_t *c)
 	       "%.1f ms, JobBudgetMs=%.0f, CycleBudgetMs=%.0f, 2 users): user 1 mapped %d of %d "
 	       "jobs in the cycle, user 2's job %s, user 1's first job cut off %s the next cycle: "
 	       "fair:%s\n", n, d, ch.conf.job_budget_ms, ch.conf.cycle_budget_ms, mapped, JOBS,
-	       !decided ? "NOT decided" : other == TOPOMATCH_NARROWED ? "decided (mapped)" :
-	       "decided (over its own budget)", !again_decided ? "NOT decided" :
-	       again == TOPOMATCH_NARROWED ? "decided (mapped)" : "decided (over its own budget)",
+	       decided_what(decided, other), decided_what(again_decided, again),
 	       bad ? "FAIL" : "PASS");
 	fflush(stdout);
 	for (int k = 0; k <= JOBS; k++)
