@@ -31,6 +31,9 @@ static void defaults(tm_plugin_conf_t *c)
 	/* 10,000 pending jobs at the cap keep slurmctld within 512 MiB more
 	 * (bench/slurm_scale.sh memory: 461 MiB, 47.2 KiB a job) */
 	c->pattern_kib = 48;
+	/* slurm.conf's Weight is the admin's order of use: a heavier node
+	 * for a gain in the noise would waste it (tm_choose.c, tm_weigh) */
+	c->node_weight_gain = 10;
 	c->enabled = 1;
 }
 
@@ -115,12 +118,16 @@ static int setting(tm_plugin_conf_t *c, const char *key, const char *v, const ch
 		c->pattern_kib = (int)x;
 		return 0;
 	}
+	if (!strcasecmp(key, "NodeWeightGain")) {
+		*why = "NodeWeightGain: expected a percentage from 0 to 100";
+		return number(v, 0, 100, &c->node_weight_gain);
+	}
 	if (!strcasecmp(key, "Mapper"))
 		return string(v, c->mapper, sizeof(c->mapper));
 	if (!strcasecmp(key, "Enabled"))
 		return boolean(v, &c->enabled);
 	*why = "unknown key (known: ClusterYAML, JobBudgetMs, CycleBudgetMs, MaxTasks, "
-	       "PatternKiB, Mapper, Enabled)";
+	       "PatternKiB, NodeWeightGain, Mapper, Enabled)";
 	return -1;
 }
 

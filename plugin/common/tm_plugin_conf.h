@@ -19,6 +19,7 @@ typedef struct tm_plugin_conf {
 	int64_t max_tasks;       /* MaxTasks: larger patterns are ignored (4096) */
 	char mapper[32];         /* Mapper: default mapper (auto) */
 	int pattern_kib;         /* PatternKiB: cap of a job's pattern (48) */
+	double node_weight_gain; /* NodeWeightGain: % of hop-bytes a heavier node must save (10) */
 	int enabled;             /* Enabled: yes/no (yes): off switch for admins */
 } tm_plugin_conf_t;
 

@@ -111,6 +111,48 @@ static bool tm_backfill_plan(void)
 	       !prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, "bckfl");
 }
 
+/*
+ * Does this call only ask whether the job could ever fit on the candidate
+ * nodes?  cons_common's job test (job_test.c, _job_test) first offers the
+ * cores of the candidates whether or not jobs hold them ("test 0") and
+ * drops that choice, then offers their free cores (test 1): mapping both
+ * was two mappings per job test, the first onto PUs that other jobs use.
+ * Test 0 is told by a candidate node with jobs (not idle): the cores
+ * offered overlap those its jobs hold in the partitions' rows
+ * (select_part_record); in the tests on free cores they do not.  The
+ * first such node decides, so a test on free cores costs a pass over
+ * idle candidates.  With CR_MEMORY, test 0 allocates; SELECT_MODE_TEST_ONLY
+ * (at submission) only asks.  Not told from test 0: OverSubscribe rows and
+ * preemption (cores of jobs to preempt are offered), whose jobs then get
+ * cons_tres' choice.
+ */
+static bool tm_fit_only(const tm_test_t *t)
+{
+	if (tm_job_test_mode == SELECT_MODE_TEST_ONLY)
+		return true;
+	if (t->cr_type == CR_MEMORY || !t->avail_core || !idle_node_bitmap)
+		return false;
+	for (int i = 0; i < node_record_count; i++) {
+		bool held = false;
+
+		if (!bit_test(t->node_map, i) || bit_test(idle_node_bitmap, i) ||
+		    !t->avail_core[i])
+			continue;
+		for (part_res_record_t *p = select_part_record; p; p = p->next)
+			for (int r = 0; p->row && r < p->num_rows; r++) {
+				bitstr_t **rb = p->row[r].row_bitmap;
+				if (!rb || !rb[i])
+					continue;
+				if (bit_overlap_any(t->avail_core[i], rb[i]))
+					return true;
+				held = true;
+			}
+		if (held)
+			return false;
+	}
+	return false;
+}
+
 /* Does the subset of topomatch_narrow() keep what cons_tres needs? */
 static bool tm_subset_usable(const tm_test_t *t, bitstr_t *narrowed)
 {
@@ -246,7 +288,7 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 	if (job_ptr->details && job_ptr->details->num_tasks &&
 	    t.max_nodes > job_ptr->details->num_tasks)
 		t.max_nodes = MAX(job_ptr->details->num_tasks, min_nodes);
-	if (tm_backfill_plan())
+	if (tm_backfill_plan() || tm_fit_only(&t))
 		return tm_cons_tres(&t);
 	t.waiting_users = tm_waiting_users();
 	if (topomatch_narrow(&t, &nar) != TOPOMATCH_NARROWED) {

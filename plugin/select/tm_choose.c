@@ -244,6 +244,70 @@ static void tm_slot_firsts(const tm_chooser_t *ch, uint16_t cpus_per_task, int64
 	xfree(slot);
 }
 
+typedef struct {
+	uint64_t weight;
+	int64_t cap;
+} tm_weighed_t;
+
+static int tm_cmp_weight(const void *x, const void *y)
+{
+	uint64_t a = ((const tm_weighed_t *) x)->weight, b = ((const tm_weighed_t *) y)->weight;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Node weights (slurm.conf Weight, scontrol update): cons_tres takes the
+ * lightest candidates that hold the job (cons_tres/job_test.c,
+ * _eval_nodes: node sets broken at each weight, the lightest first).  The
+ * lowest weight W whose candidates of weight <= W hold the job's CPUs on
+ * at least min_nodes nodes; UINT64_MAX when that takes every candidate
+ * (one weight, the common case, costs a pass over the candidates).
+ */
+static uint64_t tm_weight_cut(const tm_test_t *t)
+{
+	tm_chooser_t *ch = t->ch;
+	int64_t need = (int64_t) t->job->details->num_tasks * tm_cpt(t), cap = 0, m = 0;
+	tm_weighed_t *w = xcalloc(node_record_count + 1, sizeof(*w));
+	uint64_t cut = UINT64_MAX;
+	bool one = true;
+
+	for (int i = 0; i < node_record_count; i++) {
+		if (ch->cl_of[i] < 0 || !node_record_table_ptr[i] || !bit_test(t->node_map, i))
+			continue;
+		w[m].weight = node_record_table_ptr[i]->sched_weight;
+		w[m].cap = tm_node_cap(t, i);
+		one &= w[m].weight == w[0].weight;
+		m++;
+	}
+	if (!one) {
+		qsort(w, m, sizeof(*w), tm_cmp_weight);
+		for (int64_t k = 0; k < m; k++) {
+			cap += w[k].cap;
+			if (cap >= need && k + 1 >= (int64_t) t->min_nodes &&
+			    (k + 1 == m || w[k + 1].weight != w[k].weight)) {
+				cut = k + 1 < m ? w[k].weight : UINT64_MAX;
+				break;
+			}
+		}
+	}
+	xfree(w);
+	return cut;
+}
+
+/* Of pus[], those of nodes of weight <= cut, into tier[]. */
+static int64_t tm_tier_pus(const tm_chooser_t *ch, const int64_t *pus, int64_t npus,
+			   uint64_t cut, int64_t *tier)
+{
+	int64_t m = 0;
+
+	for (int64_t k = 0; k < npus; k++) {
+		int64_t i = ch->slurm_of[topomatch_cluster_pu_node(ch->cluster, pus[k], NULL)];
+		if (i >= 0 && node_record_table_ptr[i]->sched_weight <= cut)
+			tier[m++] = pus[k];
+	}
+	return m;
+}
+
 /* The job's pattern from its spank_job_env, or NULL (noted why). */
 static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *job_ptr)
 {
@@ -539,6 +603,60 @@ static const topomatch_map_opts_t *tm_node_choice_opts(const tm_chooser_t *ch,
 }
 
 /*
+ * Node weights: the node choice made on the lightest candidates that hold
+ * the job (pu[], nodes[], *nn, its hop-bytes *hb) against one on every
+ * candidate (pus[]), when ms_left allows and NodeWeightGain (percent) is
+ * under 100: heavier nodes are taken only when they cut the hop-bytes by
+ * at least that share, so that an admin's order of use gives way only to
+ * a real gain.  True when the choice on every candidate replaced it (*hb
+ * its hop-bytes, *ratio those against the lightest nodes').
+ */
+static bool tm_weigh(const tm_test_t *t, const topomatch_affinity_t *a,
+		     const topomatch_map_opts_t *sel, const int64_t *pus, int64_t npus,
+		     double ms_left, int64_t *pu, int64_t *nodes, int64_t *nn, double *hb,
+		     double *ratio)
+{
+	tm_chooser_t *ch = t->ch;
+	int64_t n = topomatch_affinity_ntasks(a), nn2 = 0;
+	int64_t *pu2 = xcalloc(n + 1, sizeof(*pu2));
+	int64_t *nodes2 = xcalloc(topomatch_cluster_nnodes(ch->cluster) + 1, sizeof(*nodes2));
+	topomatch_map_opts_t o = *sel;
+	topomatch_map_result_t res;
+	char err[TOPOMATCH_ERRLEN];
+	double hb2 = -1, gain = ch->conf.node_weight_gain / 100;
+	bool heavier = false;
+
+	o.allowed = pus;
+	o.nallowed = npus;
+	o.time_budget_s = ms_left / 1e3;
+	if (gain < 1 && ms_left > 0 &&
+	    !topomatch_cluster_select(ch->cluster, a, &o, pu2, nodes2, &nn2, &res, err) &&
+	    !res.fell_back && nn2 >= t->min_nodes && nn2 <= t->max_nodes &&
+	    (hb2 = tm_hop_bytes(ch, a, pu2)) >= 0 && hb2 < *hb * (1 - gain)) {
+		memcpy(pu, pu2, n * sizeof(*pu));
+		memcpy(nodes, nodes2, nn2 * sizeof(*nodes));
+		*nn = nn2;
+		heavier = true;
+	}
+	if (hb2 < 0)
+		debug("%pJ: node weights: %.6g hop-bytes on the lightest candidates that hold "
+		      "the job, kept (all of them not tried: NodeWeightGain=%g%%%s)", t->job, *hb,
+		      ch->conf.node_weight_gain, gain < 1 ? ", or no time or mapping" : "");
+	else
+		debug("%pJ: node weights: %.6g hop-bytes on the lightest candidates that hold "
+		      "the job, %.6g on all of them: %s (NodeWeightGain=%g%%)", t->job, *hb, hb2,
+		      heavier ? "heavier nodes taken" : "the lightest kept",
+		      ch->conf.node_weight_gain);
+	if (heavier) {
+		*ratio = hb2 / *hb;
+		*hb = hb2;
+	}
+	xfree(pu2);
+	xfree(nodes2);
+	return heavier;
+}
+
+/*
  * Of a decision's budget, the part kept for the guard's overshoot (it
  * checks the time where the mappers allow) and the work after the last
  * mapping, so that the whole job test stays within the budget.
@@ -565,8 +683,9 @@ static double tm_room(double end, double like_ms)
  * mapped with what remains of it.
  */
 static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
-				 const int64_t *pus, int64_t npus, double budget_ms, bool whole,
-				 uint64_t base, uint64_t key)
+				 const int64_t *pus, int64_t npus, const int64_t *tier,
+				 int64_t ntier, double budget_ms, bool whole, uint64_t base,
+				 uint64_t key)
 {
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
@@ -584,8 +703,8 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 
 	topomatch_map_opts_init(&o);
 	o.mapper = tm_job_mapper(ch, job_ptr);
-	o.allowed = pus;
-	o.nallowed = npus;
+	o.allowed = tier ? tier : pus; /* the lightest nodes first (tm_weigh) */
+	o.nallowed = tier ? ntier : npus;
 	o.time_budget_s = (end - t0) / 1e3;
 	note[0] = 0;
 	if (npus < n) {
@@ -615,6 +734,10 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 		snprintf(note, sizeof(note), "the mapping uses %lld nodes, the job %u to %u",
 			 (long long) nn, t->min_nodes, t->max_nodes);
 	} else {
+		double hb_tier = -1, ratio = 1;
+		bool heavier = tier && (hb_tier = tm_hop_bytes(ch, a, pu)) >= 0 &&
+			       tm_weigh(t, a, &sel, pus, npus, tm_room(end, ms), pu, nodes, &nn,
+					&hb_tier, &ratio);
 		/* tasks[k]: how many of the tasks went to nodes[k] */
 		int64_t *per_node = xcalloc(nnodes + 1, sizeof(*per_node));
 		for (int64_t k = 0; k < n; k++)
@@ -647,6 +770,10 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 				 hb_cons, hb);
 		} else {
 			tm_decision_note(t, a, hb, hb_block, late, res.mapper, nn, note, sizeof(note));
+			if (heavier)
+				snprintf(note + strlen(note), sizeof(note) - strlen(note),
+					 "; heavier nodes (Weight) for x%.2f the hop-bytes of the "
+					 "lightest", ratio);
 			tm_decision_store(&ch->cache, job_ptr->job_id, base, TM_DECISION_NODES, nodes,
 					  tasks, nn, &t->extent, note);
 			how = TOPOMATCH_NARROWED;
@@ -782,7 +909,8 @@ static topomatch_narrow_t tm_keep(tm_chooser_t *ch, job_record_t *job_ptr, uint6
 
 /* Decode and map: a decision not in the cache, within the budgets. */
 static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t base,
-				     uint64_t key, const int64_t *pus, int64_t npus)
+				     uint64_t key, const int64_t *pus, int64_t npus,
+				     const int64_t *tier, int64_t ntier)
 {
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
@@ -838,7 +966,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
 				  0, NULL, NULL);
 	else /* the budget counts the job test's work before the mapping */
-		how = tm_map(t, a, pus, npus,
+		how = tm_map(t, a, pus, npus, tier, ntier,
 			     MIN(left, ch->conf.job_budget_ms) - (tm_now_ms() - t->start_ms),
 			     left >= ch->conf.job_budget_ms, base, key);
 	topomatch_affinity_destroy(a);
@@ -990,7 +1118,7 @@ static bool tm_decision_stands(const tm_test_t *t, const tm_decision_t *d)
 static topomatch_narrow_t tm_decide(tm_test_t *t, uint64_t pkey, tm_narrowed_t *nar)
 {
 	tm_chooser_t *ch = t->ch;
-	int64_t *pus = NULL, npus = 0;
+	int64_t *pus = NULL, npus = 0, *tier = NULL, ntier = 0;
 	const tm_decision_t *d;
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
 	uint64_t base = tm_base_key(t, pkey), key;
@@ -1015,9 +1143,15 @@ static topomatch_narrow_t tm_decide(tm_test_t *t, uint64_t pkey, tm_narrowed_t *
 		tm_note(t->job, "out of memory");
 	} else {
 		tm_free_pus(t, pus, &npus);
+		uint64_t cut = tm_weight_cut(t);
 		if (tm_cpt(t) > 1)
 			tm_slot_firsts(ch, tm_cpt(t), pus, &npus);
-		how = tm_compute(t, pkey, base, key, pus, npus);
+		if (cut != UINT64_MAX && (tier = malloc(sizeof(*tier) * (npus + 1))) &&
+		    (ntier = tm_tier_pus(ch, pus, npus, cut, tier)) < t->job->details->num_tasks) {
+			free(tier); /* slots of -c fewer than its CPUs said */
+			tier = NULL;
+		}
+		how = tm_compute(t, pkey, base, key, pus, npus, tier, ntier);
 		d = how == TOPOMATCH_NARROWED ? tm_decision_find(&ch->cache, t->job->job_id, base)
 					       : NULL;
 	}
@@ -1028,6 +1162,7 @@ static topomatch_narrow_t tm_decide(tm_test_t *t, uint64_t pkey, tm_narrowed_t *
 		how = TOPOMATCH_KEEP;
 	}
 	free(pus);
+	free(tier);
 	return how;
 }
 

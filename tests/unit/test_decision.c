@@ -293,6 +293,28 @@ START_TEST(conf_pattern_kib)
 }
 END_TEST
 
+START_TEST(conf_node_weight_gain)
+{
+	static const char *const bad[] = { "NodeWeightGain=-1\n", "NodeWeightGain=100.5\n",
+					   "NodeWeightGain=nan\n", "NodeWeightGain=10%\n" };
+	tm_plugin_conf_t c;
+	char err[TOPOMATCH_ERRLEN] = "", path[32], want[TOPOMATCH_ERRLEN + 32];
+
+	ck_assert_int_eq(read_conf("ClusterYAML=/etc/slurm/c.yaml\n", &c, err, path), 0);
+	ck_assert(c.node_weight_gain == 10);
+	ck_assert_int_eq(read_conf("nodeweightgain = 0\n", &c, err, path), 0);
+	ck_assert(c.node_weight_gain == 0);
+	ck_assert_int_eq(read_conf("NodeWeightGain=2.5\n", &c, err, path), 0);
+	ck_assert(c.node_weight_gain == 2.5);
+	for (int k = 0; k < 4; k++) {
+		ck_assert_int_eq(read_conf(bad[k], &c, err, path), -1);
+		snprintf(want, sizeof(want), "%s:1: NodeWeightGain: expected a percentage from 0 to 100",
+			 path);
+		ck_assert_str_eq(err, want);
+	}
+}
+END_TEST
+
 /* entries env_array_merge drops or merges are moved behind the kept ones */
 START_TEST(spank_env_repair)
 {
@@ -362,6 +384,7 @@ int main(void)
 	tcase_add_test(tc, comment_sql_safe);
 	tcase_add_test(tc, conf_max_tasks);
 	tcase_add_test(tc, conf_pattern_kib);
+	tcase_add_test(tc, conf_node_weight_gain);
 	tcase_add_test(tc, spank_env_repair);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);
