@@ -491,18 +491,32 @@ static void step_busy(const topomatch_cluster_t *c, const job_step_info_t *st, i
  * the ranks onto the cores the step really got: fit_step).  When the step
  * does not fit in what is left (it will wait for CPUs), allowed[] stays.
  */
+/* Is st one of the job's running steps (not the batch or extern step)? */
+static int step_running(const job_step_info_t *st)
+{
+	return st->state == JOB_RUNNING && st->step_id.step_id < SLURM_MAX_NORMAL_STEP_ID;
+}
+
+/* The job's steps from slurmctld, or NULL. */
+static job_step_info_response_msg_t *job_steps(uint32_t jobid)
+{
+	job_step_info_response_msg_t *steps = NULL;
+	if (slurm_get_job_steps(0, jobid, NO_VAL, &steps, SHOW_ALL) != SLURM_SUCCESS)
+		return NULL;
+	return steps;
+}
+
 static void drop_busy(const topomatch_cluster_t *c, uint32_t jobid, int64_t need,
 		      int64_t *allowed, int64_t *nallowed)
 {
 	job_step_info_response_msg_t *steps = NULL;
 	int64_t nn = topomatch_cluster_nnodes(c), *busy = calloc((size_t)nn + 1, sizeof(*busy));
 	int64_t *left = malloc(((size_t)*nallowed + 1) * sizeof(*left)), kept = 0, any = 0;
-	if (!busy || !left ||
-	    slurm_get_job_steps(0, jobid, NO_VAL, &steps, SHOW_ALL) != SLURM_SUCCESS || !steps)
+	if (!busy || !left || !(steps = job_steps(jobid)))
 		goto out;
 	for (uint32_t k = 0; k < steps->job_step_count; k++) {
 		const job_step_info_t *st = &steps->job_steps[k];
-		if (st->state == JOB_RUNNING && st->step_id.step_id < SLURM_MAX_NORMAL_STEP_ID) {
+		if (step_running(st)) {
 			step_busy(c, st, busy);
 			any = 1;
 		}
@@ -525,6 +539,18 @@ out:
 		slurm_free_job_step_info_response_msg(steps);
 	free(left);
 	free(busy);
+}
+
+/* Does the job have running steps (0 when slurmctld does not say)? */
+static int steps_running(uint32_t jobid)
+{
+	job_step_info_response_msg_t *steps = job_steps(jobid);
+	int any = 0;
+	for (uint32_t k = 0; steps && k < steps->job_step_count && !any; k++)
+		any = step_running(&steps->job_steps[k]);
+	if (steps)
+		slurm_free_job_step_info_response_msg(steps);
+	return any;
 }
 
 /* topomatch.conf beside the slurm.conf this command uses (its path in
@@ -669,6 +695,13 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 	int kept = job_pus(c, jobid, allowed, &nallowed, msg, sizeof(msg));
 	if (!kept && !overlap && !layout_reorder)
 		drop_busy(c, jobid, n * cpt, allowed, &nallowed);
+	if (!kept && layout_reorder && !overlap && steps_running(jobid)) {
+		/* Slurm gives the step the nodes and CPUs those steps left:
+		 * not the block layout of SLURM_JOB_CPUS_PER_NODE */
+		snprintf(msg, sizeof(msg), "the job's running steps hold CPUs, so Slurm's layout "
+			 "of this step cannot be predicted (layout=reorder)");
+		kept = 1;
+	}
 	if (!kept && layout_reorder)
 		kept = reorder_pus(c, allowed, &nallowed, n, cpt, nodes_opt, msg, sizeof(msg));
 	if (kept) {

@@ -17,6 +17,8 @@
 #      with one note: SLURM_DISTRIBUTION=cyclic, -N 2, -n 2 (pattern size);
 #      a forged SLURM_JOB_CPUS_PER_NODE makes srun predict the wrong counts:
 #      slurmstepd notices, notes it in the slurmd logs and sets no rank;
+#      a step started beside a running one (Slurm lays it out on the CPUs
+#      left);
 #  (d) srun -n 64 --comm-pattern inside salloc (the option on srun's
 #      command line);
 #  (e) real binding: 2 nodes of this machine's shape, layout=reorder without
@@ -121,6 +123,12 @@ srun -N 2 -n 32 --comm-pattern=$work/pat32.mat sh -c "\$show" >step4.out 2>step4
 srun -n 2 sh -c "\$show" >step5.out 2>step5.err
 SLURM_JOB_CPUS_PER_NODE=16,16,16,12 srun -n 60 --comm-pattern=$work/pat60.mat sh -c "\$show" >step6.out 2>step6.err
 srun -n 32 -c 2 --comm-pattern=$work/pat32.mat sh -c "\$show" >step7.out 2>step7.err
+# step 8 holds a CPU (step 9 with the pattern starts beside it, then lets it go)
+srun --exact -n 1 sh -c 'touch held; for i in \$(seq 600); do [ -e done9 ] && exit; sleep 0.1; done' &
+for i in \$(seq 600); do [ -e held ] && break; sleep 0.1; done
+srun --exact -n 60 --comm-pattern=$work/pat60.mat sh -c "\$show" >step9.out 2>step9.err
+touch done9
+wait
 EOF
 id=$(sbatch --parsable -n 64 --comm-pattern="$work/pat.mat" -o job.out -e job.err job.sh)
 wait_done "$id" || not_ok "(a) the job ends"
@@ -194,6 +202,11 @@ expect_eq "(c) -n 2: one note" \
 expect_eq "(c) forged CPUs per node: 60 tasks, none with a rank" "60 0" \
 	"$(wc -l <step6.out | tr -d ' ') $(no_rank step6.out)"
 expect_eq "(c) forged CPUs per node: srun says nothing" "" "$(grep 'topomatch' step6.err)"
+expect_eq "(c) a step beside a running one: 60 tasks, none with a rank" "60 0" \
+	"$(wc -l <step9.out | tr -d ' ') $(no_rank step9.out)"
+expect_eq "(c) a step beside a running one: one note" \
+	"srun: topomatch: the job's running steps hold CPUs, so Slurm's layout of this step cannot be predicted (layout=reorder); $note" \
+	"$(grep 'topomatch' step9.err)"
 stepd=$(cat "$dir"/log/slurmd-n*.log |
 	grep -c "\[$id\.6\] topomatch: Slurm started 15 tasks from task .* not the layout srun predicted: ranks are not reordered")
 expect_eq "(c) forged CPUs per node: slurmstepd notes it once per node" 4 "$stepd"
