@@ -56,6 +56,8 @@
 #   --sched-params P  SchedulerParameters added to the clusters' (e.g.
 #                     max_sched_time=1,bf_yield_interval=500000)
 #   --only S          run the stream with cons_tres or topomatch only
+#   --tm-conf "K=V .."  settings added to select/topomatch's topomatch.conf
+#                     (e.g. CycleBudgetMs=200), read with scontrol reconfigure
 # Environment: BUILD_DIR (default build).
 # Exit status: 1 when a job failed or did not run, or (without --small) a
 # target failed; 2 on bad usage.
@@ -76,7 +78,7 @@ throughput | memory) shift ;;
 *) echo "slurm_scale.sh: MODE is throughput or memory (see --help)" >&2; exit 2 ;;
 esac
 nodes= jobs= share=0.5 kib=48 small=0 keep=0 epilog=0 snice=10 cpus=split
-sparams= only= ncpu=$(nproc)
+sparams= only= tmconf= ncpu=$(nproc)
 dir=/tmp/tm-slurm-scale port_base=30001
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -93,6 +95,7 @@ while [ $# -gt 0 ]; do
 	--cpus) cpus=$2; shift ;;
 	--sched-params) sparams=,$2; shift ;;
 	--only) only=$2; shift ;;
+	--tm-conf) tmconf=$2; shift ;;
 	-h | --help) sed -n '2,/^# SPDX/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "slurm_scale.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -145,6 +148,10 @@ start() {
 		exit 1
 	}
 	export SLURM_CONF=$dir/slurm.conf
+	if [ "$1" != cons_tres ] && [ -n "$tmconf" ]; then
+		printf '%s\n' $tmconf >>"$dir/topomatch.conf"
+		scontrol reconfigure || fail "scontrol reconfigure with $tmconf"
+	fi
 	[ $cpus = shared ] || split_cpus
 }
 
@@ -332,7 +339,9 @@ echo "slurm_scale $mode: $(uname -srm); ${cpu:-unknown cpu}; $ncpu cores; load $
 
 if [ "$mode" = throughput ]; then
 	echo "slurm_scale throughput: $nodes nodes of 2x2 cores, $jobs jobs of 2-64 tasks" \
-		"(share $share with a pattern, at most $kib KiB), released at once"
+		"(share $share with a pattern, at most $kib KiB), released at once;" \
+		"SchedulerParameters $(p=$([ $epilog = 1 ] && echo sched_interval=1,bf_interval=1)$sparams
+			echo "${p#,}" | sed 's/^$/(defaults)/'); topomatch.conf ${tmconf:-(defaults)}"
 	T0=$(date +%s)
 	c_rate=0 c_p50=- c_p99=- c_max=- c_q50=- c_q99=- c_qmax=-
 	t_rate=0 t_p50=- t_p99=- t_max=- t_q50=- t_q99=- t_qmax=-

@@ -121,15 +121,12 @@ static bool tm_backfill_plan(void)
  * offered overlap those its jobs hold in the partitions' rows
  * (select_part_record); in the tests on free cores they do not.  The
  * first such node decides, so a test on free cores costs a pass over
- * idle candidates.  With CR_MEMORY, test 0 allocates; SELECT_MODE_TEST_ONLY
- * (at submission) only asks.  Not told from test 0: OverSubscribe rows and
- * preemption (cores of jobs to preempt are offered), whose jobs then get
- * cons_tres' choice.
+ * idle candidates.  With CR_MEMORY, test 0 allocates.  Not told from
+ * test 0: OverSubscribe rows and preemption (cores of jobs to preempt are
+ * offered), whose jobs then get cons_tres' choice.
  */
 static bool tm_fit_only(const tm_test_t *t)
 {
-	if (tm_job_test_mode == SELECT_MODE_TEST_ONLY)
-		return true;
 	if (t->cr_type == CR_MEMORY || !t->avail_core || !idle_node_bitmap)
 		return false;
 	for (int i = 0; i < node_record_count; i++) {
@@ -290,6 +287,9 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 		t.max_nodes = MAX(job_ptr->details->num_tasks, min_nodes);
 	if (tm_backfill_plan() || tm_fit_only(&t))
 		return tm_cons_tres(&t);
+	/* at submission (SELECT_MODE_TEST_ONLY), whether the job could ever
+	 * run: its pattern is checked, a refusal said at once, not mapped */
+	t.check_only = tm_job_test_mode == SELECT_MODE_TEST_ONLY;
 	t.waiting_users = tm_waiting_users();
 	if (topomatch_narrow(&t, &nar) != TOPOMATCH_NARROWED) {
 		debug("%pJ: %d candidate nodes, %u-%u wanted: no narrowing, cons_tres chooses",

@@ -907,6 +907,49 @@ static topomatch_narrow_t tm_keep(tm_chooser_t *ch, job_record_t *job_ptr, uint6
 	return TOPOMATCH_KEEP;
 }
 
+/*
+ * The job's pattern when the plugin may map it: not over PatternKiB, not
+ * more tasks or KiB than the job budget maps, decoded (hostile input);
+ * else NULL, with the reason noted and remembered under pkey.
+ */
+static topomatch_affinity_t *tm_admit(const tm_test_t *t, uint64_t pkey)
+{
+	tm_chooser_t *ch = t->ch;
+	job_record_t *job_ptr = t->job;
+	topomatch_affinity_t *a;
+
+	double most = TM_PATTERN_BYTES * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
+	if (t->pattern_bytes > (size_t)ch->conf.pattern_kib * 1024) {
+		/* not what sbatch stores under this configuration: the API
+		 * (or PatternKiB lowered since) */
+		tm_note(job_ptr, "the pattern's %zu KiB are more than PatternKiB=%d allows "
+			"(topomatch.conf; sbatch --comm-pattern keeps patterns within it)",
+			t->pattern_bytes / 1024, ch->conf.pattern_kib);
+		tm_keep(ch, job_ptr, pkey);
+		return NULL;
+	}
+	double tasks = TM_PATTERN_TASKS * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
+	if (job_ptr->details && job_ptr->details->num_tasks > tasks) {
+		tm_note(job_ptr, "a pattern of %u tasks needs more than a budget of %g ms maps "
+			"(%.0f tasks; JobBudgetMs in topomatch.conf)", job_ptr->details->num_tasks,
+			ch->conf.job_budget_ms, tasks);
+		tm_keep(ch, job_ptr, pkey);
+		return NULL;
+	}
+	if (t->pattern_bytes > most) {
+		/* decoding alone would take much of the budget, and mapping a
+		 * dense pattern runs partitioners that cannot be stopped */
+		tm_note(job_ptr, "the pattern's %zu KiB are more than a budget of %g ms maps "
+			"(%.0f KiB; JobBudgetMs in topomatch.conf)", t->pattern_bytes / 1024,
+			ch->conf.job_budget_ms, most / 1024);
+		tm_keep(ch, job_ptr, pkey);
+		return NULL;
+	}
+	if (!(a = tm_pattern(ch, job_ptr)))
+		tm_keep(ch, job_ptr, pkey);
+	return a;
+}
+
 /* Decode and map: a decision not in the cache, within the budgets. */
 static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t base,
 				     uint64_t key, const int64_t *pus, int64_t npus,
@@ -938,34 +981,8 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 		return TOPOMATCH_KEEP;
 	}
 	ch->computed++;
-	double most = TM_PATTERN_BYTES * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
-	if (t->pattern_bytes > (size_t)ch->conf.pattern_kib * 1024) {
-		/* not what sbatch stores under this configuration: the API
-		 * (or PatternKiB lowered since) */
-		tm_note(job_ptr, "the pattern's %zu KiB are more than PatternKiB=%d allows "
-			"(topomatch.conf; sbatch --comm-pattern keeps patterns within it)",
-			t->pattern_bytes / 1024, ch->conf.pattern_kib);
-		return tm_keep(ch, job_ptr, pkey);
-	}
-	double tasks = TM_PATTERN_TASKS * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
-	if (job_ptr->details && job_ptr->details->num_tasks > tasks) {
-		tm_note(job_ptr, "a pattern of %u tasks needs more than a budget of %g ms maps "
-			"(%.0f tasks; JobBudgetMs in topomatch.conf)", job_ptr->details->num_tasks,
-			ch->conf.job_budget_ms, tasks);
-		return tm_keep(ch, job_ptr, pkey);
-	}
-	if (t->pattern_bytes > most) {
-		/* decoding alone would take much of the budget, and mapping a
-		 * dense pattern runs partitioners that cannot be stopped */
-		tm_note(job_ptr, "the pattern's %zu KiB are more than a budget of %g ms maps "
-			"(%.0f KiB; JobBudgetMs in topomatch.conf)", t->pattern_bytes / 1024,
-			ch->conf.job_budget_ms, most / 1024);
-		return tm_keep(ch, job_ptr, pkey);
-	}
-	if (!(a = tm_pattern(ch, job_ptr)))
-		tm_decision_store(&ch->cache, job_ptr->job_id, pkey, TM_DECISION_KEEP, NULL, NULL,
-				  0, NULL, NULL);
-	else /* the budget counts the job test's work before the mapping */
+	/* the budget counts the job test's work before the mapping */
+	if ((a = tm_admit(t, pkey)))
 		how = tm_map(t, a, pus, npus, tier, ntier,
 			     MIN(left, ch->conf.job_budget_ms) - (tm_now_ms() - t->start_ms),
 			     left >= ch->conf.job_budget_ms, base, key);
@@ -1126,6 +1143,10 @@ static topomatch_narrow_t tm_decide(tm_test_t *t, uint64_t pkey, tm_narrowed_t *
 	if (tm_decision_find(&ch->cache, t->job->job_id, pkey)) {
 		ch->reused++;
 		return TOPOMATCH_KEEP; /* the pattern was rejected, and noted */
+	}
+	if (t->check_only) {
+		topomatch_affinity_destroy(tm_admit(t, pkey));
+		return TOPOMATCH_KEEP;
 	}
 	if (tm_node_index(ch)) {
 		tm_note(t->job, "out of memory");

@@ -75,6 +75,8 @@ typedef struct {
 	bool prefer_alloc_nodes;
 	gres_mc_data_t *tres_mc;
 	bool backfill;			/* a WILL_RUN test (backfill's window) */
+	bool check_only;		/* only check the pattern, note why it is
+					 * refused (at submission: TEST_ONLY) */
 	int waiting_users;		/* users with pending pattern jobs (0: unknown) */
 	double start_ms;		/* set by topomatch_narrow: the budget's start */
 	size_t pattern_bytes;		/* set by topomatch_narrow: the pattern's size */

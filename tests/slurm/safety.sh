@@ -40,7 +40,7 @@
 #      at most every 5 s, SAVE_MAX_WAIT in src/slurmctld/state_save.c: what
 #      it accepted since then dies with a kill -9, the plugin or not), counted;
 #  (d) three pending jobs whose TOPOMATCH_PATTERN_0 is 64 MiB and one with
-#      2^20 other spank_job_env entries: the plugin rejects the first,
+#      2^20 other spank_job_env entries: as they start, the plugin rejects the first,
 #      does not read the last (more entries than a pattern comes with,
 #      said in its SystemComment), and costs nothing per scheduling attempt
 #      (main and backfill cycles under 250 ms; select_topomatch.c once
@@ -622,11 +622,13 @@ if [ -n "$forge" ]; then
 	"$forge" -n 16 -g 1 -J e- wide >>"$work/e.txt" 2>>"$work/e.err"
 	expect_eq "(d) 3 jobs with a 64 MiB TOPOMATCH_PATTERN_0 and one with 1,048,577 entries accepted" 4 \
 		"$(grep -cE ' [0-9]+$' "$work/e.txt")"
-	# backfill runs only after a change: change the blocker's comment
+	# backfill runs only after a change: change the blocker's comment.
+	# Pending behind the blocker, the jobs are not mapped (backfill plans
+	# with cons_tres; the main scheduler's job test offers the plugin no
+	# free cores): their patterns are read when they can start
 	for i in $(seq 60); do
 		scontrol update jobid="$blk" comment="d-$i" 2>/dev/null
-		[ "$(log_from "$from" | grep -c 'pattern rejected: pattern entry 0: longer than the limit of 65536 bytes')" -ge 3 ] &&
-			[ "$(sdiag | sed -n 's/^[[:space:]]*Total cycles: *//p' | sed -n 2p)" -ge 5 ] && break
+		[ "$(sdiag | sed -n 's/^[[:space:]]*Total cycles: *//p' | sed -n 2p)" -ge 5 ] && break
 		sleep 0.5
 	done
 	sq=0
@@ -640,12 +642,6 @@ if [ -n "$forge" ]; then
 	main=$(sdiag | sed -n 's/^[[:space:]]*Max cycle: *//p' | sed -n 1p)
 	bf=$(sdiag | sed -n 's/^[[:space:]]*Max cycle: *//p' | sed -n 2p)
 	bfn=$(sdiag | sed -n 's/^[[:space:]]*Total cycles: *//p' | sed -n 2p)
-	expect_eq "(d) rejected, and why" 3 \
-		"$(log_from "$from" | grep -c 'pattern rejected: pattern entry 0: longer than the limit of 65536 bytes')"
-	wid=$(awk '$1 == "wide" { print $2 }' "$work/e.txt")
-	expect_contains "(d) the 1,048,577 entries are not read, and the job says so" \
-		"topomatch: spank_job_env has 1048577 entries, more than the 69631 a pattern comes with: not read" \
-		"$(scontrol show job "$wid")"
 	if [ "${main:-999999999}" -lt 250000 ] && [ "${bf:-999999999}" -lt 250000 ] && [ "${bfn:-0}" -ge 5 ]; then
 		ok "(d) the pending 64 MiB patterns cost nothing per attempt: longest main cycle $((main / 1000)) ms, backfill $((bf / 1000)) ms ($bfn backfill cycles)"
 	else
@@ -660,6 +656,12 @@ if [ -n "$forge" ]; then
 	scancel "$blk"
 	# shellcheck disable=SC2046
 	wait_ids_done $(awk '{ print $2 }' "$work/e.txt")
+	expect_eq "(d) when they start, each pattern is rejected, and why" 3 \
+		"$(log_from "$from" | grep -c 'starts on .*; topomatch: pattern rejected: pattern entry 0: longer than the limit of 65536 bytes')"
+	wid=$(awk '$1 == "wide" { print $2 }' "$work/e.txt")
+	expect_contains "(d) the 1,048,577 entries are not read, and the job says so" \
+		"topomatch: spank_job_env has 1048577 entries, more than the 69631 a pattern comes with: not read" \
+		"$(scontrol show job "$wid")"
 	expect_eq "(d) then they run to completion" 4 \
 		"$(squeue -h -t all -j "$(awk '{ printf "%s,", $2 }' "$work/e.txt")" -o %T | grep -c COMPLETED)"
 	healthy "(d) after the 64 MiB patterns"
