@@ -285,11 +285,11 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 	if (job_ptr->details && job_ptr->details->num_tasks &&
 	    t.max_nodes > job_ptr->details->num_tasks)
 		t.max_nodes = MAX(job_ptr->details->num_tasks, min_nodes);
-	if (tm_backfill_plan() || tm_fit_only(&t))
-		return tm_cons_tres(&t);
 	/* at submission (SELECT_MODE_TEST_ONLY), whether the job could ever
 	 * run: its pattern is checked, a refusal said at once, not mapped */
 	t.check_only = tm_job_test_mode == SELECT_MODE_TEST_ONLY;
+	if (tm_backfill_plan() || (!t.check_only && tm_fit_only(&t)))
+		return tm_cons_tres(&t);
 	t.waiting_users = tm_waiting_users();
 	if (topomatch_narrow(&t, &nar) != TOPOMATCH_NARROWED) {
 		debug("%pJ: %d candidate nodes, %u-%u wanted: no narrowing, cons_tres chooses",
