@@ -33,7 +33,17 @@ static const char help[] =
 	"      --generate N        a generated stream of N jobs instead of a trace\n"
 	"      --load L            offered load of the generated stream (default 0.9)\n"
 	"      --jobs N            the first N jobs that ran and fit the cluster\n"
-	"                          (default: all)\n"
+	"                          (of the window; default: all)\n"
+	"      --from SEC, --until SEC\n"
+	"                          replay the jobs submitted in [FROM, UNTIL), in\n"
+	"                          the trace's seconds (its submit field)\n"
+	"      --skip N            the window starts after the first N jobs that\n"
+	"                          ran and fit\n"
+	"      --warmup SEC        jobs submitted in the SEC seconds before the\n"
+	"                          window are replayed first and not counted\n"
+	"                          (default 86400; 0: none)\n"
+	"      --time-scale F      multiply the gaps between submissions by F\n"
+	"                          (F < 1 raises the offered load; default 1)\n"
 	"      --policy LIST       comma-separated, from slurm-linear, slurm-tree,\n"
 	"                          topomatch, random (default: all four; slurm-tree\n"
 	"                          only on tree networks)\n"
@@ -79,12 +89,18 @@ enum {
 	S_THREADS,
 	S_QUIET,
 	S_MAX_TASKS,
+	S_FROM,
+	S_UNTIL,
+	S_SKIP,
+	S_WARMUP,
+	S_SCALE,
 };
 
 struct sim_args {
 	const char *topo, *trace, *policies, *patterns, *out, *dump;
 	int64_t generate, jobs, cpn, threads;
 	double load;
+	sim_window_t win;
 	bool json, no_plots, quiet;
 	sim_config_t cfg;
 };
@@ -95,6 +111,11 @@ static const struct option longopts[] = {
 	{ "generate", required_argument, NULL, S_GENERATE },
 	{ "load", required_argument, NULL, S_LOAD },
 	{ "jobs", required_argument, NULL, S_JOBS },
+	{ "from", required_argument, NULL, S_FROM },
+	{ "until", required_argument, NULL, S_UNTIL },
+	{ "skip", required_argument, NULL, S_SKIP },
+	{ "warmup", required_argument, NULL, S_WARMUP },
+	{ "time-scale", required_argument, NULL, S_SCALE },
 	{ "policy", required_argument, NULL, S_POLICY },
 	{ "patterns", required_argument, NULL, S_PATTERNS },
 	{ "comm-share", required_argument, NULL, S_SHARE },
@@ -125,6 +146,15 @@ static bool number_opt(int c, const char *v, struct sim_args *a)
 		return cli_int64("sim", "--max-tasks", v, 1, TOPOMATCH_BLOB_MAX_TASKS,
 				 &a->cfg.tm.max_tasks);
 	case S_LOAD: return cli_double("sim", "--load", v, 0.001, 100, &a->load);
+	case S_FROM:
+		a->win.has_from = true;
+		return cli_double("sim", "--from", v, 0, 1e12, &a->win.from);
+	case S_UNTIL:
+		a->win.has_until = true;
+		return cli_double("sim", "--until", v, 0, 1e12, &a->win.until);
+	case S_SKIP: return cli_int64("sim", "--skip", v, 0, INT64_MAX, &a->win.skip);
+	case S_WARMUP: return cli_double("sim", "--warmup", v, 0, 1e12, &a->win.warmup);
+	case S_SCALE: return cli_double("sim", "--time-scale", v, 1e-6, 1e6, &a->win.time_scale);
 	case S_SHARE: return cli_double("sim", "--comm-share", v, 0, 1, &a->cfg.share);
 	case OPT_SEED: return cli_uint64("sim", "--seed", v, &a->cfg.seed);
 	default:
@@ -171,6 +201,11 @@ static int check_args(const struct sim_args *a)
 		return cli_usage_error("sim", "--mapper: unknown mapper '%s'", a->cfg.tm.mapper);
 	if (a->no_plots && !a->out)
 		return cli_usage_error("sim", "--no-plots goes with --out PREFIX");
+	if (!a->trace && (a->win.has_from || a->win.has_until || a->win.skip))
+		return cli_usage_error("sim", "--from, --until and --skip choose a part of a --trace");
+	if (a->win.has_from && a->win.has_until && a->win.until <= a->win.from)
+		return cli_usage_error("sim", "--until %g is not after --from %g: an empty window",
+				       a->win.until, a->win.from);
 	return CLI_OK;
 }
 
@@ -230,9 +265,13 @@ static int policies(const struct sim_args *a, struct sim_world *w)
 static int stream(const struct sim_args *a, struct sim_world *w)
 {
 	char err[TOPOMATCH_ERRLEN];
-	int rc = a->trace ? sim_stream_swf(a->trace, a->jobs, w->m.cpn, w->m.nnodes, &w->s, err)
+	sim_window_t win = a->win;
+	win.max_jobs = a->jobs;
+	int rc = a->trace ? sim_stream_swf_window(a->trace, &win, w->m.cpn, w->m.nnodes, &w->s, err)
 			  : sim_stream_generate(a->generate, a->load, w->m.cpn, w->m.nnodes,
 						a->cfg.seed, &w->s, err);
+	if (!rc && !a->trace && a->win.time_scale != 1)
+		sim_stream_scale(&w->s, a->win.time_scale, w->m.nnodes);
 	if (rc) {
 		cli_error("sim", "%s", err);
 		return CLI_FAIL;
@@ -462,6 +501,7 @@ static int report(const struct sim_args *a, const sim_config_t *c, const sim_res
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_args a = { .load = 0.9,
+			      .win = { .warmup = SIM_DEFAULT_WARMUP, .time_scale = 1 },
 			      .cfg = { .seed = 1, .share = SIM_DEFAULT_COMM_SHARE,
 				       .tm.max_tasks = SIM_PLUGIN_MAX_TASKS } };
 	struct sim_world w = { 0 };

@@ -90,6 +90,8 @@ typedef struct sim_job {
 	int64_t nodes;   /* whole nodes: ceil(procs / cores per node) */
 	int kind;        /* entry of the pattern mix, -1: no pattern */
 	double hb_ref;   /* hop-bytes on the compact reference placement */
+	int warm;        /* 1: a warm-up job before the window (replayed, not
+			  * counted in the statistics) */
 } sim_job_t;
 
 typedef struct sim_stream {
@@ -100,11 +102,43 @@ typedef struct sim_stream {
 	int64_t too_big;   /* skipped: more nodes than the cluster has */
 	int64_t max_nodes, max_procs; /* SWF header, -1 when absent */
 	char source[512];  /* "FILE (Installation)" or "generated ..." */
+	int64_t warm;      /* warm-up jobs (job[0 .. warm), before the window) */
+	double win_first, win_last; /* the window's first and last submission,
+				     * trace seconds (before --time-scale) */
+	double time_scale; /* inter-arrival factor applied (1: none) */
+	double offered;    /* the window's offered load: node-seconds of its
+			    * jobs over the cluster's between its first and
+			    * last (scaled) submission; 0 for one instant */
 } sim_stream_t;
+
+/*
+ * Which part of a trace to replay.  The window is the jobs that ran and
+ * fit, submitted in [from, until) (trace seconds, the SWF submit field),
+ * after the first `skip` of them, at most max_jobs (0: all).  The jobs
+ * submitted in the `warmup` seconds before the window's first one are
+ * replayed first (the cluster is then as busy as the trace had it when
+ * the window opens) and left out of the statistics.  time_scale (> 0)
+ * multiplies every gap between submissions.
+ */
+typedef struct sim_window {
+	double from, until;   /* until <= from: no end */
+	bool has_from, has_until;
+	int64_t skip, max_jobs;
+	double warmup;        /* s; 0: no warm-up */
+	double time_scale;    /* 1: as recorded */
+} sim_window_t;
+
+#define SIM_DEFAULT_WARMUP 86400.0
 
 /* Jobs of an SWF trace: the first max_jobs (0: all) that ran and fit. */
 int sim_stream_swf(const char *path, int64_t max_jobs, int64_t cores_per_node,
 		   int64_t nnodes, sim_stream_t *s, char *err);
+/* The same for a window (w NULL: the whole trace).  A window without a
+ * job is an error that says what the trace holds. */
+int sim_stream_swf_window(const char *path, const sim_window_t *w, int64_t cores_per_node,
+			  int64_t nnodes, sim_stream_t *s, char *err);
+/* Multiply the gaps between submissions by f (> 0); offered load again. */
+void sim_stream_scale(sim_stream_t *s, double f, int64_t nnodes);
 /* A generated stream of njobs jobs offering `load` (0..) of the cluster:
  * see sim_stream.c for the distributions. */
 int sim_stream_generate(int64_t njobs, double load, int64_t cores_per_node, int64_t nnodes,

@@ -22,8 +22,8 @@ static void hop_bytes_means(const sim_config_t *c, const sim_result_t *r, sim_su
 	int64_t nhb = 0, nratio = 0;
 	for (int64_t j = 0; j < c->s->n; j++) {
 		const sim_job_t *job = &c->s->job[j];
-		if (job->kind < 0)
-			continue; /* no pattern: nothing to measure */
+		if (job->kind < 0 || job->warm)
+			continue; /* no pattern: nothing to measure; warm-up: not counted */
 		hb += r->hb[j];
 		nhb++;
 		if (job->hb_ref > 0) {
@@ -36,18 +36,29 @@ static void hop_bytes_means(const sim_config_t *c, const sim_result_t *r, sim_su
 }
 
 /* Utilization: node-seconds of the jobs over the cluster's node-seconds
- * from the first submission (time 0) to the last end (the makespan). */
+ * from the first counted submission to the last counted end (without a
+ * window: from time 0 to the makespan).  Warm-up jobs count for the part
+ * of their run inside that interval: they held the nodes then. */
 static void usage_of(const sim_config_t *c, const sim_result_t *r, sim_summary_t *o)
 {
-	double busy = 0, last = 0, sw = 0;
+	double busy = 0, last = 0, w0 = 0, w1 = 0, sw = 0;
+	int64_t n = 0;
 	for (int64_t j = 0; j < c->s->n; j++) {
-		busy += (double)c->s->job[j].nodes * r->run[j];
 		last = r->end[j] > last ? r->end[j] : last;
+		if (c->s->job[j].warm)
+			continue;
+		w0 = n == 0 || c->s->job[j].submit < w0 ? c->s->job[j].submit : w0;
+		w1 = n == 0 || r->end[j] > w1 ? r->end[j] : w1;
 		sw += (double)r->switches[j];
+		n++;
+	}
+	for (int64_t j = 0; j < c->s->n; j++) {
+		double a = r->start[j] > w0 ? r->start[j] : w0, b = r->end[j] < w1 ? r->end[j] : w1;
+		busy += b > a ? (double)c->s->job[j].nodes * (b - a) : 0;
 	}
 	o->makespan = last;
-	o->utilization = last > 0 ? busy / ((double)c->m->nnodes * last) : 0;
-	o->mean_switches = c->m->levels > 0 && c->s->n ? sw / (double)c->s->n : -1;
+	o->utilization = w1 > w0 ? busy / ((double)c->m->nnodes * (w1 - w0)) : 0;
+	o->mean_switches = c->m->levels > 0 && n ? sw / (double)n : -1;
 }
 
 void sim_summarize(const sim_config_t *c, const sim_result_t *r, sim_summary_t *o)
@@ -58,18 +69,22 @@ void sim_summarize(const sim_config_t *c, const sim_result_t *r, sim_summary_t *
 	memset(o, 0, sizeof(*o));
 	hop_bytes_means(c, r, o);
 	usage_of(c, r, o);
-	o->killed = r->nkilled;
+	for (int64_t j = 0; j < n; j++)
+		o->killed += !c->s->job[j].warm && r->killed[j];
 	if (!wait || !bsld) {
 		o->mean_wait = o->p95_wait = o->mean_bsld = o->p95_bsld = NAN;
 	} else {
+		int64_t m = 0; /* the counted jobs: warm-up ones left out */
 		for (int64_t j = 0; j < n; j++) {
-			wait[j] = r->start[j] - c->s->job[j].submit;
-			bsld[j] = sim_bounded_slowdown(wait[j], r->run[j]);
+			if (c->s->job[j].warm)
+				continue;
+			wait[m] = r->start[j] - c->s->job[j].submit;
+			bsld[m++] = sim_bounded_slowdown(r->start[j] - c->s->job[j].submit, r->run[j]);
 		}
-		o->mean_wait = sim_mean(wait, n);
-		o->p95_wait = sim_percentile(wait, n, 95);
-		o->mean_bsld = sim_mean(bsld, n);
-		o->p95_bsld = sim_percentile(bsld, n, 95);
+		o->mean_wait = sim_mean(wait, m);
+		o->p95_wait = sim_percentile(wait, m, 95);
+		o->mean_bsld = sim_mean(bsld, m);
+		o->p95_bsld = sim_percentile(bsld, m, 95);
 	}
 	free(wait);
 	free(bsld);
@@ -92,6 +107,14 @@ static void text_head(FILE *out, const sim_config_t *c)
 	fprintf(out, "jobs       %lld simulated (%lld records read; skipped: %lld never ran, "
 		     "%lld larger than the cluster)\n", (long long)s->n, (long long)s->records,
 		(long long)s->never_ran, (long long)s->too_big);
+	if (s->warm || s->time_scale != 1 || s->win_first > 0)
+		fprintf(out, "window     %lld jobs submitted from %.0f to %.0f s (trace time), "
+			     "after %lld warm-up jobs (not counted); inter-arrival times x %g; "
+			     "offered load %.4f\n", (long long)(s->n - s->warm), s->win_first,
+			s->win_last, (long long)s->warm, s->time_scale, s->offered);
+	else
+		fprintf(out, "load       offered %.4f (node-seconds asked over the cluster's "
+			     "between the first and last submission)\n", s->offered);
 	if (s->max_nodes > 0 || s->max_procs > 0)
 		fprintf(out, "header     MaxNodes %lld, MaxProcs %lld\n", (long long)s->max_nodes,
 			(long long)s->max_procs);
@@ -168,8 +191,15 @@ void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
 	for (int k = 0; k < nres; k++)
 		json_policy(out, &r[k], &sum[k], k + 1 == nres);
 	fprintf(out, "  },\n  \"jobs\": {\"simulated\": %lld, \"records\": %lld, "
-		     "\"never_ran\": %lld, \"too_big\": %lld},\n", (long long)s->n,
-		(long long)s->records, (long long)s->never_ran, (long long)s->too_big);
+		     "\"never_ran\": %lld, \"too_big\": %lld, \"warm_up\": %lld, "
+		     "\"counted\": %lld, ", (long long)s->n, (long long)s->records,
+		(long long)s->never_ran, (long long)s->too_big, (long long)s->warm,
+		(long long)(s->n - s->warm));
+	jnum(out, "window_first_submit_s", s->win_first, true);
+	jnum(out, "window_last_submit_s", s->win_last, true);
+	jnum(out, "time_scale", s->time_scale, true);
+	jnum(out, "offered_load", s->offered, false);
+	fprintf(out, "},\n");
 	fprintf(out, "  \"nodes\": %lld, \"cores_per_node\": %lld, ", (long long)c->m->nnodes,
 		(long long)c->m->cpn);
 	jnum(out, "comm_share", c->share, true);

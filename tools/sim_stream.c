@@ -95,29 +95,159 @@ static void describe_source(sim_stream_t *s, const char *path, const sim_swf_t *
 	s->max_procs = sim_swf_header_int(swf, "MaxProcs");
 }
 
-int sim_stream_swf(const char *path, int64_t max_jobs, int64_t cpn, int64_t nnodes,
-		   sim_stream_t *s, char *err)
+/* Is eligible job number k (0-based, in file order), submitted at t,
+ * in the window?  -1: before it, 0: in it, 1: after it. */
+static int where(const sim_window_t *w, int64_t k, double t)
 {
-	sim_swf_t *swf;
-	memset(s, 0, sizeof(*s));
-	int rc = sim_swf_open(path, &swf, err), got = 1;
-	if (rc)
-		return rc;
-	describe_source(s, path, swf);
-	while (rc == TOPOMATCH_OK && (max_jobs <= 0 || s->n < max_jobs)) {
+	if (w->has_until && t >= w->until)
+		return 1;
+	if (k < w->skip || (w->has_from && t < w->from))
+		return -1;
+	return 0;
+}
+
+static int empty_window(const char *path, const sim_window_t *w, int64_t eligible, double lo, double hi, char *err)
+{
+	char what[200] = "", skip[64] = "";
+	if (w->has_from || w->has_until) {
+		char until[64] = "end";
+		if (w->has_until)
+			snprintf(until, sizeof(until), "%.17g", w->until);
+		snprintf(what, sizeof(what), " [%.17g, %s)", w->has_from ? w->from : 0.0, until);
+	}
+	if (w->skip)
+		snprintf(skip, sizeof(skip), " after the first %lld jobs", (long long)w->skip);
+	return sim_err(err, TOPOMATCH_EINVAL, "%s: no job in the window%s%s: the trace's %lld "
+		       "jobs that ran and fit were submitted from %.17g to %.17g s", path, what,
+		       skip, (long long)eligible, lo, hi);
+}
+
+/* Keep the window's jobs and those of the warm-up before it; times from
+ * the first kept submission, gaps scaled. */
+static void cut_window(sim_stream_t *s, const unsigned char *in, const sim_window_t *w,
+		       double first)
+{
+	int64_t kept = 0;
+	for (int64_t i = 0; i < s->n; i++) {
+		if (!in[i] && !(w->warmup > 0 && s->job[i].submit >= first - w->warmup))
+			continue;
+		s->job[kept] = s->job[i];
+		s->job[kept++].warm = !in[i];
+	}
+	s->n = kept;
+	normalize(s);
+	s->warm = 0;
+	for (int64_t i = 0; i < s->n; i++)
+		s->warm += s->job[i].warm;
+}
+
+/* Jobs before the window are read too (the warm-up is chosen once the
+ * window's first submission is known); reading stops once max_jobs are
+ * in the window, as traces are in submit order. */
+static int read_window(sim_swf_t *swf, const sim_window_t *w, int64_t cpn, int64_t nnodes,
+		       sim_stream_t *s, unsigned char **in, int64_t *eligible, double *lo,
+		       double *hi, char *err)
+{
+	int64_t inwin = 0, cap = 0;
+	int rc = TOPOMATCH_OK, got = 1;
+	while (rc == TOPOMATCH_OK && (w->max_jobs <= 0 || inwin < w->max_jobs)) {
 		sim_swf_rec_t r;
 		if ((rc = sim_swf_next(swf, &r, &got, err)) || !got)
 			break;
 		s->records++;
-		rc = convert(&r, cpn, nnodes, s, err);
+		int64_t before = s->n;
+		if ((rc = convert(&r, cpn, nnodes, s, err)) || s->n == before)
+			continue;
+		double t = r.submit;
+		*lo = *eligible == 0 || t < *lo ? t : *lo;
+		*hi = *eligible == 0 || t > *hi ? t : *hi;
+		int at = where(w, (*eligible)++, t);
+		if (at > 0) {
+			s->n--; /* past the window: not replayed */
+			continue;
+		}
+		if (s->n > cap) {
+			cap = s->cap;
+			unsigned char *p = realloc(*in, (size_t)cap);
+			if (!p)
+				return sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+			*in = p;
+		}
+		(*in)[s->n - 1] = at == 0;
+		inwin += at == 0;
 	}
+	return rc;
+}
+
+int sim_stream_swf_window(const char *path, const sim_window_t *w, int64_t cpn, int64_t nnodes,
+			  sim_stream_t *s, char *err)
+{
+	static const sim_window_t all = { .time_scale = 1 };
+	sim_swf_t *swf;
+	unsigned char *in = NULL;
+	int64_t eligible = 0;
+	double lo = 0, hi = 0, first = 0;
+	if (!w)
+		w = &all;
+	memset(s, 0, sizeof(*s));
+	int rc = sim_swf_open(path, &swf, err);
+	if (rc)
+		return rc;
+	describe_source(s, path, swf);
+	rc = read_window(swf, w, cpn, nnodes, s, &in, &eligible, &lo, &hi, err);
 	sim_swf_close(swf);
+	int64_t inwin = 0;
+	for (int64_t i = 0; !rc && i < s->n; i++)
+		if (in[i]) {
+			double t = s->job[i].submit;
+			first = inwin == 0 || t < first ? t : first;
+			s->win_last = inwin == 0 || t > s->win_last ? t : s->win_last;
+			inwin++;
+		}
+	if (!rc && inwin == 0 && eligible > 0) /* none at all: the caller says why */
+		rc = empty_window(path, w, eligible, lo, hi, err);
 	if (rc) {
+		free(in);
 		sim_stream_free(s);
 		return rc;
 	}
-	normalize(s);
+	s->win_first = first;
+	cut_window(s, in, w, first);
+	free(in);
+	sim_stream_scale(s, w->time_scale > 0 ? w->time_scale : 1, nnodes);
 	return TOPOMATCH_OK;
+}
+
+int sim_stream_swf(const char *path, int64_t max_jobs, int64_t cpn, int64_t nnodes,
+		   sim_stream_t *s, char *err)
+{
+	sim_window_t w = { .max_jobs = max_jobs, .time_scale = 1 };
+	return sim_stream_swf_window(path, &w, cpn, nnodes, s, err);
+}
+
+/*
+ * Compressed arrivals (the usual way to raise a trace's load, e.g.
+ * Feitelson, "Workload Modeling for Computer Systems Performance
+ * Evaluation", 2015, on manipulating load): every gap between
+ * submissions times f, run times unchanged.  Offered load of the counted jobs: their node-seconds
+ * over the cluster's from their first to their last submission.
+ */
+void sim_stream_scale(sim_stream_t *s, double f, int64_t nnodes)
+{
+	double first = 0, last = 0, work = 0;
+	int64_t n = 0;
+	s->time_scale = f;
+	for (int64_t i = 0; i < s->n; i++) {
+		sim_job_t *j = &s->job[i];
+		j->submit *= f; /* times start at 0: gaps scale with them */
+		if (j->warm)
+			continue;
+		first = n == 0 || j->submit < first ? j->submit : first;
+		last = n == 0 || j->submit > last ? j->submit : last;
+		work += (double)j->nodes * j->run;
+		n++;
+	}
+	s->offered = last > first ? work / ((double)nnodes * (last - first)) : 0;
 }
 
 /* ------------------------------------------------------------ generated */
@@ -180,6 +310,7 @@ int sim_stream_generate(int64_t njobs, double load, int64_t cpn, int64_t nnodes,
 		s->records++;
 	}
 	s->max_nodes = s->max_procs = -1;
+	sim_stream_scale(s, 1, nnodes);
 	snprintf(s->source, sizeof(s->source), "generated: %lld jobs, load %g, seed %llu",
 		 (long long)njobs, load, (unsigned long long)seed);
 	return TOPOMATCH_OK;

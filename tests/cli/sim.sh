@@ -105,6 +105,45 @@ expect_eq "gzip trace: same JSON" "$first" "$out"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --json --seed 4
 expect_eq "another seed: other patterns, other results" yes "$([ "$first" != "$out" ] && echo yes)"
 
+# windows (issue 20): J2 (submitted at 10) warms up the window [20, end)
+# of J3, J4, J7; times from 10: J2 0-50 holds every node, J3 and J4
+# start at 50 (waits 40, 30), J7 at 50 (wait 0).  Utilization from the
+# first counted submission (10) to the last end (550): J2's 40 s inside
+# it on 4 nodes + 30 + 20 + 2 x 500 = 1210 over 4 x 540.
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --comm-share 0 --from 20 --warmup 15 \
+	--policy slurm-linear --json
+expect_eq "window: exit 0" 0 "$rc"
+expect_eq "window: 3 counted, 1 warm-up" "3 1" \
+	"$(py 'j=d["jobs"]; print(j["counted"], j["warm_up"])')"
+expect_eq "window: mean wait 70/3, utilization 1210/2160" "True True" \
+	"$(py 'p=d["policies"]["slurm-linear"]; print(abs(p["mean_wait_s"] - 70/3) < 1e-9, abs(p["utilization"] - 1210/2160) < 1e-12)')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --skip 2 --jobs 1 --warmup 0 --policy random --json
+expect_eq "--skip 2 --jobs 1: J3 alone" "1 0 20.0" \
+	"$(py 'j=d["jobs"]; print(j["counted"], j["warm_up"], float(j["window_first_submit_s"]))')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --until 5 --policy random --json
+expect_eq "--until 5: J1 alone" "1" "$(py 'print(d["jobs"]["counted"])')"
+# offered load: 1450 node-seconds over 4 nodes x 60 s; arrivals x 0.5: 30 s
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy random --json
+expect_eq "offered load 1450/240" "True" "$(py 'print(abs(d["jobs"]["offered_load"] - 1450/240) < 1e-12)')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy random --time-scale 0.5 --json
+expect_eq "--time-scale 0.5: offered load 1450/120" "True 0.5" \
+	"$(py 'j=d["jobs"]; print(abs(j["offered_load"] - 1450/120) < 1e-12, j["time_scale"])')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy random --time-scale 0.5 --quiet
+expect_contains "--time-scale: in the summary" "inter-arrival times x 0.5; offered load 12.0833" "$out"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --from 100
+expect_eq "empty window: exit 1" 1 "$rc"
+expect_contains "empty window: what the trace holds" \
+	"t.swf: no job in the window [100, end): the trace's 5 jobs that ran and fit were submitted from 0 to 60 s" "$err"
+expect_eq "empty window: nothing on stdout" "" "$out"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --skip 5
+expect_contains "--skip past the end: says so" "no job in the window after the first 5 jobs" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --from 50 --until 40
+expect_eq "--until before --from: exit 2" 2 "$rc"
+run "$tm" sim -t "$cl" --generate 5 --skip 2
+expect_eq "--skip without a trace: exit 2" 2 "$rc"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --time-scale 0
+expect_eq "--time-scale 0: exit 2" 2 "$rc"
+
 # patterns written out
 mkdir "$work/pat"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy topomatch --patterns stencil2d \
