@@ -145,6 +145,7 @@ start() {
 		"${sel[@]}" >"$work/start-$1.log" 2>&1 || {
 		fail "the $1 cluster did not start:"
 		tail -n 20 "$work/start-$1.log" >&2
+		touch "$work/start-failed"
 		exit 1
 	}
 	export SLURM_CONF=$dir/slurm.conf
@@ -347,6 +348,8 @@ if [ "$mode" = throughput ]; then
 	t_rate=0 t_p50=- t_p99=- t_max=- t_q50=- t_q99=- t_qmax=-
 	[ "$only" = topomatch ] ||
 		read -r c_rate c_p50 c_p99 c_max c_q50 c_q99 c_qmax < <(run_stream cons_tres)
+	# a cluster that did not start ends its process substitution only
+	[ ! -e "$work/start-failed" ] || exit 1
 	[ "$only" = cons_tres ] ||
 		read -r t_rate t_p50 t_p99 t_max t_q50 t_q99 t_qmax < <(run_stream topomatch)
 	printf '%-10s %10s | %-20s | %-20s\n' scheduler "jobs/min" "ping p50/p99/max ms" \
