@@ -51,6 +51,8 @@ static const char help[] =
 	"                          (kinds: stencil2d, stencil3d, alltoall, tree,\n"
 	"                          random, none, file:PATH; default\n"
 	"                          " SIM_DEFAULT_MIX ")\n"
+	"      --model NAME        contention (default): the running jobs' traffic\n"
+	"                          shares the links; hop-bytes: each job alone\n"
 	"      --comm-share S      share of a job's run time spent communicating on\n"
 	"                          the compact placement, 0 to 1 (default 0.2)\n"
 	"      --cores-per-node N  the trace's processors per node (default: the\n"
@@ -94,6 +96,7 @@ enum {
 	S_SKIP,
 	S_WARMUP,
 	S_SCALE,
+	S_MODEL,
 };
 
 struct sim_args {
@@ -119,6 +122,7 @@ static const struct option longopts[] = {
 	{ "policy", required_argument, NULL, S_POLICY },
 	{ "patterns", required_argument, NULL, S_PATTERNS },
 	{ "comm-share", required_argument, NULL, S_SHARE },
+	{ "model", required_argument, NULL, S_MODEL },
 	{ "cores-per-node", required_argument, NULL, S_CPN },
 	{ "mapper", required_argument, NULL, OPT_MAPPER },
 	{ "max-tasks", required_argument, NULL, S_MAX_TASKS },
@@ -168,6 +172,15 @@ static int one_opt(int c, const char *v, struct sim_args *a, char **argv)
 	case 't': a->topo = v; break;
 	case S_TRACE: a->trace = v; break;
 	case S_POLICY: a->policies = v; break;
+	case S_MODEL:
+		if (!strcmp(v, "contention"))
+			a->cfg.model = SIM_MODEL_CONTENTION;
+		else if (!strcmp(v, "hop-bytes"))
+			a->cfg.model = SIM_MODEL_HOP_BYTES;
+		else
+			return cli_usage_error("sim", "--model: unknown model '%s' (contention, "
+					       "hop-bytes)", v);
+		break;
 	case S_PATTERNS: a->patterns = v; break;
 	case OPT_MAPPER: a->cfg.tm.mapper = v; break;
 	case OPT_OUT: a->out = v; break;
@@ -297,6 +310,10 @@ static int setup(const struct sim_args *a, struct sim_world *w)
 	}
 	if ((rc = policies(a, w)))
 		return rc;
+	if (a->cfg.model == SIM_MODEL_CONTENTION && sim_net_links(&w->m, err)) {
+		cli_error("sim", "%s", err);
+		return CLI_FAIL;
+	}
 	if ((rc = sim_mix_parse(a->patterns ? a->patterns : SIM_DEFAULT_MIX, NULL, &w->mix, err))) {
 		if (rc == TOPOMATCH_EINVAL)
 			return cli_usage_error("sim", "%s", err);
@@ -503,6 +520,7 @@ int cmd_sim(int argc, char **argv)
 	struct sim_args a = { .load = 0.9,
 			      .win = { .warmup = SIM_DEFAULT_WARMUP, .time_scale = 1 },
 			      .cfg = { .seed = 1, .share = SIM_DEFAULT_COMM_SHARE,
+				       .model = SIM_MODEL_CONTENTION,
 				       .tm.max_tasks = SIM_PLUGIN_MAX_TASKS } };
 	struct sim_world w = { 0 };
 	int rc = parse_args(argc, argv, &a);

@@ -2,7 +2,8 @@
  * sim.h - the scheduler simulator behind `topomatch sim` (topomatch-sim(1)):
  * a job stream (an SWF trace or a generated one) replayed with FCFS and
  * EASY backfill on a described cluster, once per node-selection policy,
- * each job's run time stretched by the hop-bytes of its placement.
+ * each job's run time stretched by the hop-bytes of its placement and
+ * (contention model) by the traffic of the running jobs on its links.
  *
  * Modules, one responsibility each:
  *   sim_err.c          error messages
@@ -14,6 +15,7 @@
  *   sim_policy.c       slurm-linear, topomatch, random
  *   sim_policy_tree.c  slurm-tree (cons_tres' _eval_nodes_topo)
  *   sim_model.c        hop-bytes, the run-time model, statistics
+ *   sim_net.c          contention: running jobs' traffic on the links
  *   sim_sched.c        FCFS + EASY backfill
  *   sim_run.c          one policy over the stream
  *   sim_report.c       text summary, JSON, per-job CSV
@@ -218,6 +220,8 @@ typedef struct sim_machine {
 	int64_t *sw_first;
 	int64_t *compact;   /* nodes in network order (node position): the
 			     * first k are the reference placement's */
+	int64_t nlinks;     /* the router's directed links (sim_net_links) */
+	unsigned char *link_intra; /* 1: a link inside a node */
 } sim_machine_t;
 
 /* cpn <= 0: the fewest cores any node has. */
@@ -322,14 +326,47 @@ double sim_mean(const double *x, int64_t n);
 /* Nearest-rank percentile p (0..100) of x[0..n-1] (copied, not sorted). */
 double sim_percentile(const double *x, int64_t n, double p);
 
+/* ---------------------------------------------------------- contention */
+
+enum sim_model {
+	SIM_MODEL_HOP_BYTES, /* run time from the job's own hop-bytes */
+	SIM_MODEL_CONTENTION /* and from the load of the running jobs (sim_net.c) */
+};
+
+/* The links inside nodes (m->nlinks, m->link_intra): once per machine,
+ * before runs with the contention model. */
+int sim_net_links(sim_machine_t *m, char *err);
+
+/* One run's link loads (not shared between threads). */
+typedef struct sim_net sim_net_t;
+int sim_net_create(const sim_machine_t *m, double share, int64_t njobs, sim_net_t **out,
+		   char *err);
+void sim_net_destroy(sim_net_t *n);
+/* Job j (stream index) starts with pattern a on cluster PUs pu[], its
+ * hop-bytes hb, reference hb_ref: its traffic joins the links. */
+int sim_net_start(sim_net_t *n, int64_t j, const topomatch_affinity_t *a, const int64_t *pu,
+		  double hb, double hb_ref, char *err);
+void sim_net_finish(sim_net_t *n, int64_t j);
+/* HB_c: job j's hop-bytes, each message stretched by the most loaded link
+ * of its route (sim_net.c gives the equations). */
+double sim_net_hop_bytes(const sim_net_t *n, int64_t j);
+/* Running jobs whose HB_c may have changed since the last call. */
+const int64_t *sim_net_dirty(sim_net_t *n, int64_t *count);
+
 /* ----------------------------------------------------------- scheduler */
 
 /* start(): put job j on the machine at `now` and return its run time;
- * finish(): take it off.  Non-zero from start() stops the run. */
+ * finish(): take it off.  Non-zero from start() stops the run.
+ * retime() (NULL: run times are fixed at the start) is called after the
+ * starts and ends of each event time: it may move the end[] of running
+ * jobs (to now or later) and lists them in changed[], *nchanged of them
+ * (room for every job). */
 typedef struct sim_sched_ops {
 	int (*start)(void *ctx, int64_t j, double now, double *run, char *err);
 	void (*finish)(void *ctx, int64_t j);
 	void *ctx;
+	int (*retime)(void *ctx, double now, double *end, int64_t *changed, int64_t *nchanged,
+		      char *err);
 } sim_sched_ops_t;
 
 /*
@@ -349,6 +386,7 @@ typedef struct sim_config {
 	const sim_mix_t *mix;
 	uint64_t seed;
 	double share;        /* communication share s of the model */
+	int model;           /* enum sim_model */
 	sim_tm_opts_t tm;
 	const char *dump_dir; /* write each job's pattern there (NULL: no) */
 	volatile int64_t *progress; /* job starts so far, all runs (atomic) */
@@ -357,6 +395,8 @@ typedef struct sim_config {
 typedef struct sim_result {
 	int policy;
 	double *start, *end, *run, *hb;
+	double *hbc;        /* hop-bytes under contention, averaged over the
+			     * job's progress (= hb with the hop-bytes model) */
 	int64_t *switches;
 	unsigned char *killed;
 	int64_t *node_off;  /* job j's nodes: nodes[node_off[j] .. + job j's nodes) */
@@ -375,6 +415,7 @@ void sim_result_free(sim_result_t *r);
 
 typedef struct sim_summary {
 	double mean_hop_bytes, mean_hop_bytes_ratio, mean_wait, p95_wait;
+	double mean_contention; /* mean HB_c / HB of the jobs with traffic */
 	double mean_bsld, p95_bsld, utilization, makespan, mean_switches;
 	int64_t killed;
 } sim_summary_t;

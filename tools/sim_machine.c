@@ -182,6 +182,7 @@ void sim_machine_free(sim_machine_t *m)
 	free(m->sw_first);
 	free(m->sw_nodes);
 	free(m->compact);
+	free(m->link_intra);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -18,14 +18,18 @@
 
 static void hop_bytes_means(const sim_config_t *c, const sim_result_t *r, sim_summary_t *o)
 {
-	double hb = 0, ratio = 0;
-	int64_t nhb = 0, nratio = 0;
+	double hb = 0, ratio = 0, con = 0;
+	int64_t nhb = 0, nratio = 0, ncon = 0;
 	for (int64_t j = 0; j < c->s->n; j++) {
 		const sim_job_t *job = &c->s->job[j];
 		if (job->kind < 0 || job->warm)
 			continue; /* no pattern: nothing to measure; warm-up: not counted */
 		hb += r->hb[j];
 		nhb++;
+		if (r->hb[j] > 0 && r->hbc) {
+			con += r->hbc[j] / r->hb[j];
+			ncon++;
+		}
 		if (job->hb_ref > 0) {
 			ratio += r->hb[j] / job->hb_ref;
 			nratio++;
@@ -33,6 +37,7 @@ static void hop_bytes_means(const sim_config_t *c, const sim_result_t *r, sim_su
 	}
 	o->mean_hop_bytes = nhb ? hb / (double)nhb : 0;
 	o->mean_hop_bytes_ratio = nratio ? ratio / (double)nratio : 1;
+	o->mean_contention = ncon ? con / (double)ncon : 1;
 }
 
 /* Utilization: node-seconds of the jobs over the cluster's node-seconds
@@ -121,11 +126,17 @@ static void text_head(FILE *out, const sim_config_t *c)
 	fprintf(out, "cluster    %s: %lld nodes, %lld cores per node for the trace's "
 		     "processors; %s\n", topomatch_cluster_name(c->m->cl),
 		(long long)c->m->nnodes, (long long)c->m->cpn, desc);
-	fprintf(out, "model      run = trace run x (1 - s + s x HB / HB_ref), s = %g; seed %llu; "
-		     "patterns ", c->share, (unsigned long long)c->seed);
+	if (c->model == SIM_MODEL_CONTENTION)
+		fprintf(out, "model      contention: run = trace run x (1 - s + s x HB_c / HB_ref), "
+			     "HB_c = hop-bytes, each message's x max(1, load of the most loaded "
+			     "link on its route) (topomatch-sim(1)), s = %g; seed %llu; patterns ",
+			c->share, (unsigned long long)c->seed);
+	else
+		fprintf(out, "model      hop-bytes: run = trace run x (1 - s + s x HB / HB_ref), "
+			     "s = %g; seed %llu; patterns ", c->share, (unsigned long long)c->seed);
 	mix_names(out, c->mix);
-	fprintf(out, "\n\n%-13s %13s %8s %11s %11s %9s %9s %6s %12s %8s %6s\n", "policy",
-		"mean_HB", "HB/ref", "mean_wait_s", "p95_wait_s", "mean_bsld", "p95_bsld", "util",
+	fprintf(out, "\n\n%-13s %13s %8s %7s %11s %11s %9s %9s %6s %12s %8s %6s\n", "policy",
+		"mean_HB", "HB/ref", "HBc/HB", "mean_wait_s", "p95_wait_s", "mean_bsld", "p95_bsld", "util",
 		"makespan_s", "switches", "killed");
 }
 
@@ -138,8 +149,9 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 		char sw[32] = "-"; /* no switches off trees */
 		if (u->mean_switches >= 0)
 			snprintf(sw, sizeof(sw), "%.2f", u->mean_switches);
-		fprintf(out, "%-13s %13.6g %8.4f %11.1f %11.1f %9.3f %9.3f %6.4f %12.0f %8s %6lld\n",
-			sim_policy_name(r[k].policy), u->mean_hop_bytes, u->mean_hop_bytes_ratio,
+		fprintf(out, "%-13s %13.6g %8.4f %7.4f %11.1f %11.1f %9.3f %9.3f %6.4f %12.0f %8s "
+			     "%6lld\n", sim_policy_name(r[k].policy), u->mean_hop_bytes,
+			u->mean_hop_bytes_ratio, u->mean_contention,
 			u->mean_wait, u->p95_wait, u->mean_bsld, u->p95_bsld, u->utilization,
 			u->makespan, sw, (long long)u->killed);
 	}
@@ -167,6 +179,7 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 	fprintf(out, "    \"%s\": {", sim_policy_name(r->policy));
 	jnum(out, "mean_hop_bytes", u->mean_hop_bytes, true);
 	jnum(out, "mean_hop_bytes_ratio", u->mean_hop_bytes_ratio, true);
+	jnum(out, "mean_contention", u->mean_contention, true);
 	jnum(out, "mean_wait_s", u->mean_wait, true);
 	jnum(out, "p95_wait_s", u->p95_wait, true);
 	jnum(out, "mean_bounded_slowdown", u->mean_bsld, true);
@@ -202,6 +215,8 @@ void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
 	fprintf(out, "},\n");
 	fprintf(out, "  \"nodes\": %lld, \"cores_per_node\": %lld, ", (long long)c->m->nnodes,
 		(long long)c->m->cpn);
+	fprintf(out, "\"model\": \"%s\", ",
+		c->model == SIM_MODEL_CONTENTION ? "contention" : "hop-bytes");
 	jnum(out, "comm_share", c->share, true);
 	fprintf(out, "\"seed\": %llu\n}\n", (unsigned long long)c->seed);
 }

@@ -82,7 +82,19 @@ typedef struct run_ctx {
 	sim_free_t f;
 	topomatch_rng_t rng;
 	int64_t *nodes, *pu; /* scratch */
+	/* contention model: each running job's progress (fraction of its
+	 * work done at t_last), its current run time at today's loads, the
+	 * HB_c it runs at, and the end it was given */
+	sim_net_t *net;
+	double *done, *t_last, *T, *hbc_now, *end;
 } run_ctx_t;
+
+/* The model's run time for hop-bytes hb, uncut. */
+static double model_time(const sim_config_t *c, const sim_job_t *job, double hb)
+{
+	return job->hb_ref > 0 ? job->run * (1 - c->share + c->share * hb / job->hb_ref)
+			       : job->run;
+}
 
 static int keep_nodes(sim_result_t *r, int64_t j, const int64_t *nodes, int64_t k, char *err)
 {
@@ -117,7 +129,19 @@ static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double 
 		rc = keep_nodes(x->r, j, x->nodes, job->nodes, err);
 	if (rc)
 		return rc;
-	*run = sim_model_runtime(job->run, c->share, x->r->hb[j], job->hb_ref, job->req, &killed);
+	x->r->hbc[j] = x->r->hb[j];
+	if (x->net && a && job->hb_ref > 0) {
+		if ((rc = sim_net_start(x->net, j, a, x->pu, x->r->hb[j], job->hb_ref, err)))
+			return rc;
+		x->hbc_now[j] = sim_net_hop_bytes(x->net, j);
+		x->done[j] = 0;
+		x->r->hbc[j] = 0; /* accumulated over the job's progress */
+	} else if (x->net) {
+		x->hbc_now[j] = x->r->hb[j];
+	}
+	*run = sim_model_runtime(job->run, c->share,
+				 x->net ? x->hbc_now[j] : x->r->hb[j], job->hb_ref, job->req,
+				 &killed);
 	x->r->run[j] = *run;
 	x->r->killed[j] = (unsigned char)killed;
 	x->r->nkilled += killed;
@@ -134,7 +158,6 @@ static int on_start(void *ctx, int64_t j, double now, double *run, char *err)
 	int rc = job->kind < 0 ? TOPOMATCH_OK
 			       : sim_pattern_make(x->c->mix, job->kind, job->procs, x->c->seed,
 						  job->id, &a, err);
-	(void)now;
 	if (!rc)
 		rc = place(x, j, a, run, err);
 	topomatch_affinity_destroy(a);
@@ -143,13 +166,73 @@ static int on_start(void *ctx, int64_t j, double now, double *run, char *err)
 			       (long long)job->id);
 	if (x->c->progress)
 		__atomic_fetch_add(x->c->progress, 1, __ATOMIC_RELAXED);
+	if (!rc && x->net) {
+		x->t_last[j] = now;
+		x->T[j] = model_time(x->c, job, x->hbc_now[j]);
+		x->end[j] = now + *run;
+	}
 	return rc;
+}
+
+/* Progress of job j from t_last to now at its current pace; HB_c
+ * averaged over progress: each stretch weighs by the work done in it. */
+static void advance(run_ctx_t *x, int64_t j, double now)
+{
+	double d = x->T[j] > 0 ? (now - x->t_last[j]) / x->T[j] : 1;
+	if (d > 1 - x->done[j])
+		d = 1 - x->done[j];
+	x->r->hbc[j] += d * x->hbc_now[j];
+	x->done[j] += d;
+	x->t_last[j] = now;
 }
 
 static void on_finish(void *ctx, int64_t j)
 {
 	run_ctx_t *x = ctx;
-	sim_free_give(&x->f, x->c->m, x->r->nodes + x->r->node_off[j], x->c->s->job[j].nodes);
+	const sim_job_t *job = &x->c->s->job[j];
+	sim_free_give(&x->f, x->c->m, x->r->nodes + x->r->node_off[j], job->nodes);
+	if (!x->net)
+		return;
+	if (job->kind >= 0 && job->hb_ref > 0) {
+		advance(x, j, x->end[j]);
+		if (x->done[j] > 0)
+			x->r->hbc[j] /= x->done[j]; /* killed: over what it did */
+		sim_net_finish(x->net, j);
+	}
+	x->r->run[j] = x->end[j] - x->r->start[j];
+}
+
+/*
+ * Contention: the jobs whose links' loads changed at `now` go on at a
+ * new pace.  Work left (1 - done) at the new run time T gives the new
+ * end; past the requested time Slurm kills the job there.
+ */
+static int on_retime(void *ctx, double now, double *end, int64_t *changed, int64_t *nchanged,
+		     char *err)
+{
+	run_ctx_t *x = ctx;
+	int64_t n;
+	const int64_t *dirty = sim_net_dirty(x->net, &n);
+	(void)err;
+	*nchanged = 0;
+	for (int64_t k = 0; k < n; k++) {
+		int64_t j = dirty[k];
+		const sim_job_t *job = &x->c->s->job[j];
+		advance(x, j, now);
+		x->hbc_now[j] = sim_net_hop_bytes(x->net, j);
+		x->T[j] = model_time(x->c, job, x->hbc_now[j]);
+		double e = now + (1 - x->done[j]) * x->T[j], limit = x->r->start[j] + job->req;
+		int killed = job->req > 0 && e > limit;
+		if (killed)
+			e = limit > now ? limit : now;
+		x->r->nkilled += killed - x->r->killed[j];
+		x->r->killed[j] = (unsigned char)killed;
+		if (e != end[j]) {
+			end[j] = x->end[j] = e;
+			changed[(*nchanged)++] = j;
+		}
+	}
+	return TOPOMATCH_OK;
 }
 
 void sim_result_free(sim_result_t *r)
@@ -158,6 +241,7 @@ void sim_result_free(sim_result_t *r)
 	free(r->end);
 	free(r->run);
 	free(r->hb);
+	free(r->hbc);
 	free(r->switches);
 	free(r->killed);
 	free(r->node_off);
@@ -174,10 +258,11 @@ static int result_init(sim_result_t *r, int policy, int64_t n)
 	r->end = malloc(d);
 	r->run = malloc(d);
 	r->hb = calloc(1, d);
+	r->hbc = calloc(1, d);
 	r->switches = malloc(i);
 	r->killed = calloc((size_t)n + 1, 1);
 	r->node_off = malloc(i);
-	if (!r->start || !r->end || !r->run || !r->hb || !r->switches || !r->killed ||
+	if (!r->start || !r->end || !r->run || !r->hb || !r->hbc || !r->switches || !r->killed ||
 	    !r->node_off) {
 		sim_result_free(r);
 		return TOPOMATCH_ENOMEM;
@@ -202,10 +287,27 @@ int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
 	x.nodes = malloc((size_t)c->m->nnodes * sizeof(*x.nodes) + 1);
 	x.pu = malloc((size_t)most_procs(c->s) * sizeof(*x.pu) + 1);
 	int rc = x.nodes && x.pu && !sim_free_init(&x.f, c->m) ? TOPOMATCH_OK : oom(err);
+	if (!rc && c->model == SIM_MODEL_CONTENTION) {
+		size_t d = (size_t)c->s->n * sizeof(double) + 1;
+		rc = sim_net_create(c->m, c->share, c->s->n, &x.net, err);
+		x.done = malloc(d);
+		x.t_last = malloc(d);
+		x.T = malloc(d);
+		x.hbc_now = malloc(d);
+		x.end = malloc(d);
+		if (!rc && (!x.done || !x.t_last || !x.T || !x.hbc_now || !x.end))
+			rc = oom(err);
+	}
 	if (!rc) {
-		sim_sched_ops_t ops = { on_start, on_finish, &x };
+		sim_sched_ops_t ops = { on_start, on_finish, &x, x.net ? on_retime : NULL };
 		rc = sim_sched_run(c->s->job, c->s->n, c->m->nnodes, &ops, r->start, r->end, err);
 	}
+	sim_net_destroy(x.net);
+	free(x.done);
+	free(x.t_last);
+	free(x.T);
+	free(x.hbc_now);
+	free(x.end);
 	sim_free_free(&x.f);
 	free(x.nodes);
 	free(x.pu);

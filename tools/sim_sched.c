@@ -28,8 +28,11 @@ typedef struct sched {
 	const sim_sched_ops_t *ops;
 	double *start, *end;
 	int64_t *queue, qlen; /* waiting jobs, arrival order */
-	int64_t *heap, hlen;  /* running jobs, by end time */
+	struct ev { double t; int64_t j; } *heap; /* running jobs, by end time */
+	int64_t hlen, hcap;
 	int64_t *run, rlen;   /* running jobs, for reservations */
+	unsigned char *running;
+	int64_t *changed;     /* retime()'s output */
 } sched_t;
 
 /* Requested time: the reservation length (the trace's run time when the
@@ -41,37 +44,60 @@ static double estimate(const sim_job_t *j)
 
 /* ---------------------------------------------------- completion heap */
 
-static bool before(const sched_t *s, int64_t a, int64_t b)
+/* Entries are (end time, job); when a model moves a running job's end
+ * (contention: other jobs started or ended), a new entry is pushed and
+ * the old one, whose time no longer matches, is dropped when it comes
+ * up (lazy deletion). */
+static bool before(const struct ev *a, const struct ev *b)
 {
-	return s->end[a] < s->end[b] || (s->end[a] == s->end[b] && a < b);
+	return a->t < b->t || (a->t == b->t && a->j < b->j);
 }
 
-static void heap_push(sched_t *s, int64_t j)
+static int heap_push(sched_t *s, int64_t j, char *err)
 {
+	if (s->hlen == s->hcap) {
+		int64_t cap = 2 * s->hcap + 16;
+		struct ev *p = realloc(s->heap, (size_t)cap * sizeof(*p));
+		if (!p)
+			return sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+		s->heap = p;
+		s->hcap = cap;
+	}
+	struct ev e = { s->end[j], j };
 	int64_t i = s->hlen++;
-	while (i > 0 && before(s, j, s->heap[(i - 1) / 2])) {
+	while (i > 0 && before(&e, &s->heap[(i - 1) / 2])) {
 		s->heap[i] = s->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	s->heap[i] = j;
+	s->heap[i] = e;
+	return TOPOMATCH_OK;
 }
 
 static int64_t heap_pop(sched_t *s)
 {
-	int64_t top = s->heap[0], last = s->heap[--s->hlen], i = 0;
+	int64_t top = s->heap[0].j, i = 0;
+	struct ev last = s->heap[--s->hlen];
 	for (;;) {
 		int64_t c = 2 * i + 1;
 		if (c >= s->hlen)
 			break;
-		if (c + 1 < s->hlen && before(s, s->heap[c + 1], s->heap[c]))
+		if (c + 1 < s->hlen && before(&s->heap[c + 1], &s->heap[c]))
 			c++;
-		if (!before(s, s->heap[c], last))
+		if (!before(&s->heap[c], &last))
 			break;
 		s->heap[i] = s->heap[c];
 		i = c;
 	}
 	s->heap[i] = last;
 	return top;
+}
+
+/* Drop stale entries from the top: the next end is then heap[0]. */
+static bool heap_ready(sched_t *s)
+{
+	while (s->hlen > 0 && (!s->running[s->heap[0].j] || s->heap[0].t != s->end[s->heap[0].j]))
+		heap_pop(s);
+	return s->hlen > 0;
 }
 
 /* ------------------------------------------------------------- starts */
@@ -85,14 +111,15 @@ static int start_job(sched_t *s, int64_t j, double now, char *err)
 	s->start[j] = now;
 	s->end[j] = now + run;
 	s->nfree -= s->job[j].nodes;
-	heap_push(s, j);
+	s->running[j] = 1;
 	s->run[s->rlen++] = j;
-	return TOPOMATCH_OK;
+	return heap_push(s, j, err);
 }
 
 static void finish_job(sched_t *s, int64_t j)
 {
 	s->ops->finish(s->ops->ctx, j);
+	s->running[j] = 0;
 	s->nfree += s->job[j].nodes;
 	for (int64_t k = 0; k < s->rlen; k++)
 		if (s->run[k] == j) {
@@ -180,19 +207,35 @@ static int pass(sched_t *s, double now, ends_t *scratch, char *err)
 
 /* ------------------------------------------------------------- events */
 
+/* The model moved the ends of running jobs (never before now). */
+static int retime(sched_t *s, double now, char *err)
+{
+	int64_t n = 0;
+	int rc = s->ops->retime(s->ops->ctx, now, s->end, s->changed, &n, err);
+	for (int64_t k = 0; !rc && k < n; k++) {
+		int64_t j = s->changed[k];
+		if (s->end[j] < now)
+			s->end[j] = now;
+		rc = heap_push(s, j, err);
+	}
+	return rc;
+}
+
 static int events(sched_t *s, ends_t *scratch, char *err)
 {
 	int64_t next = 0;
 	int rc = TOPOMATCH_OK;
-	while (!rc && (next < s->n || s->hlen > 0)) {
-		double now = next < s->n ? s->job[next].submit : s->end[s->heap[0]];
-		if (s->hlen > 0 && s->end[s->heap[0]] < now)
-			now = s->end[s->heap[0]];
-		while (s->hlen > 0 && s->end[s->heap[0]] <= now)
+	while (!rc && (next < s->n || heap_ready(s))) {
+		double now = next < s->n ? s->job[next].submit : s->heap[0].t;
+		if (heap_ready(s) && s->heap[0].t < now)
+			now = s->heap[0].t;
+		while (heap_ready(s) && s->heap[0].t <= now)
 			finish_job(s, heap_pop(s));
 		while (next < s->n && s->job[next].submit <= now)
 			s->queue[s->qlen++] = next++;
 		rc = pass(s, now, scratch, err);
+		if (!rc && s->ops->retime)
+			rc = retime(s, now, err);
 	}
 	if (!rc && s->qlen > 0) {
 		rc = sim_err(err, TOPOMATCH_EINVAL, "internal error: %lld jobs never started",
@@ -225,10 +268,11 @@ int sim_sched_run(const sim_job_t *jobs, int64_t n, int64_t nnodes, const sim_sc
 		      .start = start, .end = end };
 	size_t sz = (size_t)n * sizeof(int64_t) + 1;
 	s.queue = malloc(sz);
-	s.heap = malloc(sz);
 	s.run = malloc(sz);
+	s.changed = malloc(sz);
+	s.running = calloc((size_t)n + 1, 1);
 	ends_t *scratch = malloc((size_t)n * sizeof(*scratch) + 1);
-	if (!s.queue || !s.heap || !s.run || !scratch) {
+	if (!s.queue || !s.run || !s.changed || !s.running || !scratch) {
 		rc = sim_err(err, TOPOMATCH_ENOMEM, "out of memory for %lld jobs", (long long)n);
 	} else {
 		rc = events(&s, scratch, err);
@@ -236,6 +280,8 @@ int sim_sched_run(const sim_job_t *jobs, int64_t n, int64_t nnodes, const sim_sc
 	free(s.queue);
 	free(s.heap);
 	free(s.run);
+	free(s.changed);
+	free(s.running);
 	free(scratch);
 	return rc;
 }

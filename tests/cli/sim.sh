@@ -144,6 +144,23 @@ expect_eq "--skip without a trace: exit 2" 2 "$rc"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --time-scale 0
 expect_eq "--time-scale 0: exit 2" 2 "$rc"
 
+# the hop-bytes model gives what the simulator gave before the contention
+# model (numbers of the previous version, commit d774bc8)
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate 200 --policy slurm-linear,slurm-tree \
+	--model hop-bytes --json --quiet
+expect_eq "--model hop-bytes: the old numbers" \
+	"34938.79 199.6535695184349 1.4389586416781726 92866.56170212766 32304.16 184.28702910674872 1.3603701174559983 92823.04113475178 hop-bytes" \
+	"$(py 'print(" ".join(repr(v[k]) for v in d["policies"].values() for k in ("mean_hop_bytes", "mean_wait_s", "mean_bounded_slowdown", "makespan_s")), d["model"])')"
+# contention (the default): the same placements, run times no shorter
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate 200 --policy slurm-linear,random --json \
+	--quiet --time-scale 0.3
+expect_eq "contention: the default model" "contention" "$(py 'print(d["model"])')"
+expect_eq "contention: HB_c / HB >= 1, random placements meet more" "True True" \
+	"$(py 'p=d["policies"]; print(all(v["mean_contention"] >= 1 for v in p.values()), p["random"]["mean_contention"] > p["slurm-linear"]["mean_contention"])')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --model fluid
+expect_eq "unknown model: exit 2" 2 "$rc"
+expect_contains "unknown model: named" "--model: unknown model 'fluid' (contention, hop-bytes)" "$err"
+
 # patterns written out
 mkdir "$work/pat"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy topomatch --patterns stencil2d \

@@ -320,6 +320,111 @@ START_TEST(replay_summary)
 }
 END_TEST
 
+/* ------------------------------------------------------- contention */
+
+/* Two leaf switches of two one-PU nodes: n1 n2 | n3 n4 (tleaf 2 2 1 2 1):
+ * 2 hops inside a leaf, 4 across. */
+static const char c4_yaml[] = "cluster: c4\nnodes:\n  - names: n[1-4]\n"
+			      "    hardware: \"core:1 pu:1\"\nnetwork:\n  type: fattree\n"
+			      "  levels:\n    - arity: 2\n    - arity: 2\n";
+
+/* A replay of jobs[] (alltoall patterns) with slurm-linear under model. */
+static void replay_c4(sim_job_t *jobs, int64_t n, int model, double share, sim_result_t *r)
+{
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_cluster_t *c = cluster(c4_yaml);
+	sim_machine_t m;
+	sim_mix_t mix;
+	ck_assert(sim_machine_init(&m, c, 0, err) == TOPOMATCH_OK);
+	ck_assert_msg(sim_net_links(&m, err) == TOPOMATCH_OK, "%s", err);
+	ck_assert(sim_mix_parse("alltoall", NULL, &mix, err) == TOPOMATCH_OK);
+	sim_stream_t s = { .job = jobs, .n = n };
+	sim_config_t cfg = { .m = &m, .s = &s, .mix = &mix, .seed = 1, .share = share,
+			     .model = model, .tm = { .seed = 1, .max_tasks = SIM_PLUGIN_MAX_TASKS } };
+	ck_assert(sim_reference(&cfg, jobs, 0, n, err) == TOPOMATCH_OK);
+	ck_assert_msg(sim_run(&cfg, SIM_LINEAR, r, err) == TOPOMATCH_OK, "%s", err);
+	sim_mix_free(&mix);
+	sim_machine_free(&m);
+	topomatch_cluster_destroy(c);
+}
+
+START_TEST(contention_shared_uplink)
+{
+	/*
+	 * s = 0.5.  J0 holds n1 from 0 to 100 (one task: no traffic).  J1
+	 * (2 tasks) gets n2 n3 at 0: across the leaves, HB = 2 x 4 against
+	 * HB_ref = 2 x 2 on n1 n2, r = 2, alone T = 1000 x (0.5 + 0.5 x 2)
+	 * = 1500.  J2 waits for 2 nodes and gets n1 n4 at 100: the four
+	 * switch-to-switch links carry both jobs, each at its full rate
+	 * (u = 1 on every link of both); sigma = 0.5 x 2 / 1.5 = 2/3, so
+	 * each meets rho = 1 + 2/3 on every message's route: HB_c = 5/3 HB,
+	 * T = 1000 x (0.5 + 0.5 x 2 x 5/3) = 13000/6.  J1 did 100/1500 =
+	 * 1/15 alone, the rest shared: ends 100 + 14/15 x 13000/6 =
+	 * 2122.2; J2 then did 14/15 and ends alone 1/15 x 1500 = 100 later.
+	 */
+	sim_job_t jobs[] = {
+		{ .id = 1, .submit = 0, .run = 100, .req = 10000, .procs = 1, .nodes = 1 },
+		{ .id = 2, .submit = 0, .run = 1000, .req = 10000, .procs = 2, .nodes = 2 },
+		{ .id = 3, .submit = 0, .run = 1000, .req = 10000, .procs = 2, .nodes = 2 },
+	};
+	sim_result_t r;
+	replay_c4(jobs, 3, SIM_MODEL_CONTENTION, 0.5, &r);
+	ck_assert_double_eq(jobs[1].hb_ref * 2, r.hb[1]);
+	ck_assert_int_eq(r.nodes[r.node_off[1]], 1); /* n2 n3 */
+	ck_assert_int_eq(r.nodes[r.node_off[1] + 1], 2);
+	ck_assert_int_eq(r.nodes[r.node_off[2]], 0); /* n1 n4 */
+	ck_assert_int_eq(r.nodes[r.node_off[2] + 1], 3);
+	ck_assert_double_eq(r.end[0], 100);
+	ck_assert_double_eq(r.start[2], 100);
+	ck_assert_double_eq_tol(r.end[1], 100 + 14.0 / 15 * 13000 / 6, 1e-9);
+	ck_assert_double_eq_tol(r.end[2], 200 + 14.0 / 15 * 13000 / 6, 1e-9);
+	ck_assert_double_eq_tol(r.run[1], 100 + 14.0 / 15 * 13000 / 6, 1e-9);
+	/* HB_c averaged over progress: 1/15 at HB, 14/15 at 5/3 HB */
+	ck_assert_double_eq_tol(r.hbc[1] / r.hb[1], 1.0 / 15 + 14.0 / 15 * 5 / 3, 1e-12);
+	ck_assert_double_eq_tol(r.hbc[2] / r.hb[2], 14.0 / 15 * 5 / 3 + 1.0 / 15, 1e-12);
+	sim_result_free(&r);
+	/* the hop-bytes model: 1500 each, J2 from 100 */
+	replay_c4(jobs, 3, SIM_MODEL_HOP_BYTES, 0.5, &r);
+	ck_assert_double_eq(r.end[1], 1500);
+	ck_assert_double_eq(r.end[2], 1600);
+	ck_assert_double_eq(r.hbc[1], r.hb[1]);
+	sim_result_free(&r);
+}
+END_TEST
+
+START_TEST(contention_disjoint_and_kill)
+{
+	/* J1 on n1 n2, J2 on n3 n4 from 0: no link in common, r = 1, both
+	 * end at 1000 as alone. */
+	sim_job_t jobs[] = {
+		{ .id = 1, .submit = 0, .run = 1000, .req = 10000, .procs = 2, .nodes = 2 },
+		{ .id = 2, .submit = 0, .run = 1000, .req = 10000, .procs = 2, .nodes = 2 },
+	};
+	sim_result_t r;
+	replay_c4(jobs, 2, SIM_MODEL_CONTENTION, 0.5, &r);
+	ck_assert_double_eq(r.end[0], 1000);
+	ck_assert_double_eq(r.end[1], 1000);
+	ck_assert_double_eq(r.hbc[0], r.hb[0]);
+	ck_assert_int_eq(r.nkilled, 0);
+	sim_result_free(&r);
+	/* the shared case with J1 and J2 limited to 2000 s: J1 (would end at
+	 * 2122.2) is killed at 2000; J2 then goes on alone: by 2000 it did
+	 * 1900 / (13000/6) = 0.8769, the rest at 1500: ends 2184.6 */
+	sim_job_t k[] = {
+		{ .id = 1, .submit = 0, .run = 100, .req = 10000, .procs = 1, .nodes = 1 },
+		{ .id = 2, .submit = 0, .run = 1000, .req = 2000, .procs = 2, .nodes = 2 },
+		{ .id = 3, .submit = 0, .run = 1000, .req = 3000, .procs = 2, .nodes = 2 },
+	};
+	replay_c4(k, 3, SIM_MODEL_CONTENTION, 0.5, &r);
+	ck_assert_double_eq(r.end[1], 2000);
+	ck_assert_int_eq(r.killed[1], 1);
+	ck_assert_int_eq(r.killed[2], 0);
+	ck_assert_int_eq(r.nkilled, 1);
+	ck_assert_double_eq_tol(r.end[2], 2000 + (1 - 1900 / (13000.0 / 6)) * 1500, 1e-9);
+	sim_result_free(&r);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("topomatch-sim-model");
@@ -333,6 +438,8 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, mix_errors);
 	tcase_add_test(tc, host_lists);
 	tcase_add_test(tc, replay_summary);
+	tcase_add_test(tc, contention_shared_uplink);
+	tcase_add_test(tc, contention_disjoint_and_kill);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -51,7 +51,7 @@ static void expect_starts(sim_job_t *jobs, int64_t n, int64_t nnodes, const doub
 	double start[16], end[16];
 	char err[TOPOMATCH_ERRLEN] = "";
 	fake_t f = { .job = jobs, .fail_at = -1 };
-	sim_sched_ops_t ops = { fake_start, fake_finish, &f };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL };
 	for (int64_t j = 0; j < n; j++)
 		jobs[j].id = j;
 	ck_assert_msg(sim_sched_run(jobs, n, nnodes, &ops, start, end, err) == TOPOMATCH_OK, "%s",
@@ -163,7 +163,7 @@ START_TEST(start_order_and_queue)
 	for (int j = 0; j < 12; j++)
 		jobs[j] = (sim_job_t)JOB(j, 1 + j % 4, 10 + 7 * (j % 3), 30);
 	fake_t f = { .job = jobs, .fail_at = -1 };
-	sim_sched_ops_t ops = { fake_start, fake_finish, &f };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL };
 	ck_assert(sim_sched_run(jobs, 12, 4, &ops, start, end, err) == TOPOMATCH_OK);
 	ck_assert_int_eq(f.starts, 12);
 	for (int j = 0; j < 12; j++) {
@@ -183,7 +183,7 @@ START_TEST(failing_start)
 	double start[2], end[2];
 	char err[TOPOMATCH_ERRLEN];
 	fake_t f = { .job = jobs, .fail_at = 1 };
-	sim_sched_ops_t ops = { fake_start, fake_finish, &f };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL };
 	ck_assert_int_eq(sim_sched_run(jobs, 2, 2, &ops, start, end, err), TOPOMATCH_EINVAL);
 	ck_assert_str_eq(err, "start 1 refused");
 }
@@ -194,7 +194,7 @@ START_TEST(refused_streams)
 	double start[2], end[2];
 	char err[TOPOMATCH_ERRLEN];
 	fake_t f = { .fail_at = -1 };
-	sim_sched_ops_t ops = { fake_start, fake_finish, &f };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL };
 	sim_job_t big[] = { JOB(0, 5, 10, 10) };
 	big[0].id = 42;
 	f.job = big;
