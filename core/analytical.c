@@ -218,17 +218,26 @@ static int fix_corners(an_t *s)
 	for (int64_t r = 0; r < g->nr; r++)
 		if (is_corner(g, r))
 			corner[ncorner++] = r;
-	for (int i = 0; i < 8; i++) { /* George-Liu, a few sweeps at most */
+	/* up to 16 + 2^d breadth-first searches of the groups' graph (some
+	 * ms each at 16,384 groups): the clock is looked at between them.
+	 * George-Liu, a few sweeps at most: */
+	bool late = false;
+	for (int i = 0; i < 8 && !(late = tm_ctx_expired(s->c)); i++) {
 		int64_t far = bfs(s, start, dist, queue), ecc = dist[far];
 		if (dist[bfs(s, far, dist, queue)] <= ecc)
 			break;
 		start = far;
 	}
+	if (late) {
+		free(dist);
+		free(queue);
+		return tm_err(s->err, TOPOMATCH_EBUDGET, "analytical: time budget exceeded");
+	}
 	/* corners: router 0, the opposite one, then the others by id */
 	int64_t far = bfs(s, start, dist, queue);
 	int64_t span = mesh_hops(g, corner[0], corner[ncorner - 1]);
 	double scale = span > 0 ? (double)dist[far] / (double)span : 1.0;
-	for (int64_t i = 0, nfix = 0; i < ncorner; i++) {
+	for (int64_t i = 0, nfix = 0; i < ncorner && !(late = tm_ctx_expired(s->c)); i++) {
 		int64_t c = corner[i == 0 ? 0 : i == 1 ? ncorner - 1 : i - 1];
 		int64_t p = i == 0 ? start : best_fit(s, dist, nfix, fcorner, c, scale);
 		if (p < 0)
@@ -240,7 +249,8 @@ static int fix_corners(an_t *s)
 	}
 	free(dist);
 	free(queue);
-	return TOPOMATCH_OK;
+	return late ? tm_err(s->err, TOPOMATCH_EBUDGET, "analytical: time budget exceeded")
+		    : TOPOMATCH_OK;
 }
 
 double an_group_hb(const an_t *s, const int64_t *where)
@@ -395,7 +405,7 @@ static int legalize(an_t *s)
 {
 	int64_t *lb = s->bin;
 	place_silent(s);
-	int rc = an_legalize(&s->g, &s->q, lb, s->err);
+	int rc = an_legalize(&s->g, &s->q, lb, s->c->deadline, s->err);
 	if (rc != TOPOMATCH_OK || !(s->ahead_hb < an_group_hb(s, lb)))
 		return rc;
 	memset(s->load, 0, (size_t)s->g.nr * sizeof(*s->load));

@@ -115,6 +115,10 @@ static int solve(an_t *s, an_work_t *wk)
 	}
 	an_sys_t a = { s->nm, wk->rp, wk->col, wk->w, wk->diag };
 	for (int k = 0; k < g->nd; k++) {
+		/* up to AN_CG_MAXIT steps a dimension (tens of ms at 16,384
+		 * groups): the clock is looked at before each */
+		if (tm_ctx_expired(s->c))
+			return tm_err(s->err, TOPOMATCH_EBUDGET, "analytical: time budget exceeded");
 		for (int64_t i = 0; i < s->nm; i++) {
 			int64_t p = s->mgrp[i];
 			double r = 0.0;

@@ -112,6 +112,7 @@ int an_global_mapping(an_t *s);
  * diffusion-like migration.  The coarse graph q (np vertices) decides
  * which process leaves a node.  TOPOMATCH_OK, TOPOMATCH_ENOMEM.
  */
-int an_legalize(const an_grid_t *g, const tm_wgraph_t *q, int64_t *node, char *err);
+int an_legalize(const an_grid_t *g, const tm_wgraph_t *q, int64_t *node, double deadline,
+		char *err);
 
 #endif /* TM_ANALYTICAL_INTERNAL_H */

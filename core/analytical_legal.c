@@ -347,15 +347,22 @@ static bool leg_nearest(leg_t *l)
 	return true;
 }
 
-int an_legalize(const an_grid_t *g, const tm_wgraph_t *q, int64_t *node, char *err)
+int an_legalize(const an_grid_t *g, const tm_wgraph_t *q, int64_t *node, double deadline,
+		char *err)
 {
 	leg_t l = { .g = g, .q = q, .node = node };
-	bool ok = leg_alloc(&l);
-	for (int round = 0; ok && round < LEG_MAX_ROUNDS && overloaded(&l); round++)
+	bool ok = leg_alloc(&l), late = false;
+	/* a round solves a system of the routers (up to LEG_CG_MAXIT
+	 * conjugate-gradient steps): the clock is looked at between rounds */
+	for (int round = 0; ok && !late && round < LEG_MAX_ROUNDS && overloaded(&l); round++) {
 		ok = leg_round(&l);
-	if (ok && overloaded(&l))
+		late = deadline > 0 && tm_now() > deadline;
+	}
+	if (ok && !late && overloaded(&l))
 		ok = leg_nearest(&l);
 	leg_free(&l);
+	if (late)
+		return tm_err(err, TOPOMATCH_EBUDGET, "analytical: time budget exceeded");
 	return ok ? TOPOMATCH_OK
 		  : tm_err(err, TOPOMATCH_ENOMEM, "analytical: out of memory (legalization)");
 }

@@ -294,7 +294,10 @@ static int64_t refine_work(const tm_map_ctx_t *c)
  * Refinement only ever improves a valid mapping; running short of memory
  * just leaves it as the mapper made it.  tm_refine stops quietly at the
  * guard, but a result cut short by the clock would depend on machine
- * speed: that is a budget failure, and the caller falls back (DESIGN.md).
+ * speed: that is a budget failure (EBUDGET), with pu[] still valid and
+ * refined so far, which topomatch_map returns marked fell_back when it
+ * beats the natural placement (DESIGN.md: the budget only cuts work
+ * short).
  */
 static int refine(const tm_map_ctx_t *c, int64_t *pu, char *err)
 {
@@ -324,24 +327,45 @@ static bool wants_full_graph(const tm_map_ctx_t *c)
 /*
  * TreeMatch groups greedily and settles ties by task number: on a
  * pattern whose numbering says nothing of its locality (a shuffled
- * stencil) it builds ragged groups.  A second run on the tasks renumbered
- * in GreedyMap's BFS order (Cuthill-McKee, ICS 2017 §4.5) gives its ties
- * a coherent order, and the better of the two results is kept (ties: the
- * given order).  Measured on tree-4k's shuffled 16^3 stencil (seeds 1-4):
+ * stencil) it builds ragged groups.  A run on the tasks renumbered in
+ * GreedyMap's BFS order (Cuthill-McKee, ICS 2017 §4.5) gives its ties a
+ * coherent order; its result does not depend on how the tasks were
+ * numbered.  Measured on tree-4k's shuffled 16^3 stencil (seeds 1-4):
  * 35.01 to 35.63 M hop-bytes in the given order, 34.816 M, the optimum
  * for blocks of 8x4x1 tasks, renumbered.  TOPOMATCHCONST gained 0.15% on
  * frag-1k for twice its time, which the plugin's job budget cannot spare:
- * it runs once.  Out of memory only skips the second run.
+ * it runs once.
+ *
+ * Which orders run (issue 19, point 5: each run costs a Scotch k-way
+ * partition, 70 % of TreeMatch's time), measured with the bench's
+ * stencils (faces 1000/500/100 on the 3-level trees of 16-core sockets),
+ * shuffled with seeds 1-8 and in grid order:
+ *  - up to RENUMBER_ONLY_MAX tasks the renumbered order alone: it was
+ *    never worse than the given one (1,024 tasks: 8.2432 M, 9 cases of
+ *    9; 4,096: 34.816 M, 9 of 9), which halves auto's time there;
+ *  - up to RENUMBER_MAX tasks both, the better kept (ties: the given
+ *    order): at 16,384 either won, by up to 1.9 %;
+ *  - above, the given order alone: at 65,536 tasks the renumbered run
+ *    cost as much as the first (1.1 s, half of auto's time), and would
+ *    have gained 0.2 to 0.8 % on 4 shuffles of 6, nothing on the other
+ *    two (the given order 0.7 and 1.7 % better) nor on the grid order
+ *    (3.1 % better); the bench's scale-64k is shuffle 1.
+ * Out of memory only skips the renumbered run (the given order runs).
  */
-static int run_renumbered(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu,
-			  char *err)
+#define RENUMBER_ONLY_MAX 4096
+#define RENUMBER_MAX 32768
+
+/* TreeMatch on the tasks renumbered in BFS order, mapped back: alt[] (a
+ * valid mapping) on TOPOMATCH_OK; ENOMEM when memory ran out (the caller
+ * then keeps or runs the given order). */
+static int run_bfs_order(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *alt, char *err)
 {
 	int64_t n = c->ntasks;
 	int64_t *list = tm_alloc(n, sizeof(*list)), *pos = tm_alloc(n, sizeof(*pos));
-	int64_t *alt = tm_alloc(n, sizeof(*alt));
+	int64_t *tmp = tm_alloc(n, sizeof(*tmp));
 	topomatch_affinity_t *ra = NULL;
 	topomatch_csr_t a = topomatch_affinity_symmetric(c->a);
-	int rc = list && pos && alt ? tm_order_bfs(&a, list, err) : TOPOMATCH_ENOMEM;
+	int rc = list && pos && tmp ? tm_order_bfs(&a, list, err) : TOPOMATCH_ENOMEM;
 	if (rc == TOPOMATCH_OK) {
 		for (int64_t k = 0; k < n; k++)
 			pos[list[k]] = k;
@@ -350,27 +374,53 @@ static int run_renumbered(const struct mapper *mp, const tm_map_ctx_t *c, int64_
 	if (rc == TOPOMATCH_OK) {
 		tm_map_ctx_t rn = *c;
 		rn.a = ra;
-		rc = run_checked(mp, &rn, alt, err);
+		rc = run_checked(mp, &rn, tmp, err);
 	}
-	if (rc == TOPOMATCH_OK) {
+	if (rc == TOPOMATCH_OK)
 		for (int64_t v = 0; v < n; v++) /* back to the given numbering */
-			list[v] = alt[pos[v]];
-		rc = take_if_lower(c, pu, list, NULL, err);
-	}
+			alt[v] = tmp[pos[v]];
 	topomatch_affinity_destroy(ra);
 	free(list);
 	free(pos);
+	free(tmp);
+	return rc;
+}
+
+/* The second run of 4,096 < n <= RENUMBER_MAX tasks: pu[] (the given
+ * order's) takes the renumbered result when it is better. */
+static int run_renumbered(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu,
+			  char *err)
+{
+	if (c->ntasks <= RENUMBER_ONLY_MAX || c->ntasks > RENUMBER_MAX)
+		return TOPOMATCH_OK; /* one order only: the first run was it */
+	int64_t *alt = tm_alloc(c->ntasks, sizeof(*alt));
+	int rc = alt ? run_bfs_order(mp, c, alt, err) : TOPOMATCH_ENOMEM;
+	if (rc == TOPOMATCH_OK)
+		rc = take_if_lower(c, pu, alt, NULL, err);
 	free(alt);
 	return rc == TOPOMATCH_ENOMEM ? TOPOMATCH_OK : rc;
 }
 
-/* The Fig. 3 mapper's result in pu[]. */
-static int run_fig3(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu, char *err)
+/* The Fig. 3 mapper's first result in pu[]: TreeMatch's first order. */
+static int run_fig3_first(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu,
+			  char *err)
 {
-	int rc = run_checked(mp, c, pu, err);
-	if (rc == TOPOMATCH_OK && mp->run == tm_map_treematch)
+	if (mp->run == tm_map_treematch && c->ntasks <= RENUMBER_ONLY_MAX) {
+		int rc = run_bfs_order(mp, c, pu, err);
+		if (rc != TOPOMATCH_ENOMEM)
+			return rc;
+	}
+	return run_checked(mp, c, pu, err);
+}
+
+/* After the Fig. 3 mapper's first result in pu[] (valid): its second
+ * run, the better one kept in pu[]. */
+static int run_fig3_more(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	int rc = TOPOMATCH_OK;
+	if (mp->run == tm_map_treematch)
 		return run_renumbered(mp, c, pu, err);
-	if (rc != TOPOMATCH_OK || mp->run != tm_map_scotch || !wants_full_graph(c))
+	if (mp->run != tm_map_scotch || !wants_full_graph(c))
 		return rc;
 	int64_t *full = tm_alloc(c->ntasks, sizeof(*full));
 	if (!full)
@@ -382,6 +432,13 @@ static int run_fig3(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu,
 		rc = take_if_lower(c, pu, full, NULL, err);
 	free(full);
 	return rc;
+}
+
+/* The Fig. 3 mapper's result in pu[]. */
+static int run_fig3(const struct mapper *mp, const tm_map_ctx_t *c, int64_t *pu, char *err)
+{
+	int rc = run_fig3_first(mp, c, pu, err);
+	return rc == TOPOMATCH_OK ? run_fig3_more(mp, c, pu, err) : rc;
 }
 
 /*
@@ -423,8 +480,12 @@ static int try_candidate(const char *name, const tm_map_ctx_t *c, int64_t *pu, b
 	int rc = run_checked(find_mapper(name), c, alt, err);
 	if (rc == TOPOMATCH_OK)
 		rc = refine(c, alt, err);
-	if (rc == TOPOMATCH_OK)
+	if (rc == TOPOMATCH_EBUDGET) { /* cut short, alt valid: it may still be better */
+		char why[TOPOMATCH_ERRLEN];
+		take_if_lower(c, pu, alt, taken, why);
+	} else if (rc == TOPOMATCH_OK) {
 		rc = take_if_lower(c, pu, alt, taken, err);
+	}
 	free(alt);
 	return rc == TOPOMATCH_ENOMEM ? TOPOMATCH_OK : rc;
 }
@@ -437,13 +498,19 @@ static int try_candidate(const char *name, const tm_map_ctx_t *c, int64_t *pu, b
  * starts from round-robin for the same reason, and falls back to it when
  * the pattern says too little (§5.5).
  */
-static int map_auto(const tm_map_ctx_t *c, int64_t *pu, char *name, char *err)
+static int map_auto(const tm_map_ctx_t *c, int64_t *pu, char *name, bool *valid, char *err)
 {
 	const struct mapper *mp = fig3_choice(c);
 	int64_t *rr = tm_alloc(c->ntasks, sizeof(*rr));
 	if (!rr)
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	int rc = run_fig3(mp, c, pu, err);
+	/* from here on pu[] is valid, the best so far: what a budget cut
+	 * short returns (topomatch_map), with its mapper's name */
+	int rc = run_fig3_first(mp, c, pu, err);
+	*valid = rc == TOPOMATCH_OK;
+	strcpy(name, mp->name);
+	if (rc == TOPOMATCH_OK)
+		rc = run_fig3_more(mp, c, pu, err);
 	if (rc == TOPOMATCH_OK)
 		rc = refine(c, pu, err);
 	const char *grid[] = { "analytical", "greedymap" }, *won = mp->name;
@@ -451,6 +518,7 @@ static int map_auto(const tm_map_ctx_t *c, int64_t *pu, char *name, char *err)
 	for (int i = 0; i < 2 && rc == TOPOMATCH_OK && wants_grid_candidates(c); i++) {
 		rc = try_candidate(grid[i], c, pu, &taken, err);
 		won = taken ? grid[i] : won;
+		strcpy(name, won);
 	}
 	if (rc == TOPOMATCH_OK) { /* round-robin wins ties */
 		map_round_robin(c, rr, err);
@@ -492,7 +560,7 @@ static int cand_greedymap(const tm_map_ctx_t *c, int64_t *pu, char *err)
  * runs it), EagerMap and GreedyMap, each refined, on threads; the best
  * wins (portfolio.c).  name gets "portfolio:" and the winner's name.
  */
-static int map_portfolio(const tm_map_ctx_t *c, int64_t *pu, char *name, char *err)
+static int map_portfolio(const tm_map_ctx_t *c, int64_t *pu, char *name, bool *cut, char *err)
 {
 	const tm_candidate_t cand[] = {
 		{ "round-robin", map_round_robin },
@@ -501,10 +569,35 @@ static int map_portfolio(const tm_map_ctx_t *c, int64_t *pu, char *name, char *e
 		{ "greedymap", cand_greedymap },
 	};
 	int k = 0;
-	int rc = tm_portfolio(c, cand, (int)(sizeof(cand) / sizeof(cand[0])), pu, &k, err);
+	int rc = tm_portfolio(c, cand, (int)(sizeof(cand) / sizeof(cand[0])), pu, &k, cut, err);
 	if (rc == TOPOMATCH_OK)
 		snprintf(name, sizeof(((topomatch_map_result_t *)0)->mapper), "portfolio:%s",
 			 cand[k].name);
+	return rc;
+}
+
+/*
+ * The time budget ran out (EBUDGET): pu[] gets the best mapping found so
+ * far when there is one (valid: auto's result so far, a named mapper's
+ * result whose refinement was cut short), or the natural placement when
+ * that is better or nothing was found; name says which.  Every step
+ * looks at the clock or runs where it can be abandoned (Scotch), so this
+ * happens within a few milliseconds of the deadline.
+ */
+static int cut_short(const tm_map_ctx_t *c, int64_t *pu, bool valid, char *name, char *err)
+{
+	int64_t *rr = valid ? tm_alloc(c->ntasks, sizeof(*rr)) : NULL;
+	bool taken = false;
+	int rc = TOPOMATCH_OK;
+	if (rr) { /* round-robin wins ties, as in auto */
+		map_round_robin(c, rr, err);
+		rc = take_if_lower(c, rr, pu, &taken, err);
+	}
+	if (rc == TOPOMATCH_OK && !taken)
+		map_round_robin(c, pu, err);
+	if (rc == TOPOMATCH_OK && !taken)
+		strcpy(name, "round-robin");
+	free(rr);
 	return rc;
 }
 
@@ -539,22 +632,25 @@ int topomatch_map(const topomatch_affinity_t *a, const topomatch_topology_t *t,
 	if (rc == TOPOMATCH_OK && mp)
 		rc = check_applicable(mp, &c, err);
 	if (rc == TOPOMATCH_OK) {
+		bool valid = false, cut = false;
 		if (mp) {
 			rc = run_checked(mp, &c, pu, err);
+			valid = rc == TOPOMATCH_OK;
 			if (rc == TOPOMATCH_OK && o->refine)
 				rc = refine(&c, pu, err);
 			strcpy(r.mapper, mp->name);
 		} else if (!strcmp(name, "auto")) {
-			rc = map_auto(&c, pu, r.mapper, err);
+			rc = map_auto(&c, pu, r.mapper, &valid, err);
 		} else {
-			rc = map_portfolio(&c, pu, r.mapper, err);
+			rc = map_portfolio(&c, pu, r.mapper, &cut, err);
 		}
 		if (rc == TOPOMATCH_EBUDGET) {
-			/* the guard only ever cuts a run short to the natural placement */
-			rc = map_round_robin(&c, pu, err);
-			strcpy(r.mapper, "round-robin");
+			/* the guard only ever cuts a run short: to the best
+			 * mapping so far, never worse than the natural placement */
+			rc = cut_short(&c, pu, valid, r.mapper, err);
 			r.fell_back = 1;
 		}
+		r.fell_back |= cut; /* a portfolio candidate gave up */
 	}
 	free(owned);
 	topomatch_affinity_destroy(scaled);

@@ -17,7 +17,10 @@
  * gave no constraints, and sets `constrained` accordingly); ntasks <= m * f.
  * Mappers fill pu[ntasks] with ids from `allowed`, at most f tasks per PU,
  * and must be deterministic for a given seed: the deadline is only a guard
- * (return TOPOMATCH_EBUDGET when it passes; mapper.c then falls back).
+ * (return TOPOMATCH_EBUDGET when it passes; mapper.c then returns the best
+ * valid mapping found so far, or the natural placement).  A step that
+ * cannot look at the clock (a Scotch call) runs through
+ * tm_run_abandonable (tm_pool.h).
  */
 typedef struct tm_map_ctx {
 	const topomatch_affinity_t *a;
@@ -96,9 +99,11 @@ typedef struct tm_candidate {
  * keep the best mapping in pu: the lowest hop-bytes, ties to the lower
  * maximum task hop-bytes, then to the earlier candidate; *winner its
  * index.  Fails only when every candidate failed (the first failure).
+ * *cut: some candidate gave up at the deadline (the winner then depends
+ * on the machine's speed, which the caller reports).
  */
 int tm_portfolio(const tm_map_ctx_t *c, const tm_candidate_t *cand, int n, int64_t *pu,
-		 int *winner, char *err);
+		 int *winner, bool *cut, char *err);
 
 /*
  * An undirected weighted graph in CSR: symmetric, no self loops, weights
@@ -137,6 +142,11 @@ int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64
  * 0.01). */
 int tm_partition_scotch_balance(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 				double balance, int64_t *part, char *err);
+/* The same, abandoned at deadline (a tm_now() value, 0 = none): EBUDGET
+ * then, and the Scotch call ends on a thread of its own, its result
+ * dropped (tm_run_abandonable). */
+int tm_partition_scotch_until(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
+			      double balance, double deadline, int64_t *part, char *err);
 /* Move vertices between parts until part sizes are exactly size[], each
  * move chosen to cost the least cut weight (partition.c). */
 int tm_partition_rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part,

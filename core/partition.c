@@ -416,24 +416,36 @@ static int index_wishes(refine_t *r)
 	return TOPOMATCH_OK;
 }
 
+/*
+ * loose[] in (part, inner, v) order: a counting sort by part (vertices in
+ * increasing v), then each part's run sorted by (inner, v): what one sort
+ * of all n keys gave, in O(n + sum of p log p) instead of O(n log n) (a
+ * refinement pass of 65,536 vertices in 4,096 parts sorted 5 % of
+ * TreeMatch's time there).
+ */
 static int index_loose(refine_t *r)
 {
 	int64_t n = r->g->n;
 	lkey_t *key = tm_alloc(n, sizeof(*key));
 	if (!key)
 		return TOPOMATCH_ENOMEM;
-	for (int64_t v = 0; v < n; v++)
-		key[v] = (lkey_t){ r->part[v], r->inner[v], v };
-	qsort(key, (size_t)n, sizeof(*key), cmp_lkey);
 	memset(r->loff, 0, ((size_t)r->k + 1) * sizeof(*r->loff));
-	for (int64_t i = 0; i < n; i++) {
-		r->loose[i] = key[i].v;
-		r->loff[key[i].part + 1]++;
-	}
+	for (int64_t v = 0; v < n; v++)
+		r->loff[r->part[v] + 1]++;
 	for (int q = 0; q < r->k; q++) {
 		r->loff[q + 1] += r->loff[q];
 		r->lcur[q] = r->loff[q];
 	}
+	for (int64_t v = 0; v < n; v++)
+		key[r->lcur[r->part[v]]++] = (lkey_t){ r->part[v], r->inner[v], v };
+	for (int q = 0; q < r->k; q++) {
+		int64_t lo = r->loff[q], len = r->loff[q + 1] - lo;
+		if (len > 1)
+			qsort(key + lo, (size_t)len, sizeof(*key), cmp_lkey);
+		r->lcur[q] = lo;
+	}
+	for (int64_t i = 0; i < n; i++)
+		r->loose[i] = key[i].v;
 	free(key);
 	return TOPOMATCH_OK;
 }
@@ -591,6 +603,9 @@ static int refine(const tm_wgraph_t *g, int k, int64_t *part, double deadline)
 
 /* -------------------------------------------------------- rebalancing */
 
+/* Heap pops between two looks at the clock (a pop may requeue a row). */
+#define REBALANCE_CHECK_POPS 1024
+
 typedef struct rebal {
 	const tm_wgraph_t *g;
 	int k;
@@ -661,13 +676,17 @@ static int move_vertex(rebal_t *r, int64_t v, int64_t q)
 
 /* Lazy greedy: an entry is used only when still current (stamp), its
  * vertex still has to move and its target still has room. */
-static int rebalance_moves(rebal_t *r, int64_t moves)
+static int rebalance_moves(rebal_t *r, int64_t moves, double deadline)
 {
 	int rc = TOPOMATCH_OK;
 	for (int64_t v = 0; v < r->g->n && rc == TOPOMATCH_OK; v++)
 		if (over(r, r->part[v]))
 			rc = queue_best(r, v);
-	while (rc == TOPOMATCH_OK && moves > 0 && r->h.n > 0) {
+	for (int64_t pops = 0; rc == TOPOMATCH_OK && moves > 0 && r->h.n > 0; pops++) {
+		if (pops % REBALANCE_CHECK_POPS == REBALANCE_CHECK_POPS - 1 && expired(deadline)) {
+			rc = TOPOMATCH_EBUDGET;
+			break;
+		}
 		pq_item_t it = pq_pop(&r->h);
 		if (it.stamp != r->stamp[it.v] || !over(r, r->part[it.v]))
 			continue;
@@ -701,7 +720,7 @@ static int rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *
 	for (int p = 0; rc == TOPOMATCH_OK && p < k; p++)
 		moves += r.cnt[p] > size[p] ? r.cnt[p] - size[p] : 0;
 	if (rc == TOPOMATCH_OK && moves > 0)
-		rc = rebalance_moves(&r, moves);
+		rc = rebalance_moves(&r, moves, deadline);
 	pq_free(&r.h);
 	pconn_free(&r.pc);
 	free(r.stamp);
@@ -835,8 +854,14 @@ static int partition_greedy(const tm_wgraph_t *g, int k, const int64_t *size, do
 		for (int p = 0; p < k; p++)
 			ord[p] = (psize_t){ size[p], p };
 		qsort(ord, (size_t)k, sizeof(*ord), cmp_psize);
-		for (int i = 0; i < k; i++)
-			grow_part(&s, ord[i].p, ord[i].size);
+		for (int i = 0; i < k && rc == TOPOMATCH_OK; i++) {
+			/* O(nnz log n) in all: a dense pattern of 4,096 tasks
+			 * takes seconds, so the guard looks between parts */
+			if (expired(deadline))
+				rc = TOPOMATCH_EBUDGET;
+			else
+				grow_part(&s, ord[i].p, ord[i].size);
+		}
 	}
 	free(ord);
 	grow_free(&s);
@@ -890,7 +915,8 @@ static bool scotch_at(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t
 		      double balance, double deadline, int64_t *part)
 {
 	char serr[TOPOMATCH_ERRLEN];
-	if (tm_partition_scotch_balance(g, k, size, seed, balance, part, serr) != TOPOMATCH_OK)
+	if (tm_partition_scotch_until(g, k, size, seed, balance, deadline, part, serr) !=
+	    TOPOMATCH_OK)
 		return false;
 	/* a bad part number is Scotch's failure, not the caller's: use greedy */
 	if (check_parts(g, k, part, NULL) != TOPOMATCH_OK)

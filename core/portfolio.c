@@ -42,6 +42,12 @@ static void run_one(run_t *r, int k)
 {
 	slot_t *s = &r->slot[k];
 	int64_t *pu = r->pus + (size_t)k * (size_t)r->c->ntasks;
+	/* past the deadline a candidate is not started: a mapper's set-up
+	 * may run for tens of ms before it first looks at the clock */
+	if (tm_ctx_expired(r->c)) {
+		s->rc = tm_err(s->err, TOPOMATCH_EBUDGET, "time budget exceeded");
+		return;
+	}
 	s->rc = r->cand[k].run(&r->one, pu, s->err);
 	if (s->rc == TOPOMATCH_OK)
 		s->rc = tm_metrics_hop_bytes(r->c->a, r->c->t, pu, &s->hb, s->err);
@@ -89,7 +95,7 @@ static int choose(const run_t *r, int *best, char *err)
 }
 
 int tm_portfolio(const tm_map_ctx_t *c, const tm_candidate_t *cand, int n, int64_t *pu,
-		 int *winner, char *err)
+		 int *winner, bool *cut, char *err)
 {
 	run_t r = { .c = c, .one = *c, .cand = cand, .n = n };
 	r.one.threads = 1;
@@ -104,6 +110,9 @@ int tm_portfolio(const tm_map_ctx_t *c, const tm_candidate_t *cand, int n, int64
 		atomic_init(&r.next, 0);
 		tm_pool_run(pool, worker, &r);
 		int k;
+		*cut = false;
+		for (int i = 0; i < n; i++)
+			*cut |= r.slot[i].rc == TOPOMATCH_EBUDGET;
 		rc = choose(&r, &k, err);
 		if (rc == TOPOMATCH_OK) {
 			memcpy(pu, r.pus + (size_t)k * (size_t)c->ntasks,

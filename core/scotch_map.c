@@ -18,6 +18,7 @@
  */
 #include "config.h"
 #include "scotch_internal.h"
+#include "tm_pool.h"
 
 #include <stdlib.h>
 
@@ -98,13 +99,40 @@ static int preselect(const tm_map_ctx_t *c, int64_t k, int64_t *cand, char *err)
 
 /* ------------------------------------------------------------ the mapper */
 
+/*
+ * What the Scotch call touches, owned here and not by the request: under
+ * a time budget the call runs where it can be abandoned
+ * (tm_run_abandonable), since Scotch cannot look at the clock (65,536
+ * tasks take it some 16 s).  The target lives here too: a
+ * sub-architecture points into the full target next to it.
+ */
+struct map_job {
+	tm_starget_t target;
+	tm_sgraph_t graph;
+	SCOTCH_Num *part;
+	uint64_t seed;
+	double deadline;
+	int64_t ntasks, m;
+	char err[TOPOMATCH_ERRLEN];
+};
+
+static void map_job_drop(void *arg)
+{
+	struct map_job *j = arg;
+	if (!j)
+		return;
+	tm_starget_free(&j->target);
+	tm_sgraph_free(&j->graph);
+	free(j->part);
+	free(j);
+}
+
 struct smap {
 	const tm_map_ctx_t *c;
 	const int64_t *cand; /* PUs Scotch maps onto */
 	int64_t *own;        /* cand, when chosen here */
 	int64_t m;
-	tm_starget_t target;
-	tm_sgraph_t graph;
+	struct map_job *job; /* NULL once abandoned */
 	int64_t *loc; /* task -> index in cand, -1 = none */
 };
 
@@ -112,8 +140,7 @@ static void smap_free(struct smap *s)
 {
 	free(s->own);
 	free(s->loc);
-	tm_starget_free(&s->target);
-	tm_sgraph_free(&s->graph);
+	map_job_drop(s->job);
 }
 
 static int choose_pus(struct smap *s, char *err)
@@ -141,21 +168,37 @@ static int choose_pus(struct smap *s, char *err)
  * which our valid-assignment repair otherwise pays for (bench/ torus-4k,
  * seeds 1-5: 1.01-1.03 x instead of 1.02-1.15 x its hop-bytes).
  */
-static int run_scotch(struct smap *s, SCOTCH_Graph *g, SCOTCH_Num *part, char *err)
+static int run_scotch(struct map_job *j, SCOTCH_Graph *g)
 {
 	SCOTCH_Strat strat;
 	if (SCOTCH_stratInit(&strat))
-		return tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratInit failed");
+		return tm_err(j->err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratInit failed");
 	int rc = TOPOMATCH_OK;
 	if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATBALANCE | SCOTCH_STRATQUALITY,
-				      s->target.nterm, TM_SCOTCH_BALANCE))
-		rc = tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratGraphMapBuild failed");
-	else if (SCOTCH_graphMap(g, tm_starget_arch(&s->target), &strat, part))
-		rc = tm_err(err, TOPOMATCH_EINVAL,
+				      j->target.nterm, TM_SCOTCH_BALANCE))
+		rc = tm_err(j->err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratGraphMapBuild failed");
+	else if (SCOTCH_graphMap(g, tm_starget_arch(&j->target), &strat, j->part))
+		rc = tm_err(j->err, TOPOMATCH_EINVAL,
 			    "Scotch: SCOTCH_graphMap failed on %lld tasks and %lld PUs (Scotch's "
 			    "own message is on stderr)",
-			    (long long)s->c->ntasks, (long long)s->m);
+			    (long long)j->ntasks, (long long)j->m);
 	SCOTCH_stratExit(&strat);
+	return rc;
+}
+
+static int map_job_run(void *arg)
+{
+	struct map_job *j = arg;
+	SCOTCH_Context ctx;
+	SCOTCH_Graph bound;
+	int rc = tm_scotch_bind(&ctx, &bound, &j->graph.g, j->seed, j->err);
+	if (rc == TOPOMATCH_OK) {
+		/* one Scotch session at a time (tm_scotch_bind): a step
+		 * abandoned while it waited for its turn does no work */
+		rc = j->deadline > 0 && tm_now() > j->deadline ? TOPOMATCH_EBUDGET
+							       : run_scotch(j, &bound);
+		tm_scotch_unbind(&ctx, &bound);
+	}
 	return rc;
 }
 
@@ -163,20 +206,26 @@ static int run_scotch(struct smap *s, SCOTCH_Graph *g, SCOTCH_Num *part, char *e
 static int map_graph(struct smap *s, char *err)
 {
 	const tm_map_ctx_t *c = s->c;
-	SCOTCH_Context ctx;
-	SCOTCH_Graph bound;
-	SCOTCH_Num *part = tm_alloc(s->graph.nvert, sizeof(*part));
-	if (!part)
+	struct map_job *j = s->job;
+	j->part = tm_alloc(j->graph.nvert, sizeof(*j->part));
+	if (!j->part)
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	int rc = tm_scotch_bind(&ctx, &bound, &s->graph.g, c->seed, err);
-	if (rc == TOPOMATCH_OK) {
-		rc = run_scotch(s, &bound, part, err);
-		tm_scotch_unbind(&ctx, &bound);
+	j->seed = c->seed;
+	j->deadline = c->deadline;
+	j->ntasks = c->ntasks;
+	j->m = s->m;
+	bool small = (int64_t)j->graph.nvert + j->graph.narcs <= TM_ABANDON_MIN_WORK;
+	int rc = tm_run_abandonable(small ? 0 : c->deadline, map_job_run, map_job_drop, j);
+	if (rc == TOPOMATCH_EBUDGET) {
+		if (!small)
+			s->job = NULL; /* the abandoned thread frees it */
+		return expired(err);
 	}
-	for (int64_t i = 0; rc == TOPOMATCH_OK && i < c->ntasks; i++)
-		s->loc[i] = part[i] >= 0 && part[i] < s->m ? part[i] : -1;
-	free(part);
-	return rc;
+	if (rc != TOPOMATCH_OK)
+		return tm_err(err, rc, "%s", j->err);
+	for (int64_t i = 0; i < c->ntasks; i++)
+		s->loc[i] = j->part[i] >= 0 && j->part[i] < s->m ? j->part[i] : -1;
+	return TOPOMATCH_OK;
 }
 
 static int smap_run(struct smap *s, char *err)
@@ -187,14 +236,16 @@ static int smap_run(struct smap *s, char *err)
 		return rc;
 	if (tm_ctx_expired(c))
 		return expired(err);
+	if (!(s->job = calloc(1, sizeof(*s->job))))
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	/* TopoMatch Alg. 4 lines 1-2 when s->cand is not the whole target */
-	rc = tm_starget_build(&s->target, c->t, s->cand, s->m, err);
+	rc = tm_starget_build(&s->job->target, c->t, s->cand, s->m, err);
 	if (rc)
 		return rc;
 	if (tm_ctx_expired(c))
 		return expired(err);
 	rc = tm_scotch_task_graph(c, s->m * c->f - c->ntasks,
-				  tm_scotch_weight_budget(s->target.dmax), &s->graph, err);
+				  tm_scotch_weight_budget(s->job->target.dmax), &s->job->graph, err);
 	if (rc)
 		return rc;
 	if (tm_ctx_expired(c))

@@ -16,6 +16,7 @@
  */
 #include "config.h"
 #include "scotch_internal.h"
+#include "tm_pool.h"
 
 #include <stdlib.h>
 
@@ -90,42 +91,106 @@ static int run_part(SCOTCH_Graph *bound, int nz, const SCOTCH_Num *wsize, bool e
 	return rc;
 }
 
-/* Scotch's part j is the j-th non-empty part of size[]. */
-static int partition(const tm_wgraph_t *g, int k, const int64_t *size, int nz, uint64_t seed,
-		     double balance, int64_t *part, char *err)
-{
+/*
+ * One Scotch partitioning, everything it touches owned here: under a time
+ * budget it runs where it can be abandoned (tm_run_abandonable), since a
+ * Scotch call cannot look at the clock (a shuffled 64^2 x 32 stencil in
+ * 4,096 parts takes about a second).
+ */
+struct part_job {
 	tm_sgraph_t sg;
+	SCOTCH_Num *spart;
+	SCOTCH_Num *wsize;
+	int nz;
+	bool equal;
+	double balance;
+	uint64_t seed;
+	double deadline;
+	char err[TOPOMATCH_ERRLEN];
+};
+
+static void part_job_drop(void *arg)
+{
+	struct part_job *j = arg;
+	tm_sgraph_free(&j->sg);
+	free(j->spart);
+	free(j->wsize);
+	free(j);
+}
+
+static int part_job_run(void *arg)
+{
+	struct part_job *j = arg;
 	SCOTCH_Context ctx;
 	SCOTCH_Graph bound;
-	SCOTCH_Num *spart = tm_alloc(g->n, sizeof(*spart));
-	SCOTCH_Num *wsize = tm_alloc(nz, sizeof(*wsize));
+	int rc = tm_scotch_bind(&ctx, &bound, &j->sg.g, j->seed, j->err);
+	if (rc == TOPOMATCH_OK) {
+		/* one Scotch session at a time (tm_scotch_bind): a step
+		 * abandoned while it waited for its turn does no work */
+		if (j->deadline > 0 && tm_now() > j->deadline)
+			rc = TOPOMATCH_EBUDGET;
+		else
+			rc = run_part(&bound, j->nz, j->wsize, j->equal, j->balance, j->spart,
+				      j->err);
+		tm_scotch_unbind(&ctx, &bound);
+	}
+	return rc;
+}
+
+/* Scotch's part j is the j-th non-empty part of size[]. */
+static int partition(const tm_wgraph_t *g, int k, const int64_t *size, int nz, uint64_t seed,
+		     double balance, double deadline, int64_t *part, char *err)
+{
+	struct part_job *j = calloc(1, sizeof(*j));
 	int *orig = tm_alloc(nz, sizeof(*orig));
-	if (!spart || !wsize || !orig) {
-		free(spart);
-		free(wsize);
+	if (j) {
+		j->spart = tm_alloc(g->n, sizeof(*j->spart));
+		j->wsize = tm_alloc(nz, sizeof(*j->wsize));
+	}
+	if (!j || !j->spart || !j->wsize || !orig) {
+		if (j)
+			part_job_drop(j);
 		free(orig);
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (partition)");
 	}
-	for (int p = 0, j = 0; p < k; p++) {
+	j->nz = nz;
+	j->equal = equal_sizes(size, k);
+	j->balance = balance;
+	j->seed = seed;
+	j->deadline = deadline;
+	for (int p = 0, q = 0; p < k; p++) {
 		if (size[p] > 0) {
-			wsize[j] = (SCOTCH_Num)size[p];
-			orig[j++] = p;
+			j->wsize[q] = (SCOTCH_Num)size[p];
+			orig[q++] = p;
 		}
 	}
 	/* complete graph: every distance is 1 */
-	int rc = tm_sgraph_build(&sg, g->n, g->rowptr, g->col, g->w, 0.0, 0,
+	int rc = tm_sgraph_build(&j->sg, g->n, g->rowptr, g->col, g->w, 0.0, 0,
 				 tm_scotch_weight_budget(1), err);
-	if (rc == TOPOMATCH_OK)
-		rc = tm_scotch_bind(&ctx, &bound, &sg.g, seed, err);
-	if (rc == TOPOMATCH_OK) {
-		rc = run_part(&bound, nz, wsize, equal_sizes(size, k), balance, spart, err);
-		tm_scotch_unbind(&ctx, &bound);
+	if (rc != TOPOMATCH_OK) {
+		part_job_drop(j);
+		free(orig);
+		return rc;
 	}
+	bool small = (int64_t)j->sg.nvert + j->sg.narcs <= TM_ABANDON_MIN_WORK;
+	if (small && deadline > 0 && tm_now() > deadline)
+		rc = TOPOMATCH_EBUDGET; /* not started: the job is still ours */
+	else
+		rc = tm_run_abandonable(small ? 0 : deadline, part_job_run, part_job_drop, j);
+	if (small && rc == TOPOMATCH_EBUDGET) {
+		part_job_drop(j);
+		free(orig);
+		return tm_err(err, rc, "partition: time budget exceeded");
+	}
+	if (rc == TOPOMATCH_EBUDGET) { /* j is the abandoned thread's now */
+		free(orig);
+		return tm_err(err, rc, "partition: time budget exceeded in Scotch");
+	}
+	if (rc != TOPOMATCH_OK)
+		tm_err(err, rc, "%s", j->err);
 	for (int64_t v = 0; rc == TOPOMATCH_OK && v < g->n; v++)
-		part[v] = spart[v] >= 0 && spart[v] < nz ? orig[spart[v]] : orig[0];
-	tm_sgraph_free(&sg);
-	free(spart);
-	free(wsize);
+		part[v] = j->spart[v] >= 0 && j->spart[v] < nz ? orig[j->spart[v]] : orig[0];
+	part_job_drop(j);
 	free(orig);
 	return rc;
 }
@@ -139,6 +204,12 @@ int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64
 int tm_partition_scotch_balance(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 				double balance, int64_t *part, char *err)
 {
+	return tm_partition_scotch_until(g, k, size, seed, balance, 0, part, err);
+}
+
+int tm_partition_scotch_until(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
+			      double balance, double deadline, int64_t *part, char *err)
+{
 	int nz;
 	int rc = check_sizes(g, k, size, &nz, err);
 	if (rc != TOPOMATCH_OK || g->n == 0)
@@ -151,5 +222,5 @@ int tm_partition_scotch_balance(const tm_wgraph_t *g, int k, const int64_t *size
 			part[v] = p;
 		return TOPOMATCH_OK;
 	}
-	return partition(g, k, size, nz, seed, balance, part, err);
+	return partition(g, k, size, nz, seed, balance, deadline, part, err);
 }

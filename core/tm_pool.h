@@ -44,4 +44,37 @@ static inline void tm_pool_share(int64_t n, int tid, int nthreads, int64_t *lo, 
 	*hi = *lo + q + (tid < r ? 1 : 0);
 }
 
+/*
+ * A step that cannot look at the clock itself (a Scotch call), run where
+ * it can be abandoned: fn(job) on a thread of its own while the caller
+ * waits until it returns or the deadline (a tm_now() value) passes.
+ *
+ *  - fn returned in time: its status; the caller still owns job;
+ *  - the deadline passed first (or had passed already): TOPOMATCH_EBUDGET
+ *    and job is no longer the caller's: the thread, detached, runs fn to
+ *    its end and then drop(job), which frees everything fn touched.  So fn
+ *    must only touch memory that job owns, never the caller's.
+ *  - deadline 0 (no budget), or no thread could be started: fn(job) runs
+ *    on the caller's thread, as a plain call.
+ *
+ * The result of fn does not depend on where it runs, so a step that ends
+ * within the budget gives what the plain call gives (DESIGN.md: budgets
+ * only ever cut work short).  An abandoned step keeps its CPU until it
+ * ends; what it computes is dropped.  Scotch runs one session at a time
+ * (tm_scotch_bind), so Scotch steps look at the deadline once their turn
+ * comes and do no work when it has passed: abandoned steps cannot queue
+ * up behind each other.
+ */
+int tm_run_abandonable(double deadline, int (*fn)(void *job), void (*drop)(void *job),
+		       void *job);
+
+/*
+ * Steps whose work (a Scotch graph's vertices + arcs) is at most this run
+ * as plain calls even under a budget: they take a few milliseconds (a
+ * 1,024-task stencil, 7,168, about 5 ms of Scotch partitioning), within
+ * the budget's slack, and a thread's start and wake-up cost as much on a
+ * loaded machine (TOPOMATCHCONST makes dozens of small Scotch calls).
+ */
+#define TM_ABANDON_MIN_WORK 8192
+
 #endif /* TM_POOL_H */

@@ -397,7 +397,14 @@ typedef struct topomatch_map_opts {
 	int oversub;            /* at most this many tasks per PU; 0 = 1 */
 	const int64_t *allowed; /* allowed PU ids, or NULL = all */
 	int64_t nallowed;
-	double time_budget_s;   /* wall-clock guard; <= 0: none */
+	double time_budget_s;   /* wall-clock guard; <= 0: none.  Past it
+				 * the call returns within a few ms (every
+				 * step looks at the clock; Scotch calls run
+				 * where they can be abandoned) with the best
+				 * mapping found so far, or the natural
+				 * placement when that is better, and
+				 * fell_back set.  A run that ends within it
+				 * gives what an unbudgeted run gives. */
 	double tau;             /* TopoMatch Alg. 1 threshold; <= 0 = 30000 */
 	double sparse_factor;   /* TopoMatch Alg. 2: keep weights > max x this
 				 * (and those equal to max); in [0, 1] */
@@ -419,7 +426,10 @@ TOPOMATCH_API void topomatch_map_opts_init(topomatch_map_opts_t *opts);
 
 typedef struct topomatch_map_result {
 	char mapper[32]; /* the mapper that produced pu[] */
-	int fell_back;   /* 1 when the guard cut a mapper short */
+	int fell_back;   /* 1 when the guard cut a mapper short: pu[]
+			  * is then the best mapping found before the
+			  * deadline (never worse than the natural
+			  * placement), and depends on the machine's speed */
 	double time_s;   /* mapping time */
 } topomatch_map_result_t;
 

@@ -63,8 +63,14 @@ static const char help[] =
 	"                          (default 1;\n"
 	"                          0: one per online CPU); the mapping does not\n"
 	"                          depend on it\n"
-	"      --time-budget SEC   wall-clock guard; past it the mapper falls back\n"
-	"                          to the natural placement (default: none)\n"
+	"      --time-budget SEC   wall-clock limit on the mapping (default: none):\n"
+	"                          the mapping returns within SEC x 1.1 + 10 ms\n"
+	"                          (every mapper, Scotch included; reading the\n"
+	"                          inputs is not counted) with the best mapping\n"
+	"                          found so far, never worse than the natural\n"
+	"                          placement, and a note on stderr; a run that\n"
+	"                          ends within SEC gives what it gives without\n"
+	"                          a budget\n"
 	"      --out FILE          write the mapping: one line per task, its PU id\n"
 	"                          ('-' = stdout)\n"
 	"      --json              print only one JSON object on stdout\n"
@@ -309,7 +315,7 @@ static int run(struct map_args *m, const struct cli_target *tg, topomatch_affini
 	else if (!m->out || (rc = write_mapping(m->out, pu, n)) == CLI_OK) {
 		if (res.fell_back)
 			fprintf(stderr, "topomatch map: time budget of %g s exceeded; "
-					"kept the %s mapping\n",
+					"kept the best mapping found so far (%s)\n",
 				m->opts.time_budget_s, res.mapper);
 		/* with --out - the mapping owns stdout */
 		if (!(m->out && !strcmp(m->out, "-")))

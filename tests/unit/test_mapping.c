@@ -8,6 +8,8 @@
 #include "config.h"
 #include "tmtest.h"
 #include "mapper_internal.h"
+#include "tm_pool.h"
+#include <stdatomic.h>
 
 #include <stdbool.h>
 #include <unistd.h>
@@ -600,8 +602,8 @@ START_TEST(auto_on_torus_keeps_every_direction)
 END_TEST
 
 /*
- * auto on a tree runs TreeMatch on the given numbering and on GreedyMap's
- * BFS renumbering: on a shuffled 16^3 stencil (faces 1000/500/100) on
+ * auto on a tree of up to 4,096 tasks runs TreeMatch on GreedyMap's BFS
+ * renumbering (mapper.c): on a shuffled 16^3 stencil (faces 1000/500/100) on
  * bench/'s tree-4k fat tree it reaches 34,816,000 hop-bytes, the optimum
  * for blocks of 8x4x1 tasks per node (computed by hand: 4 x (W + socket
  * cut + node cut) = 4 x (6.144 M + 1.536 M + 1.024 M)), which TreeMatch
@@ -628,6 +630,92 @@ START_TEST(auto_renumbers_for_treematch)
 }
 END_TEST
 
+/*
+ * Time budgets (issue 19, point 5).  tm_run_abandonable: a step that ends
+ * in time gives its status and stays the caller's; one still running at
+ * the deadline is left to its thread, which drops it when it ends.
+ */
+static atomic_int dropped;
+
+static int sleeper(void *job)
+{
+	usleep((useconds_t)*(int *)job);
+	return 7;
+}
+
+static void drop_job(void *job)
+{
+	free(job);
+	atomic_fetch_add(&dropped, 1);
+}
+
+START_TEST(abandonable_steps)
+{
+	int *j = malloc(sizeof(*j));
+	*j = 1000; /* 1 ms: ends in time */
+	ck_assert_int_eq(tm_run_abandonable(tm_now() + 60, sleeper, drop_job, j), 7);
+	ck_assert_int_eq(atomic_load(&dropped), 0);
+	ck_assert_int_eq(tm_run_abandonable(0, sleeper, drop_job, j), 7); /* no budget */
+	free(j);
+	j = malloc(sizeof(*j));
+	*j = 2000000; /* 2 s: abandoned at 20 ms, returns while it still runs */
+	ck_assert_int_eq(tm_run_abandonable(tm_now() + 0.02, sleeper, drop_job, j),
+			 TOPOMATCH_EBUDGET);
+	ck_assert_int_eq(atomic_load(&dropped), 0);
+	for (int k = 0; k < 600 && atomic_load(&dropped) == 0; k++)
+		usleep(10000);
+	ck_assert_int_eq(atomic_load(&dropped), 1); /* the thread freed it */
+	j = malloc(sizeof(*j));
+	*j = 0; /* a deadline already past: not run, dropped at once */
+	ck_assert_int_eq(tm_run_abandonable(tm_now() - 1, sleeper, drop_job, j),
+			 TOPOMATCH_EBUDGET);
+	ck_assert_int_eq(atomic_load(&dropped), 2);
+}
+END_TEST
+
+/*
+ * topomatch_map cut short: the library's Scotch mapper on a shuffled
+ * 32x32x16 stencil takes about a second of Scotch calls, which cannot
+ * look at the clock; with a 50 ms budget the call returns long before
+ * (a generous bound: timings belong to bench/budget.sh) with a valid
+ * mapping no worse than the natural placement, marked fell_back.  auto
+ * likewise on the tree, where TreeMatch's Scotch partition is cut.
+ */
+START_TEST(budget_cuts_scotch_short)
+{
+	const double w[3] = { 1000, 500, 100 };
+	topomatch_affinity_t *st = tm_stencil3(32, 32, 16, w), *sh = tm_shuffled(st, 1);
+	const char *topo[] = { "torus3D 32 32 16", "tleaf 3 512 100 2 10 16 1" };
+	const char *mapper[] = { "scotch", "auto" };
+	int64_t n = topomatch_affinity_ntasks(sh), *pu = malloc((size_t)n * sizeof(*pu));
+	char err[TOPOMATCH_ERRLEN];
+	for (int k = 0; k < 2; k++) {
+		topomatch_topology_t *t = tm_topo(topo[k]);
+		topomatch_map_opts_t o;
+		topomatch_map_result_t r;
+		topomatch_map_opts_init(&o);
+		o.mapper = mapper[k];
+		o.time_budget_s = 0.05;
+		double t0 = tm_now();
+		ck_assert_int_eq(topomatch_map(sh, t, &o, pu, &r, err), TOPOMATCH_OK);
+		double took = tm_now() - t0;
+		ck_assert_msg(took < 0.6, "%s: %g s for a budget of 0.05 s", mapper[k], took);
+		ck_assert_int_eq(r.fell_back, 1);
+		ck_assert_int_eq(topomatch_mapping_check(t, n, pu, NULL, 0, 1, err), TOPOMATCH_OK);
+		double hb, hb_rr;
+		topomatch_map_opts_init(&o);
+		o.mapper = "round-robin";
+		hb_rr = hop_bytes_with(sh, t, &o, NULL);
+		ck_assert_int_eq(topomatch_metrics_hop_bytes(sh, t, pu, &hb, err), TOPOMATCH_OK);
+		ck_assert_msg(hb <= hb_rr, "%s: %.17g over natural %.17g", mapper[k], hb, hb_rr);
+		topomatch_topology_destroy(t);
+	}
+	free(pu);
+	topomatch_affinity_destroy(sh);
+	topomatch_affinity_destroy(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mapping");
@@ -650,6 +738,8 @@ int main(void)
 	tcase_add_test(tp, refine_after_named_mappers);
 	tcase_add_test(tp, portfolio_best_of_its_candidates);
 	tcase_add_test(tp, portfolio_same_map_whatever_the_threads);
+	tcase_add_test(tp, abandonable_steps);
+	tcase_add_test(tp, budget_cuts_scotch_short);
 	suite_add_tcase(s, tp);
 	return tm_run_suite(s);
 }
