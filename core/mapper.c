@@ -337,7 +337,8 @@ static bool wants_full_graph(const tm_map_ctx_t *c)
  * it runs once.
  *
  * Which orders run (issue 19, point 5: each run costs a Scotch k-way
- * partition, 70 % of TreeMatch's time), measured with the bench's
+ * partition, the grouping of the leaves, TopoMatch JPDC 2022 Alg. 1
+ * line 9 and §4.2.2: 70 % of TreeMatch's time), measured with the bench's
  * stencils (faces 1000/500/100 on the 3-level trees of 16-core sockets),
  * shuffled with seeds 1-8 and in grid order:
  *  - up to RENUMBER_ONLY_MAX tasks the renumbered order alone: it was
