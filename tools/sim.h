@@ -166,12 +166,21 @@ enum sim_kind {
 /* Partners of each task in the random sparse kind. */
 #define SIM_RANDOM_DEGREE 8
 
+/* A file is rescaled to other job sizes when topomatch_stencil_detect
+ * recognises it with at most this share of its weight off the stencil
+ * (the default of `topomatch gen --from-profile`). */
+#define SIM_STENCIL_TOLERANCE 0.05
+
 typedef struct sim_mix_entry {
 	int kind;
 	double weight;
 	char *path;                /* SIM_FILE */
 	topomatch_affinity_t *file;
-	char name[64];             /* "stencil2d", "file:NAME" */
+	int stencil;               /* SIM_FILE: 1 when a stencil, rescaled to other sizes */
+	topomatch_stencil_shape_t shape; /* its shape then */
+	char why[TOPOMATCH_ERRLEN]; /* why it is not a stencil */
+	int shuffled;              /* ranks in a random order, per job */
+	char name[64];             /* "stencil2d", "file:NAME", "shuffled:..." */
 } sim_mix_entry_t;
 
 typedef struct sim_mix {
@@ -182,7 +191,10 @@ typedef struct sim_mix {
 #define SIM_DEFAULT_MIX "stencil2d,stencil3d,alltoall,tree,random"
 
 /* "stencil2d=2,alltoall,file:app.mtx=0.5": kinds with weights (default
- * 1).  Files are read here.  EINVAL with a message for a bad list. */
+ * 1); "scaled:PATH" a file that must be a stencil, "profiles:DIR" every
+ * DIR/\*.sum.mat as file: entries sharing the weight, "shuffled:KIND" any
+ * of them with ranks in a random order.  Files are read here.  EINVAL with
+ * a message for a bad list, the file's errors for a bad file. */
 int sim_mix_parse(const char *spec, const topomatch_limits_t *lim, sim_mix_t *mix, char *err);
 void sim_mix_free(sim_mix_t *mix);
 /* The entry of job `id` with `ntasks` tasks, drawn from the seed: a file
@@ -342,10 +354,11 @@ typedef struct sim_net sim_net_t;
 int sim_net_create(const sim_machine_t *m, double share, int64_t njobs, sim_net_t **out,
 		   char *err);
 void sim_net_destroy(sim_net_t *n);
-/* Job j (stream index) starts with pattern a on cluster PUs pu[], its
- * hop-bytes hb, reference hb_ref: its traffic joins the links. */
+/* Job j (stream index) starts with pattern a on cluster PUs pu[] (its
+ * reference hop-bytes hb_ref): its traffic joins the links; *hb gets its
+ * hop-bytes (those of sim_hop_bytes, routed once for both). */
 int sim_net_start(sim_net_t *n, int64_t j, const topomatch_affinity_t *a, const int64_t *pu,
-		  double hb, double hb_ref, char *err);
+		  double hb_ref, double *hb, char *err);
 void sim_net_finish(sim_net_t *n, int64_t j);
 /* HB_c: job j's hop-bytes, each message stretched by the most loaded link
  * of its route (sim_net.c gives the equations). */

@@ -289,7 +289,8 @@ static int collect_pairs(sim_net_t *n, const topomatch_affinity_t *a, const int6
 	for (int64_t s = 0; s < cap; s++)
 		if (h[s].key != -1)
 			h[k++] = h[s];
-	qsort(h, (size_t)k, sizeof(*h), by_source); /* one router source per node */
+	if (n->kind == TOPOMATCH_TOPO_GRAPH) /* a BFS per source: one per node */
+		qsort(h, (size_t)k, sizeof(*h), by_source);
 	*out = h;
 	*np = k;
 	return TOPOMATCH_OK;
@@ -421,7 +422,7 @@ static int add_user(link_jobs_t *u, int64_t j, char *err)
 }
 
 int sim_net_start(sim_net_t *n, int64_t j, const topomatch_affinity_t *a, const int64_t *pu,
-		  double hb, double hb_ref, char *err)
+		  double hb_ref, double *hb, char *err)
 {
 	net_job_t *b = &n->job[j];
 	int64_t nt = topomatch_affinity_ntasks(a), np = 0;
@@ -443,7 +444,10 @@ int sim_net_start(sim_net_t *n, int64_t j, const topomatch_affinity_t *a, const 
 		keep_links(n, b, NULL); /* clears the scratch */
 	free(pr);
 	free(tpu);
-	double r = hb_ref > 0 ? hb / hb_ref : 1, s = n->share;
+	*hb = b->hb_local; /* the messages' w h, as sim_hop_bytes adds them */
+	for (int64_t p = 0; !rc && p < b->np; p++)
+		*hb += b->pwh[p];
+	double r = hb_ref > 0 ? *hb / hb_ref : 1, s = n->share;
 	b->sigma = 1 - s + s * r > 0 ? s * r / (1 - s + s * r) : 0;
 	for (int64_t k = 0; !rc && k < b->nl; k++) {
 		n->load[b->link[k]] += b->sigma * b->u[k];

@@ -11,6 +11,8 @@
 #include "config.h"
 #include "sim.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,25 +59,136 @@ static int parse_weight(char *tok, sim_mix_entry_t *e, char *err)
 	return TOPOMATCH_OK;
 }
 
+static int read_file_entry(const char *path, bool must_scale, const topomatch_limits_t *lim,
+			   sim_mix_entry_t *e, char *err)
+{
+	const char *base = strrchr(path, '/');
+	e->kind = SIM_FILE;
+	snprintf(e->name, sizeof(e->name), "%sfile:%s", e->shuffled ? "shuffled:" : "",
+		 base ? base + 1 : path);
+	if (!(e->path = strdup(path)))
+		return sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	int rc = topomatch_affinity_read_file(e->path, TOPOMATCH_FORMAT_AUTO, lim, &e->file, err);
+	if (rc)
+		return rc;
+	char why[TOPOMATCH_ERRLEN];
+	e->stencil = !topomatch_stencil_detect(e->file, SIM_STENCIL_TOLERANCE, &e->shape, why);
+	if (!e->stencil)
+		snprintf(e->why, sizeof(e->why), "%s", why);
+	if (must_scale && !e->stencil)
+		return sim_err(err, TOPOMATCH_EUNSUPPORTED, "%s: cannot be rescaled to other job sizes, "
+			       "not a stencil: %s (file:%s gives it to the jobs of %lld tasks)",
+			       path, why, path, (long long)topomatch_affinity_ntasks(e->file));
+	return TOPOMATCH_OK;
+}
+
 static int parse_kind(char *tok, const topomatch_limits_t *lim, sim_mix_entry_t *e, char *err)
 {
-	if (!strncmp(tok, "file:", 5) && tok[5]) {
-		e->kind = SIM_FILE;
-		const char *base = strrchr(tok + 5, '/');
-		snprintf(e->name, sizeof(e->name), "file:%s", base ? base + 1 : tok + 5);
-		if (!(e->path = strdup(tok + 5)))
-			return sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
-		return topomatch_affinity_read_file(e->path, TOPOMATCH_FORMAT_AUTO, lim, &e->file,
-						    err);
-	}
+	if (!strncmp(tok, "file:", 5) && tok[5])
+		return read_file_entry(tok + 5, false, lim, e, err);
+	if (!strncmp(tok, "scaled:", 7) && tok[7])
+		return read_file_entry(tok + 7, true, lim, e, err);
 	for (int k = 0; k < SIM_FILE; k++)
 		if (!strcmp(tok, kind_name[k])) {
 			e->kind = k;
-			snprintf(e->name, sizeof(e->name), "%s", tok);
+			snprintf(e->name, sizeof(e->name), "%s%s", e->shuffled ? "shuffled:" : "", tok);
 			return TOPOMATCH_OK;
 		}
 	return sim_err(err, TOPOMATCH_EINVAL, "--patterns: unknown kind '%s' (stencil2d, "
-		       "stencil3d, alltoall, tree, random, none, file:PATH)", tok);
+		       "stencil3d, alltoall, tree, random, none, file:PATH, scaled:PATH, "
+		       "profiles:DIR, shuffled:KIND)", tok);
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The recorded profiles of DIR: every NAME.sum.mat (bench/profiles/README.md:
+ * all communication types, in bytes), sorted by name. */
+static int list_profiles(const char *dir, char ***out, int *n, char *err)
+{
+	DIR *d = opendir(dir);
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return sim_err(err, TOPOMATCH_EIO, "--patterns: profiles:%s: %s", dir, strerror(errno));
+	int cap = 0, rc = TOPOMATCH_OK;
+	for (struct dirent *de; !rc && (de = readdir(d));) {
+		size_t len = strlen(de->d_name);
+		if (len <= 8 || strcmp(de->d_name + len - 8, ".sum.mat"))
+			continue;
+		if (*n == cap) {
+			cap = 2 * cap + 8;
+			char **p = realloc(*out, (size_t)cap * sizeof(*p));
+			if (!p) {
+				rc = sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+				break;
+			}
+			*out = p;
+		}
+		size_t sz = strlen(dir) + len + 2;
+		if (!((*out)[*n] = malloc(sz)))
+			rc = sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+		else
+			snprintf((*out)[(*n)++], sz, "%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	if (!rc && *n == 0)
+		rc = sim_err(err, TOPOMATCH_EIO, "--patterns: profiles:%s: no NAME.sum.mat "
+			     "profile in that directory", dir);
+	if (!rc)
+		qsort(*out, (size_t)*n, sizeof(**out), by_name);
+	return rc;
+}
+
+static int grow(sim_mix_t *mix, int *cap, char *err)
+{
+	if (mix->n < *cap)
+		return TOPOMATCH_OK;
+	int c = 2 * *cap + 8;
+	sim_mix_entry_t *p = realloc(mix->e, (size_t)c * sizeof(*p));
+	if (!p)
+		return sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	memset(p + *cap, 0, (size_t)(c - *cap) * sizeof(*p));
+	mix->e = p;
+	*cap = c;
+	return TOPOMATCH_OK;
+}
+
+/* One token of the list: one entry, or one per profile of a directory. */
+static int parse_token(char *tok, const topomatch_limits_t *lim, sim_mix_t *mix, int *cap,
+		       char *err)
+{
+	sim_mix_entry_t proto = { 0 };
+	int rc = parse_weight(tok, &proto, err);
+	while (!rc && !strncmp(tok, "shuffled:", 9)) {
+		proto.shuffled = 1;
+		tok += 9;
+	}
+	if (rc)
+		return rc;
+	if (strncmp(tok, "profiles:", 9) || !tok[9]) {
+		if ((rc = grow(mix, cap, err)))
+			return rc;
+		mix->e[mix->n] = proto;
+		return parse_kind(tok, lim, &mix->e[mix->n++], err);
+	}
+	char **files;
+	int nf;
+	if ((rc = list_profiles(tok + 9, &files, &nf, err)))
+		return rc;
+	for (int k = 0; k < nf; k++) {
+		if (!rc && !(rc = grow(mix, cap, err))) {
+			sim_mix_entry_t *e = &mix->e[mix->n++];
+			*e = proto;
+			e->weight = proto.weight / nf;
+			rc = read_file_entry(files[k], false, lim, e, err);
+		}
+		free(files[k]);
+	}
+	free(files);
+	return rc;
 }
 
 static int check_mix(const sim_mix_t *mix, char *err)
@@ -97,20 +210,11 @@ static int check_mix(const sim_mix_t *mix, char *err)
 int sim_mix_parse(const char *spec, const topomatch_limits_t *lim, sim_mix_t *mix, char *err)
 {
 	char *copy = strdup(spec), *save = NULL;
-	int rc = copy ? TOPOMATCH_OK : sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	int rc = copy ? TOPOMATCH_OK : sim_err(err, TOPOMATCH_ENOMEM, "out of memory"), cap = 0;
 	memset(mix, 0, sizeof(*mix));
-	int cap = 1;
-	for (const char *p = spec; *p; p++)
-		cap += *p == ',';
-	if (!rc && !(mix->e = calloc((size_t)cap, sizeof(*mix->e))))
-		rc = sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	for (char *tok = rc ? NULL : strtok_r(copy, ",", &save); tok && !rc;
-	     tok = strtok_r(NULL, ",", &save)) {
-		sim_mix_entry_t *e = &mix->e[mix->n++];
-		rc = parse_weight(tok, e, err);
-		if (!rc)
-			rc = parse_kind(tok, lim, e, err);
-	}
+	     tok = strtok_r(NULL, ",", &save))
+		rc = parse_token(tok, lim, mix, &cap, err);
 	if (!rc && mix->n == 0)
 		rc = sim_err(err, TOPOMATCH_EINVAL, "--patterns: the list is empty");
 	if (!rc)
@@ -123,13 +227,14 @@ int sim_mix_parse(const char *spec, const topomatch_limits_t *lim, sim_mix_t *mi
 
 static bool fits(const sim_mix_entry_t *e, int64_t ntasks)
 {
-	return e->weight > 0 &&
-	       (e->kind != SIM_FILE || topomatch_affinity_ntasks(e->file) == ntasks);
+	return e->weight > 0 && (e->kind != SIM_FILE || e->stencil ||
+				 topomatch_affinity_ntasks(e->file) == ntasks);
 }
 
 /* A matrix file describes one application size: it goes to the jobs of
- * that many tasks only, the others draw among the sized kinds; `none`
- * stands for the jobs submitted without a pattern. */
+ * that many tasks, and to the others rescaled when it is a stencil; the
+ * jobs that no entry fits draw among the sized kinds; `none` stands for
+ * the jobs submitted without a pattern. */
 int sim_mix_draw(const sim_mix_t *mix, uint64_t seed, int64_t id, int64_t ntasks)
 {
 	double total = 0;
@@ -254,7 +359,36 @@ static int copy_of(const topomatch_affinity_t *a, topomatch_affinity_t **out, ch
 	return rc;
 }
 
-int sim_pattern_make(const sim_mix_t *mix, int e, int64_t n, uint64_t seed, int64_t id,
+/* ------------------------------------------------- recorded profiles */
+
+/* A recorded stencil on n tasks: the detected shape with the dimensions
+ * closest to its proportions (topomatch gen --from-profile's way). */
+static int rescaled(const sim_mix_entry_t *e, int64_t n, topomatch_affinity_t **out, char *err)
+{
+	topomatch_stencil_shape_t s = e->shape;
+	int rc = topomatch_stencil_rescale(&s, n, err);
+	if (!rc)
+		rc = topomatch_gen_stencil_shape(&s, out, err);
+	if (rc)
+		sim_err_prefix(err, rc, "%s: cannot be rescaled to %lld tasks: ", e->path,
+			       (long long)n);
+	return rc;
+}
+
+/* Ranks in a random order (unstructured-mesh codes number them with
+ * little locality): per job from the seed. */
+static int shuffle(topomatch_affinity_t **a, uint64_t seed, int64_t id, char *err)
+{
+	topomatch_affinity_t *b;
+	int rc = topomatch_affinity_shuffle(*a, job_seed(seed, id, 3), &b, err);
+	if (!rc) {
+		topomatch_affinity_destroy(*a);
+		*a = b;
+	}
+	return rc;
+}
+
+static int make_kind(const sim_mix_t *mix, int e, int64_t n, uint64_t seed, int64_t id,
 		     topomatch_affinity_t **out, char *err)
 {
 	*out = NULL;
@@ -262,7 +396,7 @@ int sim_pattern_make(const sim_mix_t *mix, int e, int64_t n, uint64_t seed, int6
 		return sim_err(err, TOPOMATCH_EINVAL, "no pattern entry %d for %lld tasks", e,
 			 (long long)n);
 	}
-	if (n == 1 && mix->e[e].kind != SIM_FILE)
+	if (n == 1 && (mix->e[e].kind != SIM_FILE || topomatch_affinity_ntasks(mix->e[e].file) != 1))
 		return topomatch_affinity_create(1, 0, NULL, NULL, NULL, NULL, out, err);
 	switch (mix->e[e].kind) {
 	case SIM_STENCIL2D:
@@ -279,6 +413,19 @@ int sim_pattern_make(const sim_mix_t *mix, int e, int64_t n, uint64_t seed, int6
 		return topomatch_gen_random(n, n - 1 < SIM_RANDOM_DEGREE ? n - 1 : SIM_RANDOM_DEGREE,
 					    10, job_seed(seed, id, 2), out, err);
 	default:
-		return copy_of(mix->e[e].file, out, err);
+		if (topomatch_affinity_ntasks(mix->e[e].file) == n || !mix->e[e].stencil)
+			return copy_of(mix->e[e].file, out, err);
+		return rescaled(&mix->e[e], n, out, err);
 	}
+}
+
+int sim_pattern_make(const sim_mix_t *mix, int e, int64_t n, uint64_t seed, int64_t id,
+		     topomatch_affinity_t **out, char *err)
+{
+	int rc = make_kind(mix, e, n, seed, id, out, err);
+	if (!rc && mix->e[e].shuffled && n > 1 && (rc = shuffle(out, seed, id, err))) {
+		topomatch_affinity_destroy(*out);
+		*out = NULL;
+	}
+	return rc;
 }

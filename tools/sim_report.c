@@ -103,6 +103,55 @@ static void mix_names(FILE *out, const sim_mix_t *mix)
 		fprintf(out, "%s%s=%g", i ? "," : "", mix->e[i].name, mix->e[i].weight);
 }
 
+/* How a file entry is used: "stencil 4 x 4 x 4 (7 points, periodic):
+ * rescaled to other sizes" or "64 tasks only (not a stencil: why)". */
+static void file_use(const sim_mix_entry_t *e, char *buf, size_t len)
+{
+	const topomatch_stencil_shape_t *s = &e->shape;
+	if (!e->stencil) {
+		snprintf(buf, len, "%lld tasks only (not a stencil: %.400s)",
+			 (long long)topomatch_affinity_ntasks(e->file), e->why);
+		return;
+	}
+	char dims[80];
+	if (s->ndims == 2)
+		snprintf(dims, sizeof(dims), "%d x %d", s->dims[0], s->dims[1]);
+	else
+		snprintf(dims, sizeof(dims), "%d x %d x %d", s->dims[0], s->dims[1], s->dims[2]);
+	snprintf(buf, len, "stencil %s (%d points%s): rescaled to other sizes", dims, s->points,
+		 s->periodic[0] || s->periodic[1] || s->periodic[2] ? ", wraps around" : "");
+}
+
+/* Jobs (counted ones) per entry of the mix; [mix->n]: without a pattern. */
+static void mix_counts(const sim_config_t *c, int64_t *count)
+{
+	for (int i = 0; i <= c->mix->n; i++)
+		count[i] = 0;
+	for (int64_t j = 0; j < c->s->n; j++)
+		if (!c->s->job[j].warm)
+			count[c->s->job[j].kind >= 0 ? c->s->job[j].kind : c->mix->n]++;
+}
+
+static void mix_lines(FILE *out, const sim_config_t *c)
+{
+	int64_t *count = malloc(((size_t)c->mix->n + 1) * sizeof(*count));
+	if (!count)
+		return;
+	mix_counts(c, count);
+	fprintf(out, "mix        ");
+	for (int i = 0; i < c->mix->n; i++)
+		fprintf(out, "%s%s %lld", i ? ", " : "", c->mix->e[i].name, (long long)count[i]);
+	fprintf(out, "%sno pattern %lld (jobs of the window)\n", c->mix->n ? ", " : "",
+		(long long)count[c->mix->n]);
+	for (int i = 0; i < c->mix->n; i++)
+		if (c->mix->e[i].kind == SIM_FILE) {
+			char use[TOPOMATCH_ERRLEN + 128];
+			file_use(&c->mix->e[i], use, sizeof(use));
+			fprintf(out, "           %s: %s\n", c->mix->e[i].name, use);
+		}
+	free(count);
+}
+
 static void text_head(FILE *out, const sim_config_t *c)
 {
 	const sim_stream_t *s = c->s;
@@ -135,7 +184,9 @@ static void text_head(FILE *out, const sim_config_t *c)
 		fprintf(out, "model      hop-bytes: run = trace run x (1 - s + s x HB / HB_ref), "
 			     "s = %g; seed %llu; patterns ", c->share, (unsigned long long)c->seed);
 	mix_names(out, c->mix);
-	fprintf(out, "\n\n%-13s %13s %8s %7s %11s %11s %9s %9s %6s %12s %8s %6s\n", "policy",
+	fprintf(out, "\n");
+	mix_lines(out, c);
+	fprintf(out, "\n%-13s %13s %8s %7s %11s %11s %9s %9s %6s %12s %8s %6s\n", "policy",
 		"mean_HB", "HB/ref", "HBc/HB", "mean_wait_s", "p95_wait_s", "mean_bsld", "p95_bsld", "util",
 		"makespan_s", "switches", "killed");
 }
@@ -196,6 +247,34 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 	fprintf(out, "\"killed\": %lld}%s\n", (long long)u->killed, last ? "" : ",");
 }
 
+static void json_mix(FILE *out, const sim_config_t *c)
+{
+	int64_t *count = malloc(((size_t)c->mix->n + 1) * sizeof(*count));
+	if (!count)
+		return;
+	mix_counts(c, count);
+	fprintf(out, "\"patterns\": [");
+	for (int i = 0; i < c->mix->n; i++) {
+		const sim_mix_entry_t *e = &c->mix->e[i];
+		fprintf(out, "%s{\"name\": \"", i ? ", " : "");
+		for (const char *p = e->name; *p; p++) /* JSON string: escape */
+			fprintf(out, *p == '"' || *p == '\\' ? "\\%c" : (unsigned char)*p < 32 ?
+				"?" : "%c", *p);
+		fprintf(out, "\", ");
+		jnum(out, "weight", e->weight, true);
+		fprintf(out, "\"jobs\": %lld, \"shuffled\": %s", (long long)count[i],
+			e->shuffled ? "true" : "false");
+		if (e->kind == SIM_FILE && e->stencil)
+			fprintf(out, ", \"stencil_dims\": [%d, %d, %d]", e->shape.dims[0],
+				e->shape.dims[1], e->shape.ndims > 2 ? e->shape.dims[2] : 1);
+		else if (e->kind == SIM_FILE)
+			fprintf(out, ", \"stencil_dims\": null");
+		fprintf(out, "}");
+	}
+	fprintf(out, "], \"no_pattern_jobs\": %lld, ", (long long)count[c->mix->n]);
+	free(count);
+}
+
 void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
 		     const sim_summary_t *sum, int nres)
 {
@@ -218,6 +297,7 @@ void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
 	fprintf(out, "\"model\": \"%s\", ",
 		c->model == SIM_MODEL_CONTENTION ? "contention" : "hop-bytes");
 	jnum(out, "comm_share", c->share, true);
+	json_mix(out, c);
 	fprintf(out, "\"seed\": %llu\n}\n", (unsigned long long)c->seed);
 }
 

@@ -123,16 +123,17 @@ static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double 
 			 .stats = &x->r->tm };
 	int killed;
 	int rc = sim_policy_select(&p, x->nodes, x->pu, err);
-	if (!rc && a)
+	bool netted = x->net && a && job->hb_ref > 0; /* its traffic on the links */
+	if (!rc && netted)
+		rc = sim_net_start(x->net, j, a, x->pu, job->hb_ref, &x->r->hb[j], err);
+	else if (!rc && a)
 		rc = sim_hop_bytes(c->m->cl, a, x->pu, &x->r->hb[j], err);
 	if (!rc)
 		rc = keep_nodes(x->r, j, x->nodes, job->nodes, err);
 	if (rc)
 		return rc;
 	x->r->hbc[j] = x->r->hb[j];
-	if (x->net && a && job->hb_ref > 0) {
-		if ((rc = sim_net_start(x->net, j, a, x->pu, x->r->hb[j], job->hb_ref, err)))
-			return rc;
+	if (netted) {
 		x->hbc_now[j] = sim_net_hop_bytes(x->net, j);
 		x->done[j] = 0;
 		x->r->hbc[j] = 0; /* accumulated over the job's progress */

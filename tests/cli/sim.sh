@@ -172,6 +172,60 @@ expect_eq "--dump-patterns: J2's 4 x 4 stencil" "%%MatrixMarket matrix coordinat
 expect_eq "--dump-patterns: 16 tasks, 4 x 4 x 3 directed pairs" "16 16 48" \
 	"$(sed -n 2p "$work/pat/job-2.mtx")"
 
+# recorded profiles (issue 20): a stencil is rescaled to the job's size
+# (lammps-melt-64: 3D 7-point 4 x 4 x 4 with wrap-around; 16 tasks: 2 x 2
+# x 4, the +-1 messages of the size-2 dimensions summed: 4 partners per
+# rank, 64 entries, 2 x the x face weight 2911147.375 to rank 1), a job
+# of the file's size gets the recording itself (591 entries)
+profiles=$top_srcdir/bench/profiles
+printf '; Version: 2.2\n1 0 0 100 16 -1 -1 16 200 -1 1 1 1 -1 1 1 -1 -1\n2 0 0 100 64 -1 -1 64 200 -1 1 1 1 -1 1 1 -1 -1\n' \
+	>"$work/p.swf"
+mkdir "$work/prof"
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --trace "$work/p.swf" --cores-per-node 16 \
+	--patterns "scaled:$profiles/lammps-melt-64.sum.mat" --policy slurm-tree --quiet \
+	--dump-patterns "$work/prof"
+expect_eq "scaled: exit 0" 0 "$rc"
+expect_eq "scaled: 16 tasks, 2 x 2 x 4 stencil" "16 16 64" "$(sed -n 2p "$work/prof/job-1.mtx")"
+expect_eq "scaled: the summed x face weight" "1 2 5822294.75" "$(sed -n 3p "$work/prof/job-1.mtx")"
+expect_eq "scaled: 64 tasks, the recording" "64 64 591" "$(sed -n 2p "$work/prof/job-2.mtx")"
+expect_contains "scaled: the mix says how" \
+	"file:lammps-melt-64.sum.mat: stencil 4 x 4 x 4 (7 points, wraps around): rescaled to other sizes" "$out"
+# shuffled: the same entries, other ranks
+mkdir "$work/shuf"
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --trace "$work/p.swf" --cores-per-node 16 \
+	--patterns "shuffled:scaled:$profiles/lammps-melt-64.sum.mat" --policy slurm-tree --quiet \
+	--dump-patterns "$work/shuf"
+expect_eq "shuffled: as many entries" "16 16 64" "$(sed -n 2p "$work/shuf/job-1.mtx")"
+expect_eq "shuffled: the same weights" "$(sed 1,2d "$work/prof/job-1.mtx" | cut -d' ' -f3 | sort | tr '\n' ' ')" \
+	"$(sed 1,2d "$work/shuf/job-1.mtx" | cut -d' ' -f3 | sort | tr '\n' ' ')"
+expect_eq "shuffled: other ranks" yes \
+	"$(cmp -s "$work/prof/job-1.mtx" "$work/shuf/job-1.mtx" || echo yes)"
+# the directory: every NAME.sum.mat, natural and shuffled, the weight shared
+run "$tm" sim -t "$conf/atlas-fattree.yaml" --trace "$work/t.swf" --cores-per-node 4 --json \
+	--patterns "profiles:$profiles,shuffled:profiles:$profiles=2" --policy slurm-tree --quiet
+expect_eq "profiles: 8 files twice, weights 1/8 and 2/8" "16 0.125 0.25 True" \
+	"$(py 'p=d["patterns"]; print(len(p), p[0]["weight"], p[8]["weight"], p[8]["shuffled"])')"
+expect_eq "profiles: lammps-melt-64 a stencil, cp2k not" "[4, 4, 4] None" \
+	"$(py 'p={e["name"]: e for e in d["patterns"]}; print(p["file:lammps-melt-64.sum.mat"]["stencil_dims"], p["file:cp2k-h2o-64.sum.mat"]["stencil_dims"])')"
+expect_eq "profiles: every job drew one (J5 fits Atlas: 6 jobs)" 6 \
+	"$(py 'print(sum(e["jobs"] for e in d["patterns"]) + d["no_pattern_jobs"])')"
+# errors: a profile that cannot be rescaled, a missing or empty directory,
+# a bad matrix line
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --patterns "scaled:$profiles/cp2k-h2o-64.sum.mat"
+expect_eq "scaled non-stencil: exit 1" 1 "$rc"
+expect_contains "scaled non-stencil: the file and why" \
+	"cp2k-h2o-64.sum.mat: cannot be rescaled to other job sizes, not a stencil: " "$err"
+expect_contains "scaled non-stencil: what to use" "gives it to the jobs of 64 tasks" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --patterns "profiles:$work/nodir"
+expect_eq "profiles: missing directory: exit 1" 1 "$rc"
+expect_contains "profiles: missing directory: named" "profiles:$work/nodir: No such file or directory" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --patterns "profiles:$work/prof"
+expect_contains "profiles: none in the directory" "no NAME.sum.mat profile in that directory" "$err"
+printf '0 1\n1 x\n' >"$work/bad.sum.mat"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --patterns "file:$work/bad.sum.mat"
+expect_eq "bad matrix: exit 1" 1 "$rc"
+expect_contains "bad matrix: file and line" "bad.sum.mat:2" "$err"
+
 # real traces: Atlas on its cluster file, Curie's first jobs on its own
 if [ -r "$traces/LLNL-Atlas-2006-2.1-cln.swf.gz" ]; then
 	run "$tm" sim -t "$conf/atlas-fattree.yaml" --trace "$traces/LLNL-Atlas-2006-2.1-cln.swf.gz" \

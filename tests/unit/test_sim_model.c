@@ -216,6 +216,36 @@ START_TEST(mix_draws)
 }
 END_TEST
 
+START_TEST(shuffled_kinds)
+{
+	/* shuffled:stencil2d: the natural stencil's weights on other ranks,
+	 * the same for a job under every policy (seed, id), another job
+	 * another order */
+	sim_mix_t mix;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert(sim_mix_parse("stencil2d,shuffled:stencil2d", NULL, &mix, err) == TOPOMATCH_OK);
+	ck_assert_str_eq(mix.e[1].name, "shuffled:stencil2d");
+	topomatch_affinity_t *n, *a, *b, *c;
+	ck_assert(sim_pattern_make(&mix, 0, 36, 1, 7, &n, err) == TOPOMATCH_OK);
+	ck_assert(sim_pattern_make(&mix, 1, 36, 1, 7, &a, err) == TOPOMATCH_OK);
+	ck_assert(sim_pattern_make(&mix, 1, 36, 1, 7, &b, err) == TOPOMATCH_OK);
+	ck_assert(sim_pattern_make(&mix, 1, 36, 1, 8, &c, err) == TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_affinity_nnz(a), topomatch_affinity_nnz(n));
+	ck_assert_double_eq(topomatch_affinity_total(a), topomatch_affinity_total(n));
+	topomatch_csr_t cn = topomatch_affinity_directed(n), ca = topomatch_affinity_directed(a),
+			cb = topomatch_affinity_directed(b), cc = topomatch_affinity_directed(c);
+	int64_t m = cn.rowptr[36];
+	ck_assert(memcmp(ca.col, cn.col, (size_t)m * sizeof(int64_t)) != 0);
+	ck_assert(!memcmp(ca.col, cb.col, (size_t)m * sizeof(int64_t)));
+	ck_assert(memcmp(ca.col, cc.col, (size_t)m * sizeof(int64_t)) != 0);
+	topomatch_affinity_destroy(n);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	topomatch_affinity_destroy(c);
+	sim_mix_free(&mix);
+}
+END_TEST
+
 static void mix_error(const char *spec, int status, const char *want)
 {
 	sim_mix_t mix;
@@ -228,7 +258,9 @@ START_TEST(mix_errors)
 {
 	mix_error("stencil2d,ring", TOPOMATCH_EINVAL,
 		  "--patterns: unknown kind 'ring' (stencil2d, stencil3d, alltoall, tree, "
-		  "random, none, file:PATH)");
+		  "random, none, file:PATH, scaled:PATH, profiles:DIR, shuffled:KIND)");
+	mix_error("tree,shuffled:tree,shuffled:tree", TOPOMATCH_EINVAL,
+		  "--patterns: 'shuffled:tree' is listed twice");
 	mix_error("tree=x", TOPOMATCH_EINVAL, "--patterns: weight 'x' is not a number >= 0");
 	mix_error("tree=-1", TOPOMATCH_EINVAL, "--patterns: weight '-1' is not a number >= 0");
 	mix_error("tree,tree=2", TOPOMATCH_EINVAL, "--patterns: 'tree' is listed twice");
@@ -436,6 +468,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, pattern_kinds);
 	tcase_add_test(tc, mix_draws);
 	tcase_add_test(tc, mix_errors);
+	tcase_add_test(tc, shuffled_kinds);
 	tcase_add_test(tc, host_lists);
 	tcase_add_test(tc, replay_summary);
 	tcase_add_test(tc, contention_shared_uplink);
