@@ -302,6 +302,11 @@ run_stream() {
 			"jobs in sacct $(($(date +%s) - lag)) s after the last job ended: $mapped" \
 			"mapped, $cons kept cons_tres' nodes (better)," \
 			"$(($(grep -c '|topomatch: ' "$acct") - mapped - cons)) fell back" >&2
+		# why, the numbers taken out: the 5 most frequent reasons
+		grep '|topomatch: ' "$acct" | grep -v '|topomatch: [^ ]* mapped' |
+			grep -v '|topomatch: cons_tres chooses' | sed 's/.*|topomatch: //; s/|.*//' |
+			sed 's/[0-9][0-9.e+]*/N/g' | sort | uniq -c | sort -rn | head -n 5 |
+			sed "s/^/$s: fell back: /" >&2
 		[ "$(grep -c '|topomatch: ' "$acct")" -ge "${want:-0}" ] ||
 			fail "$s: not every pattern job's decision reached sacct"
 	fi
