@@ -5,30 +5,45 @@
 # (default: bench/profiles next to this script).
 #
 # Installs what is missing with apt-get (Debian: openmpi-bin,
-# libopenmpi-dev, lammps, meep-openmpi; needs root), builds
-# libcommprof.so from ../contrib/commprof/commprof.c in a temporary
-# directory, then runs each program once under mpirun with the profiler
-# preloaded:
+# libopenmpi-dev, lammps, meep-openmpi, gromacs, openfoam,
+# openfoam-examples, cp2k; needs root), builds libcommprof.so from
+# ../contrib/commprof/commprof.c in a temporary directory, then runs each
+# program once under mpirun with the profiler preloaded:
 #   lammps-melt-64     LAMMPS, examples/melt/in.melt as shipped, 64 ranks
 #   lammps-melt-128    the same, 128 ranks
 #   lammps-peptide-64  LAMMPS, examples/peptide/in.peptide as shipped, 64 ranks
 #   meep-wg2d-64       Meep, a 2D straight waveguide (written below), 64 ranks
+#   gromacs-water-64   GROMACS, a 5 nm box of SPC/E water built from the
+#                      package's spc216.gro, PME on separate ranks, 64 ranks
+#   gromacs-water-128  the same in a 7 nm box, 128 ranks
+#   openfoam-pitzdaily-64  OpenFOAM, the simpleFoam pitzDaily tutorial as
+#                      shipped (openfoam-examples), 20 iterations,
+#                      hierarchical 16 x 4 decomposition, 64 ranks
+#   cp2k-h2o-64        CP2K, its H2O.inp example as shipped (Quickstep,
+#                      5 MD steps), 64 ranks
 # and copies PREFIX.sum.mat, PREFIX.p2p.mat and PREFIX.wsum.mat of each
 # to OUTDIR, with OUTDIR/recorded.txt (date, machine, versions, commands).
+# Names given as arguments after OUTDIR record only those (e.g.
+# `record_profiles.sh bench/profiles gromacs-water-64`), and their record
+# goes after the one in OUTDIR/recorded.txt.
+# bench/profiles/bound.py bounds what a mapper can gain on each.
 #
 # Run by hand, NOT by CI: it installs packages and takes a few minutes
 # (the ranks are oversubscribed: 64 or 128 processes on the cores there
 # are).  The sum matrices count bytes and do not depend on timing; the
 # wsum matrices do (they weigh each type by its share of the time).
 # Environment: MPIRUN (default mpirun), RUN_TIMEOUT (seconds per program,
-# default 300).
+# default 900: alone on 2 cores the longest took 100 s, and beside other
+# work three times as long).
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/profiles}
+[ $# -eq 0 ] || shift
+only=" $* "	# the profiles to record; "  ": all
 src=$here/../contrib/commprof/commprof.c
 mpirun=${MPIRUN:-mpirun}
-limit=${RUN_TIMEOUT:-300}
+limit=${RUN_TIMEOUT:-900}
 
 if [ ! -f "$src" ]; then
 	echo "record_profiles.sh: $src not found (contrib/commprof is on main)" >&2
@@ -37,7 +52,8 @@ fi
 
 # --- packages
 missing=
-for pkg in openmpi-bin libopenmpi-dev lammps meep-openmpi; do
+for pkg in openmpi-bin libopenmpi-dev lammps meep-openmpi gromacs openfoam \
+	openfoam-examples cp2k; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $pkg"
 done
@@ -51,17 +67,21 @@ if [ -n "$missing" ]; then
 	# shellcheck disable=SC2086 # one word per package
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
 fi
-for bin in mpicc "$mpirun" lmp meep; do
+for bin in mpicc "$mpirun" lmp meep gmx_mpi blockMesh decomposePar simpleFoam cp2k.popt; do
 	if ! command -v "$bin" >/dev/null 2>&1; then
 		echo "record_profiles.sh: $bin not found after the install" >&2
 		exit 1
 	fi
 done
 examples=/usr/share/lammps/examples
+foam_tutorial=/usr/share/doc/openfoam-examples/examples/incompressible/simpleFoam/pitzDaily
+cp2k_example=/usr/share/doc/cp2k/examples/H2O.inp
 for f in "$examples/melt/in.melt" "$examples/peptide/in.peptide" \
-	"$examples/peptide/data.peptide"; do
+	"$examples/peptide/data.peptide" /usr/share/gromacs/top/spc216.gro \
+	"$foam_tutorial/system/blockMeshDict" "$cp2k_example"; do
 	if [ ! -f "$f" ]; then
-		echo "record_profiles.sh: $f not found (package lammps-data)" >&2
+		echo "record_profiles.sh: $f not found (packages lammps-data," \
+			"gromacs-data, openfoam-examples, cp2k)" >&2
 		exit 1
 	fi
 done
@@ -88,9 +108,18 @@ version() {
 		"$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*: *//');" \
 		"$(nproc) cores"
 	echo "os: $(sed -n 's/^PRETTY_NAME="*\([^"]*\)"*$/\1/p' /etc/os-release)"
-	echo "versions: $(version openmpi-bin); $(version lammps); $(version meep-openmpi)"
+	echo "versions: $(version openmpi-bin); $(version lammps); $(version meep-openmpi);" \
+		"$(version gromacs); $(version openfoam); $(version cp2k)"
 	echo "profiler: contrib/commprof/commprof.c, built with: mpicc -shared -fPIC -O2"
 } >"$work/recorded.txt"
+
+# wanted NAME: NAME is to be recorded (named on the command line, or none was)
+wanted() {
+	case $only in
+	"  " | *" $1 "*) return 0 ;;
+	*) return 1 ;;
+	esac
+}
 
 # record NAME NP DIR PROGRAM ARGS...: run PROGRAM in DIR with NP ranks under
 # the profiler; keep NAME.{sum,p2p,wsum}.mat
@@ -99,6 +128,7 @@ record() {
 	np=$2
 	dir=$3
 	shift 3
+	wanted "$name" || return 0
 	echo "record_profiles.sh: $name ($np ranks): $*" >&2
 	start=$(date +%s)
 	# shellcheck disable=SC2086 # root_opt is empty or one word
@@ -117,8 +147,12 @@ record() {
 		echo "$name: $np ranks, $(($(date +%s) - start)) s"
 		echo "  mpirun $root_opt --oversubscribe --bind-to none -np $np" \
 			"-x LD_PRELOAD=libcommprof.so -x TOPOMATCH_PROF_OUT=$name $*"
-		grep -h -E 'MPI processor grid|Loop time|Splitting into|Elapsed run time' \
-			"$dir/$name.out" "$dir/log.lammps" 2>/dev/null | sed 's/^ */  /' || true
+		# the programs' own words on the decomposition and the run time
+		# (LAMMPS, Meep, GROMACS's md.log, CP2K; OpenFOAM's last iteration)
+		grep -h -E 'MPI processor grid|Loop time|Splitting into|Elapsed run time|Domain decomposition grid|Total number of message passing|^ CP2K  ' \
+			"$dir/$name.out" "$dir/log.lammps" "$dir/md.log" 2>/dev/null |
+			sed 's/^ */  /' || true
+		grep -h -E '^ExecutionTime' "$dir/$name.out" | tail -n 1 | sed 's/^/  /' || true
 		sed -n 's/^# sum of: /  types: /p' "$dir/$name.sum.mat"
 	} >>"$work/recorded.txt"
 }
@@ -157,5 +191,133 @@ cat >"$d/wg2d.ctl" <<'EOF'
 EOF
 record meep-wg2d-64 64 "$d" meep wg2d.ctl
 
-cp "$work/recorded.txt" "$out/recorded.txt"
+# GROMACS: SPC/E water (no solute), built with the package's own tools
+# from its equilibrated 216-water box (spc216.gro, gromacs-data), minimised
+# on one rank, then 200 MD steps (0.4 ps) with PME electrostatics.  mdrun
+# splits the ranks itself: at 64 ranks a 4 x 4 x 3 domain grid of 48
+# particle-particle ranks and 16 separate PME-mesh ranks (32 of 128 at 128
+# ranks), interleaved in the rank order (mdrun's default -ddorder
+# interleave).  The mdrun options keep the bytes reproducible (to 1e-6:
+# bench/profiles/README.md): -reprod, -dlb no and -notunepme (dynamic load
+# balancing and PME tuning follow the timings, which oversubscription
+# makes erratic), -nb cpu, -ntomp 1; the seeds of the velocities and the
+# thermostat are fixed.  The box is 5 nm
+# (4,055 waters) at 64 ranks and 7 nm (11,225) at 128, so that the domains
+# stay wider than the 1 nm cut-off.
+gromacs_water() { # NAME NP BOX_NM
+	wanted "$1" || return 0
+	d=$work/$1
+	mkdir -p "$d"
+	cat >"$d/em.mdp" <<'EOF'
+integrator      = steep
+nsteps          = 500
+emtol           = 1000
+cutoff-scheme   = Verlet
+coulombtype     = PME
+rcoulomb        = 1.0
+rvdw            = 1.0
+EOF
+	cat >"$d/md.mdp" <<'EOF'
+integrator      = md
+dt              = 0.002
+nsteps          = 200
+nstcalcenergy   = 50
+nstenergy       = 0
+nstlog          = 100
+cutoff-scheme   = Verlet
+coulombtype     = PME
+rcoulomb        = 1.0
+rvdw            = 1.0
+fourierspacing  = 0.12
+tcoupl          = v-rescale
+tc-grps         = System
+tau-t           = 0.1
+ref-t           = 300
+gen-vel         = yes
+gen-temp        = 300
+gen-seed        = 1
+ld-seed         = 1
+constraints     = h-bonds
+EOF
+	(
+		cd "$d"
+		gmx_mpi -quiet solvate -cs spc216.gro -box "$3" "$3" "$3" -o water.gro
+		{
+			echo '#include "oplsaa.ff/forcefield.itp"'
+			echo '#include "oplsaa.ff/spce.itp"'
+			printf '[ system ]\nSPC/E water\n[ molecules ]\n'
+			awk 'NR == 2 { print "SOL", $1 / 3 }' water.gro
+		} >topol.top
+		gmx_mpi -quiet grompp -f em.mdp -c water.gro -p topol.top -o em.tpr
+		gmx_mpi -quiet mdrun -s em.tpr -deffnm em -ntomp 1
+		gmx_mpi -quiet grompp -f md.mdp -c em.gro -p topol.top -o water.tpr
+	) >"$d/setup.log" 2>&1 || {
+		echo "record_profiles.sh: $1: GROMACS set-up failed; its output:" >&2
+		tail -n 20 "$d/setup.log" >&2
+		exit 1
+	}
+	record "$1" "$2" "$d" gmx_mpi -quiet mdrun -s water.tpr -g md.log -ntomp 1 \
+		-reprod -dlb no -notunepme -nb cpu
+}
+gromacs_water gromacs-water-64 64 5
+gromacs_water gromacs-water-128 128 7
+
+# OpenFOAM: the simpleFoam pitzDaily tutorial (2D backward-facing step,
+# 12,225 cells) as shipped, 20 iterations instead of 2,000 (each
+# exchanges with the same neighbours; beside other work on 2 cores, 64
+# oversubscribed ranks did 9 iterations in 6 minutes).  Debian's
+# OpenFOAM has no working scotch, metis or kahip decomposition (stubs; its
+# ptscotch needs a parallel run), so decomposePar cuts the mesh with the
+# hierarchical method, 16 parts along x, then 4 along y: the ranks are
+# numbered x fastest.  OpenFOAM's commands find their files through
+# WM_PROJECT_DIR; the ranks need Open MPI's Pstream library
+# (/usr/lib/openmpi-system: the default one is the serial stub).
+d=$work/openfoam-pitzdaily-64
+if wanted openfoam-pitzdaily-64; then
+	cp -r "$foam_tutorial" "$d"
+	chmod -R u+w "$d"
+	sed -i 's/^endTime .*/endTime         20;/; s/^writeInterval .*/writeInterval   20;/' \
+		"$d/system/controlDict"
+	cat >"$d/system/decomposeParDict" <<'EOF'
+FoamFile
+{
+    version     2.0;
+    format      ascii;
+    class       dictionary;
+    object      decomposeParDict;
+}
+numberOfSubdomains 64;
+method          hierarchical;
+coeffs
+{
+    n           (16 4 1);
+}
+EOF
+	(cd "$d" && WM_PROJECT_DIR=/usr/share/openfoam blockMesh &&
+		WM_PROJECT_DIR=/usr/share/openfoam decomposePar) >"$d/setup.log" 2>&1 || {
+		echo "record_profiles.sh: OpenFOAM set-up failed; its output:" >&2
+		tail -n 20 "$d/setup.log" >&2
+		exit 1
+	}
+fi
+record openfoam-pitzdaily-64 64 "$d" -x WM_PROJECT_DIR=/usr/share/openfoam \
+	-x LD_LIBRARY_PATH=/usr/lib/openmpi-system simpleFoam -parallel
+
+# CP2K: its H2O.inp example as shipped (one water molecule, Quickstep
+# DFT with GTH pseudopotentials and a DZVP basis, 200 Ry grids, 5 MD
+# steps); pure MPI (cp2k.popt) in CP2K's own grid and matrix layouts
+d=$work/cp2k-h2o-64
+mkdir -p "$d"
+cp "$cp2k_example" "$d/"
+record cp2k-h2o-64 64 "$d" -x OMP_NUM_THREADS=1 cp2k.popt -i H2O.inp
+
+# all of them: a new record; some: their record after the others'
+if [ "$only" = "  " ] || [ ! -f "$out/recorded.txt" ]; then
+	cp "$work/recorded.txt" "$out/recorded.txt"
+else
+	{
+		echo
+		cat "$work/recorded.txt"
+	} >>"$out/recorded.txt"
+fi
 echo "record_profiles.sh: profiles in $out" >&2

@@ -188,6 +188,31 @@ static const struct bench_case cases[] = {
 	  { "auto", "scotch", "analytical", "eagermap", "greedymap", NULL },
 	  1, "lammps-melt-64.sum.mat", 0, 0 },
 	/*
+	 * Issue 19, point 4: every profile on the issue's two machines, 3-level
+	 * fat trees (node, socket, core) that the ranks fill: nodes of 2
+	 * sockets x 4 cores ("-c8": 8 nodes for 64 ranks, 16 for 128) and of
+	 * 2 sockets x 16 cores ("-c32": 2 and 4 nodes).  LAMMPS and Meep as
+	 * above; GROMACS (water, PME on separate ranks), OpenFOAM (pitzDaily,
+	 * hierarchical decomposition) and CP2K (its H2O example), recorded by
+	 * bench/record_profiles.sh.  The targets hold auto to the better of
+	 * Scotch and the natural placement on each, and to 0.93 x natural on
+	 * their geometric mean (app_machine()).
+	 */
+#define AM8(nodes) "tleaf 3 " #nodes " 100 2 10 4 1"
+#define AM32(nodes) "tleaf 3 " #nodes " 100 2 10 16 1"
+#define AM_ROWS { "treematch", "scotch", "auto", NULL }
+#define AM_CASES(name, file, n8, n32)                                                   \
+	{ name "-c8", AM8(n8), { 0, 0, 0 }, CASE_TREE, 0, AM_ROWS, 1, file, 0, 0 },      \
+	{ name "-c32", AM32(n32), { 0, 0, 0 }, CASE_TREE, 0, AM_ROWS, 1, file, 0, 0 }
+	AM_CASES("lj-64", "lammps-melt-64.sum.mat", 8, 2),
+	AM_CASES("lj-128", "lammps-melt-128.sum.mat", 16, 4),
+	AM_CASES("peptide-64", "lammps-peptide-64.sum.mat", 8, 2),
+	AM_CASES("meep-64", "meep-wg2d-64.sum.mat", 8, 2),
+	AM_CASES("gmx-64", "gromacs-water-64.sum.mat", 8, 2),
+	AM_CASES("gmx-128", "gromacs-water-128.sum.mat", 16, 4),
+	AM_CASES("foam-64", "openfoam-pitzdaily-64.sum.mat", 8, 2),
+	AM_CASES("cp2k-64", "cp2k-h2o-64.sum.mat", 8, 2),
+	/*
 	 * The fragmented family (issue 19, point 3: what slurmctld maps): a job
 	 * of 1,024 tasks on the free PUs of a cluster of 16 leaf switches x 20
 	 * nodes of 32 cores, 10, 30 or 60 % of the nodes free (a quarter of
@@ -249,6 +274,7 @@ enum target_what {
 	T_AVG_HOPS, /* hop-bytes / natural's, where natural sends every byte 1 hop */
 	T_FAMILY_GEOMEAN, /* geometric mean of hb/direct over the fragmented family */
 	T_FAMILY_TIME,    /* the longest time over the family's 1,024-task cases */
+	T_APP_GEOMEAN,    /* geometric mean of hb/natural over the app_machine() cases */
 };
 
 /* The case name of the target over the shuffled fat-tree cases
@@ -258,6 +284,11 @@ enum target_what {
 #define FRAG_FAMILY "frag-family"
 /* The plugin's default job budget (JobBudgetMs), for 1,024 tasks */
 #define PLUGIN_BUDGET_S 0.05
+/* ... and of the target over the profiles on the issue's two machines */
+#define APP_MACHINES "app-machines"
+#define AM_EACH(name)                                                                  \
+	{ name "-c8", "auto", T_HB_BEST, 1.0, "hop-bytes <= 1.0 x min(scotch-direct, natural)" }, \
+	{ name "-c32", "auto", T_HB_BEST, 1.0, "hop-bytes <= 1.0 x min(scotch-direct, natural)" }
 #define FR_EACH(name)                                                                  \
 	{ name, "auto", T_HB_RATIO, 1.0, "hop-bytes <= 1.0 x scotch-direct (sub-architecture)" }
 
@@ -312,6 +343,11 @@ static const struct target targets[] = {
 	  "geomean of hb/direct over the 20 fragmented cases" },
 	{ FRAG_FAMILY, "auto", T_FAMILY_TIME, PLUGIN_BUDGET_S,
 	  "longest time of the 1,024-task cases (plugin: 50 ms)" },
+	/* issue 19, point 4: the profiles on the issue's two machines */
+	AM_EACH("lj-64"), AM_EACH("lj-128"), AM_EACH("peptide-64"), AM_EACH("meep-64"),
+	AM_EACH("gmx-64"), AM_EACH("gmx-128"), AM_EACH("foam-64"), AM_EACH("cp2k-64"),
+	{ APP_MACHINES, "auto", T_APP_GEOMEAN, 0.93,
+	  "geomean of hb/natural over the 16 -c8, -c32 cases" },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
@@ -1647,6 +1683,49 @@ static bool frag_family(const struct bench_case *c)
 	return c->kind == CASE_FRAGR;
 }
 
+/* A profile on one of issue 19's two machines (point 4): a "-c8" or
+ * "-c32" case. */
+static bool app_machine(const struct bench_case *c)
+{
+	size_t n = strlen(c->name);
+	return c->profile && c->kind == CASE_TREE &&
+	       ((n > 3 && strcmp(c->name + n - 3, "-c8") == 0) ||
+		(n > 4 && strcmp(c->name + n - 4, "-c32") == 0));
+}
+
+/*
+ * The geometric mean of the mapper's hop-bytes over the natural
+ * placement's, over the app_machine() cases: how much the mapper gains on
+ * real applications against what Slurm and mpirun do by default.  NAN
+ * unless each has both rows; *present: every case ran.
+ */
+static double app_geomean(const struct target *tg, const struct case_result *res, int nres,
+			  bool *present)
+{
+	double logsum = 0.0;
+	bool all_valid = true;
+	int n = 0;
+
+	*present = true;
+	for (size_t i = 0; i < NCASES; i++) {
+		if (!app_machine(&cases[i]))
+			continue;
+		const struct case_result *cr = find_case(res, nres, cases[i].name);
+		const struct row *r = cr ? find_row(cr, tg->mapper) : NULL;
+		const struct row *nat = cr ? find_row(cr, "natural") : NULL;
+		if (!cr) {
+			*present = false;
+			continue;
+		}
+		if (r && nat && r->hop_bytes > 0 && nat->hop_bytes > 0)
+			logsum += log(r->hop_bytes / nat->hop_bytes);
+		else
+			all_valid = false;
+		n++;
+	}
+	return *present && all_valid && n ? exp(logsum / n) : NAN;
+}
+
 /*
  * Over the family: the geometric mean of the mapper's hb/direct (NAN
  * unless every case of the family ran and has the row), or the longest
@@ -1701,6 +1780,8 @@ static double target_value(const struct target *tg, const struct case_result *re
 	*present = false;
 	if (tg->what == T_FAMILY_GEOMEAN || tg->what == T_FAMILY_TIME)
 		return family_value(tg, res, nres, present);
+	if (tg->what == T_APP_GEOMEAN)
+		return app_geomean(tg, res, nres, present);
 	if (tg->what == T_HB_BEST_GEOMEAN) {
 		*present = true;
 		for (size_t i = 0; i < NCASES; i++)
@@ -1977,7 +2058,8 @@ static void usage(FILE *f)
 		"  --case NAME     only this case:");
 	for (size_t i = 0; i < NCASES; i++)
 		fprintf(f, " %s", cases[i].name);
-	fprintf(f, "\n"
+	fprintf(f, ";\n"
+		"                  or " APP_MACHINES ": the profiles' -c8 and -c32 cases\n"
 		"  --json          one JSON object on stdout instead of the table\n"
 		"  --check         exit status 3 when a target of the cases run does not pass\n"
 		"  --repeat N      run each measurement N times (1 to 100, default 1) and\n"
@@ -2056,6 +2138,8 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 	for (size_t i = 0; cfg->only && i < NCASES; i++)
 		if (strcmp(cases[i].name, cfg->only) == 0)
 			return -1;
+	if (cfg->only && strcmp(cfg->only, APP_MACHINES) == 0)
+		return -1;
 	if (cfg->only) {
 		fprintf(stderr, "tm_bench: no case named '%s'\n", cfg->only);
 		usage(stderr);
@@ -2122,6 +2206,9 @@ static const char *profiles_dir(const struct config *cfg, char *buf, size_t len)
 
 static int selected(const struct bench_case *c, const struct config *cfg)
 {
+	/* the group of the geometric-mean target: its cases in one run */
+	if (cfg->only && strcmp(cfg->only, APP_MACHINES) == 0)
+		return app_machine(c);
 	if (cfg->only)
 		return strcmp(c->name, cfg->only) == 0;
 	return !cfg->quick || c->quick;
