@@ -293,9 +293,10 @@ static int stream(const struct sim_args *a, struct sim_world *w)
 		return CLI_FAIL;
 	}
 	if (w->s.n == 0) {
-		cli_error("sim", "%s: no job to simulate (%lld records; %lld never ran, %lld larger "
-				 "than the cluster's %lld nodes)", a->trace ? a->trace : "stream",
-			  (long long)w->s.records, (long long)w->s.never_ran,
+		cli_error("sim", "%s: no job to simulate (%lld records; %lld never ran, %lld without "
+				 "a processor count, %lld larger than the cluster's %lld nodes)",
+			  a->trace ? a->trace : "stream", (long long)w->s.records,
+			  (long long)w->s.never_ran, (long long)w->s.no_procs,
 			  (long long)w->s.too_big, (long long)w->m.nnodes);
 		return CLI_FAIL;
 	}

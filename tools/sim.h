@@ -100,7 +100,9 @@ typedef struct sim_stream {
 	sim_job_t *job;
 	int64_t n, cap;
 	int64_t records;   /* SWF records read */
-	int64_t never_ran; /* skipped: no run time or no processor count */
+	int64_t never_ran; /* skipped: no run time */
+	int64_t no_procs;  /* skipped: ran, but no processor count (fields 5
+			    * and 8 both missing) */
 	int64_t too_big;   /* skipped: more nodes than the cluster has */
 	int64_t max_nodes, max_procs; /* SWF header, -1 when absent */
 	char source[512];  /* "FILE (Installation)" or "generated ..." */

@@ -158,9 +158,13 @@ static void text_head(FILE *out, const sim_config_t *c)
 	char desc[512];
 	topomatch_cluster_describe(c->m->cl, desc, sizeof(desc));
 	fprintf(out, "trace      %s\n", s->source);
+	char noprocs[64] = "";
+	if (s->no_procs)
+		snprintf(noprocs, sizeof(noprocs), "%lld without a processor count, ",
+			 (long long)s->no_procs);
 	fprintf(out, "jobs       %lld simulated (%lld records read; skipped: %lld never ran, "
-		     "%lld larger than the cluster)\n", (long long)s->n, (long long)s->records,
-		(long long)s->never_ran, (long long)s->too_big);
+		     "%s%lld larger than the cluster)\n", (long long)s->n, (long long)s->records,
+		(long long)s->never_ran, noprocs, (long long)s->too_big);
 	if (s->warm || s->time_scale != 1 || s->win_first > 0)
 		fprintf(out, "window     %lld jobs submitted from %.0f to %.0f s (trace time), "
 			     "after %lld warm-up jobs (not counted); inter-arrival times x %g; "
@@ -283,9 +287,10 @@ void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
 	for (int k = 0; k < nres; k++)
 		json_policy(out, &r[k], &sum[k], k + 1 == nres);
 	fprintf(out, "  },\n  \"jobs\": {\"simulated\": %lld, \"records\": %lld, "
-		     "\"never_ran\": %lld, \"too_big\": %lld, \"warm_up\": %lld, "
-		     "\"counted\": %lld, ", (long long)s->n, (long long)s->records,
-		(long long)s->never_ran, (long long)s->too_big, (long long)s->warm,
+		     "\"never_ran\": %lld, \"no_procs\": %lld, \"too_big\": %lld, "
+		     "\"warm_up\": %lld, \"counted\": %lld, ", (long long)s->n,
+		(long long)s->records, (long long)s->never_ran, (long long)s->no_procs,
+		(long long)s->too_big, (long long)s->warm,
 		(long long)(s->n - s->warm));
 	jnum(out, "window_first_submit_s", s->win_first, true);
 	jnum(out, "window_last_submit_s", s->win_last, true);

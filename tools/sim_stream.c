@@ -68,7 +68,8 @@ static int convert(const sim_swf_rec_t *r, int64_t cpn, int64_t nnodes, sim_stre
 {
 	int64_t procs = r->alloc_procs > 0 ? r->alloc_procs : r->req_procs;
 	if (r->run <= 0 || procs <= 0) {
-		s->never_ran++;
+		s->never_ran += r->run <= 0;
+		s->no_procs += r->run > 0;
 		return TOPOMATCH_OK;
 	}
 	int64_t nodes = (procs + cpn - 1) / cpn;

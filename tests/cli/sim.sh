@@ -310,7 +310,12 @@ expect_contains "slurm-tree on a torus: the network" "torus network, not a tree"
 printf '1 0 0 100 64 -1 -1 64 200 -1 1 1 1 -1 1 1 -1 -1\n' >"$work/big.swf"
 run "$tm" sim -t "$cl" --trace "$work/big.swf"
 expect_eq "nothing fits: exit 1" 1 "$rc"
-expect_contains "nothing fits: says so" "no job to simulate (1 records; 0 never ran, 1 larger than the cluster's 4 nodes)" "$err"
+expect_contains "nothing fits: says so" "no job to simulate (1 records; 0 never ran, 0 without a processor count, 1 larger than the cluster's 4 nodes)" "$err"
+# a record that ran without a processor count (fields 5 and 8 missing)
+printf '1 0 0 100 -1 -1 -1 -1 200 -1 1 1 1 -1 1 1 -1 -1\n2 5 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 1 -1 -1\n' >"$work/noprocs.swf"
+run "$tm" sim -t "$cl" --trace "$work/noprocs.swf" --policy random --quiet
+expect_contains "no processor count: counted apart" \
+	"1 simulated (2 records read; skipped: 0 never ran, 1 without a processor count, 0 larger" "$out"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --out /nonexistent/dir/o --quiet
 expect_eq "unwritable --out: exit 1" 1 "$rc"
 expect_contains "unwritable --out: names the file" "/nonexistent/dir/o-jobs.csv" "$err"
