@@ -165,14 +165,15 @@ static void text_head(FILE *out, const sim_config_t *c)
 	fprintf(out, "jobs       %lld simulated (%lld records read; skipped: %lld never ran, "
 		     "%s%lld larger than the cluster)\n", (long long)s->n, (long long)s->records,
 		(long long)s->never_ran, noprocs, (long long)s->too_big);
-	if (s->warm || s->time_scale != 1 || s->win_first > 0)
+	if (s->warm || s->win_first > 0)
 		fprintf(out, "window     %lld jobs submitted from %.0f to %.0f s (trace time), "
 			     "after %lld warm-up jobs (not counted); inter-arrival times x %g; "
 			     "offered load %.4f\n", (long long)(s->n - s->warm), s->win_first,
 			s->win_last, (long long)s->warm, s->time_scale, s->offered);
 	else
 		fprintf(out, "load       offered %.4f (node-seconds asked over the cluster's "
-			     "between the first and last submission)\n", s->offered);
+			     "between the first and last submission); inter-arrival times x %g\n",
+			s->offered, s->time_scale);
 	if (s->max_nodes > 0 || s->max_procs > 0)
 		fprintf(out, "header     MaxNodes %lld, MaxProcs %lld\n", (long long)s->max_nodes,
 			(long long)s->max_procs);

@@ -129,7 +129,7 @@ run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy random --time-scale 0.5 --
 expect_eq "--time-scale 0.5: offered load 1450/120" "True 0.5" \
 	"$(py 'j=d["jobs"]; print(abs(j["offered_load"] - 1450/120) < 1e-12, j["time_scale"])')"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy random --time-scale 0.5 --quiet
-expect_contains "--time-scale: in the summary" "inter-arrival times x 0.5; offered load 12.0833" "$out"
+expect_contains "--time-scale: in the summary" "load       offered 12.0833 (node-seconds asked over the cluster's between the first and last submission); inter-arrival times x 0.5" "$out"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --from 100
 expect_eq "empty window: exit 1" 1 "$rc"
 expect_contains "empty window: what the trace holds" \
