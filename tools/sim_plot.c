@@ -80,6 +80,8 @@ static int cdf_file(const char *prefix, const char *suffix, int what, const sim_
 		int64_t n = 0;
 		for (int64_t j = 0; j < c->s->n; j++) {
 			const sim_job_t *job = &c->s->job[j];
+			if (job->warm)
+				continue; /* the window's jobs, as the summary */
 			if (what == 1)
 				v[n++] = (r[k].start[j] - job->submit) / 3600;
 			else if (job->hb_ref > 0)

@@ -392,11 +392,13 @@ void sim_hostlist(const topomatch_cluster_t *cl, const int64_t *nodes, int64_t n
 static void csv_job(FILE *f, const sim_config_t *c, const sim_result_t *r, int64_t j)
 {
 	const sim_job_t *job = &c->s->job[j];
-	fprintf(f, "%s,%lld,%.0f,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%lld,%lld,%s,%.17g,%.17g,%lld,%d,\"",
+	fprintf(f, "%s,%lld,%.0f,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%lld,%lld,%s,%.17g,%.17g,%lld,%d,"
+		   "%.17g,%d,\"",
 		sim_policy_name(r->policy), (long long)job->id, job->submit, r->start[j], r->end[j],
 		r->start[j] - job->submit, r->run[j], job->run, job->req, (long long)job->procs,
 		(long long)job->nodes, job->kind >= 0 ? c->mix->e[job->kind].name : "none",
-		r->hb[j], job->hb_ref, (long long)r->switches[j], r->killed[j]);
+		r->hb[j], job->hb_ref, (long long)r->switches[j], r->killed[j], r->hbc[j],
+		job->warm);
 	sim_hostlist(c->m->cl, r->nodes + r->node_off[j], job->nodes, f);
 	fprintf(f, "\"\n");
 }
@@ -409,7 +411,8 @@ int sim_report_csv(const char *path, const sim_config_t *c, const sim_result_t *
 		return sim_err(err, TOPOMATCH_EIO, "%s: %s", path, strerror(errno));
 	}
 	fprintf(f, "policy,job,submit_s,start_s,end_s,wait_s,run_s,trace_run_s,requested_s,"
-		   "procs,nodes,pattern,hop_bytes,hop_bytes_ref,switches,killed,node_list\n");
+		   "procs,nodes,pattern,hop_bytes,hop_bytes_ref,switches,killed,"
+		   "hop_bytes_contention,warm_up,node_list\n");
 	for (int k = 0; k < nres; k++)
 		for (int64_t j = 0; j < c->s->n; j++)
 			csv_job(f, c, &r[k], j);

@@ -67,10 +67,10 @@ expect_eq "--out: exit 0" 0 "$rc"
 expect_eq "--out: CSV lines (header + 2 policies x 5 jobs)" 11 "$(wc -l <"$work/o-jobs.csv")"
 expect_eq "--out: J1 on tm1 tm2 under slurm-linear, start and wait" \
 	'slurm-linear,1,0,0,0' "$(grep '^slurm-linear,1,' "$work/o-jobs.csv" | cut -d, -f1-4,6)"
-expect_eq "--out: J1's node list" '"tm[1-2]"' "$(grep '^slurm-linear,1,' "$work/o-jobs.csv" | cut -d, -f17-)"
+expect_eq "--out: J1's node list" '"tm[1-2]"' "$(grep '^slurm-linear,1,' "$work/o-jobs.csv" | cut -d, -f19-)"
 expect_eq "--out: J3 backfilled at 20 on tm3" '20,"tm3"' \
-	"$(grep '^slurm-linear,3,' "$work/o-jobs.csv" | cut -d, -f4,17)"
-expect_eq "--out: J2 on every node" '"tm[1-4]"' "$(grep '^slurm-linear,2,' "$work/o-jobs.csv" | cut -d, -f17-)"
+	"$(grep '^slurm-linear,3,' "$work/o-jobs.csv" | cut -d, -f4,19)"
+expect_eq "--out: J2 on every node" '"tm[1-4]"' "$(grep '^slurm-linear,2,' "$work/o-jobs.csv" | cut -d, -f19-)"
 expect_eq "--out: JSON file parses" "['slurm-linear', 'topomatch']" \
 	"$("$PYTHON3" -c 'import json,sys; print(list(json.load(open(sys.argv[1]))["policies"]))' "$work/o.json")"
 expect_contains "--out: summary file" "topomatch: the mapping chose" "$(cat "$work/o-summary.txt")"
@@ -117,6 +117,10 @@ expect_eq "window: 3 counted, 1 warm-up" "3 1" \
 	"$(py 'j=d["jobs"]; print(j["counted"], j["warm_up"])')"
 expect_eq "window: mean wait 70/3, utilization 1210/2160" "True True" \
 	"$(py 'p=d["policies"]["slurm-linear"]; print(abs(p["mean_wait_s"] - 70/3) < 1e-9, abs(p["utilization"] - 1210/2160) < 1e-12)')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --comm-share 0 --from 20 --warmup 15 \
+	--policy slurm-linear --out "$work/w" --no-plots --quiet
+expect_eq "window CSV: J2 a warm-up job, J3 counted" "1 0" \
+	"$(echo $(grep -E '^slurm-linear,(2|3),' "$work/w-jobs.csv" | cut -d, -f18))"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --skip 2 --jobs 1 --warmup 0 --policy random --json
 expect_eq "--skip 2 --jobs 1: J3 alone" "1 0 20.0" \
 	"$(py 'j=d["jobs"]; print(j["counted"], j["warm_up"], float(j["window_first_submit_s"]))')"
