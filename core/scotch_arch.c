@@ -39,6 +39,7 @@
  */
 #include "config.h"
 #include "scotch_internal.h"
+#include "tm_pool.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -149,31 +150,158 @@ static int build_tleaf(tm_starget_t *x, const topomatch_topology_t *t, char *err
 	return tleaf_arch(x, size, cost, n, "SCOTCH_archTleaf", err);
 }
 
+struct deco;
+
 /*
- * Build a "deco" type-2 target from a Scotch graph (base 0, connected)
- * whose terminals are list[0..nlist-1] (NULL: every vertex, in order).
+ * Loading a "deco" target, the one step of building a target that can
+ * take long (seconds) and cannot look at the clock: everything it touches
+ * is owned here, so that under a time budget it runs where it can be
+ * abandoned (tm_run_abandonable); the target it loads stays here and
+ * tm_starget_t points to it.  Either the text of an exact deco target
+ * (SCOTCH_archLoad) or a Scotch graph whose archBuild2 target is built.
  */
-static int build_deco(tm_starget_t *x, SCOTCH_Num nv, SCOTCH_Num *vert, SCOTCH_Num *edge,
-		      SCOTCH_Num *edlo, SCOTCH_Num nlist, SCOTCH_Num *list, char *err)
+struct tm_arch_job {
+	SCOTCH_Arch arch;
+	bool has_arch;
+	struct deco *deco; /* owned: exact distances to decompose, write, load */
+	char *text;
+	size_t len;
+	SCOTCH_Num nv, nlist;
+	SCOTCH_Num *vert, *edge, *edlo, *list; /* owned copies */
+	double deadline;
+	char err[TOPOMATCH_ERRLEN];
+};
+
+static void deco_free(struct deco *d);
+
+static void arch_job_drop(void *arg)
+{
+	struct tm_arch_job *j = arg;
+	if (!j)
+		return;
+	if (j->has_arch)
+		SCOTCH_archExit(&j->arch);
+	deco_free(j->deco);
+	free(j->text);
+	free(j->vert);
+	free(j->edge);
+	free(j->edlo);
+	free(j->list);
+	free(j);
+}
+
+static int arch_job_load_text(struct tm_arch_job *j)
+{
+	FILE *f = fmemopen(j->text, j->len, "r");
+	int rc = TOPOMATCH_OK;
+	if (!f)
+		rc = tm_err(j->err, TOPOMATCH_ENOMEM, "out of memory (deco target stream)");
+	else if (SCOTCH_archLoad(&j->arch, f))
+		rc = scotch_fail(j->err, "SCOTCH_archLoad (deco target)");
+	if (f)
+		fclose(f);
+	free(j->text); /* the distances go as soon as they are loaded */
+	j->text = NULL;
+	return rc;
+}
+
+static int arch_job_build_graph(struct tm_arch_job *j)
 {
 	SCOTCH_Graph g, bound;
 	SCOTCH_Context ctx;
 	if (SCOTCH_graphInit(&g))
-		return scotch_fail(err, "SCOTCH_graphInit");
+		return scotch_fail(j->err, "SCOTCH_graphInit");
 	int rc = TOPOMATCH_OK;
-	if (SCOTCH_graphBuild(&g, 0, nv, vert, vert + 1, NULL, NULL, vert[nv], edge, edlo)) {
-		rc = scotch_fail(err, "SCOTCH_graphBuild (target graph)");
+	if (SCOTCH_graphBuild(&g, 0, j->nv, j->vert, j->vert + 1, NULL, NULL, j->vert[j->nv],
+			      j->edge, j->edlo)) {
+		rc = scotch_fail(j->err, "SCOTCH_graphBuild (target graph)");
 	} else {
 		/* the coarsening draws random numbers: the target must not vary */
-		rc = tm_scotch_bind(&ctx, &bound, &g, 0, err);
+		rc = tm_scotch_bind(&ctx, &bound, &g, 0, j->err);
 		if (rc == TOPOMATCH_OK) {
-			if (SCOTCH_archBuild2(&x->full, &bound, nlist, list))
-				rc = scotch_fail(err, "SCOTCH_archBuild2");
+			/* one Scotch session at a time: an abandoned step that
+			 * gets its turn late does no work */
+			if (j->deadline > 0 && tm_now() > j->deadline)
+				rc = TOPOMATCH_EBUDGET;
+			else if (SCOTCH_archBuild2(&j->arch, &bound, j->nlist, j->list))
+				rc = scotch_fail(j->err, "SCOTCH_archBuild2");
 			tm_scotch_unbind(&ctx, &bound);
 		}
 	}
 	SCOTCH_graphExit(&g); /* the target keeps its own copy */
 	return rc;
+}
+
+static int deco_write(struct tm_arch_job *j);
+
+static int arch_job_run(void *arg)
+{
+	struct tm_arch_job *j = arg;
+	if (j->deadline > 0 && tm_now() > j->deadline)
+		return TOPOMATCH_EBUDGET;
+	if (SCOTCH_archInit(&j->arch))
+		return scotch_fail(j->err, "SCOTCH_archInit");
+	j->has_arch = true;
+	if (j->deco) {
+		int rc = deco_write(j);
+		return rc == TOPOMATCH_OK ? arch_job_load_text(j) : rc;
+	}
+	return arch_job_build_graph(j);
+}
+
+/* Run the job (x takes it, and its target, on success); work: its size
+ * in distances or vertices + arcs, small ones run as plain calls. */
+static int arch_job_start(tm_starget_t *x, struct tm_arch_job *j, int64_t work,
+			  double deadline, char *err)
+{
+	j->deadline = deadline;
+	bool small = work <= TM_ABANDON_MIN_WORK;
+	int rc = tm_run_abandonable(small ? 0 : deadline, arch_job_run, arch_job_drop, j);
+	if (rc == TOPOMATCH_EBUDGET && !small) /* j is the abandoned thread's now */
+		return tm_err(err, rc, "Scotch target: time budget exceeded");
+	if (rc != TOPOMATCH_OK) {
+		tm_err(err, rc, "%s", rc == TOPOMATCH_EBUDGET ? "Scotch target: time budget exceeded"
+							      : j->err);
+		arch_job_drop(j);
+		return rc;
+	}
+	x->job = j;
+	return TOPOMATCH_OK;
+}
+
+static SCOTCH_Num *num_copy(const SCOTCH_Num *a, int64_t n, bool *oom)
+{
+	SCOTCH_Num *c = a ? tm_alloc(n, sizeof(*c)) : NULL;
+	*oom = *oom || (a && !c);
+	if (c)
+		memcpy(c, a, (size_t)n * sizeof(*c));
+	return c;
+}
+
+/*
+ * Build a "deco" type-2 target from a Scotch graph (base 0, connected)
+ * whose terminals are list[0..nlist-1] (NULL: every vertex, in order).
+ * The arrays stay the caller's (the job takes copies).
+ */
+static int build_deco(tm_starget_t *x, SCOTCH_Num nv, SCOTCH_Num *vert, SCOTCH_Num *edge,
+		      SCOTCH_Num *edlo, SCOTCH_Num nlist, SCOTCH_Num *list, double deadline,
+		      char *err)
+{
+	struct tm_arch_job *j = calloc(1, sizeof(*j));
+	bool oom = !j;
+	if (j) {
+		j->nv = nv;
+		j->nlist = nlist;
+		j->vert = num_copy(vert, nv + 1, &oom);
+		j->edge = num_copy(edge, vert[nv], &oom);
+		j->edlo = num_copy(edlo, vert[nv], &oom);
+		j->list = num_copy(list, nlist, &oom);
+	}
+	if (oom) {
+		arch_job_drop(j);
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (deco target)");
+	}
+	return arch_job_start(x, j, (int64_t)nv + vert[nv], deadline, err);
 }
 
 /* SCOTCH_Num copy of a PU list (NULL stays NULL). */
@@ -191,7 +319,7 @@ static SCOTCH_Num *num_list(const int64_t *cand, int64_t m, bool *oom)
  * (first dimension fastest), its terminals the m PUs of cand (NULL: all).
  */
 static int build_mesh_deco(tm_starget_t *x, const topomatch_topology_t *t, const int64_t *cand,
-			   int64_t m, char *err)
+			   int64_t m, double deadline, char *err)
 {
 	int64_t n = t->npu, narcs = 0;
 	for (int k = 0; k < t->ndims; k++)
@@ -219,7 +347,8 @@ static int build_mesh_deco(tm_starget_t *x, const topomatch_topology_t *t, const
 	bool oom;
 	SCOTCH_Num *list = num_list(cand, m, &oom);
 	int rc = oom ? tm_err(err, TOPOMATCH_ENOMEM, "out of memory (mesh target)")
-		     : build_deco(x, (SCOTCH_Num)n, vert, edge, NULL, (SCOTCH_Num)m, list, err);
+		     : build_deco(x, (SCOTCH_Num)n, vert, edge, NULL, (SCOTCH_Num)m, list, deadline,
+				  err);
 	free(list);
 	free(vert);
 	free(edge);
@@ -247,7 +376,7 @@ static int build_grid(tm_starget_t *x, const topomatch_topology_t *t, char *err)
 		if (SCOTCH_archMesh3(&x->full, dims[0], dims[1], dims[2]))
 			return scotch_fail(err, "SCOTCH_archMesh3");
 	} else {
-		return build_mesh_deco(x, t, NULL, t->npu, err);
+		return build_mesh_deco(x, t, NULL, t->npu, 0, err); /* export only */
 	}
 	return TOPOMATCH_OK;
 }
@@ -334,7 +463,7 @@ static SCOTCH_Num deco_value(topomatch_router_t *r, int64_t q, double scale)
 }
 
 /* All pairs; the router runs one BFS per source on graphs. */
-static int deco_distances(struct deco *d, SCOTCH_Num *dmax, char *err)
+static int deco_distances(struct deco *d, SCOTCH_Num *dmax, double deadline, char *err)
 {
 	double scale;
 	topomatch_router_t *r;
@@ -345,6 +474,11 @@ static int deco_distances(struct deco *d, SCOTCH_Num *dmax, char *err)
 		return rc;
 	*dmax = 1;
 	for (int64_t i = 0; i < d->n; i++) {
+		/* a row is a BFS of the topology graph and n queries */
+		if (deadline > 0 && tm_now() > deadline) {
+			topomatch_router_destroy(r);
+			return tm_err(err, TOPOMATCH_EBUDGET, "Scotch target: time budget exceeded");
+		}
 		topomatch_router_source(r, deco_pu(d, i));
 		for (int64_t j = 0; j < d->n; j++) {
 			SCOTCH_Num v = i == j ? 0 : deco_value(r, deco_pu(d, j), scale);
@@ -459,51 +593,66 @@ static char *deco_text(const struct deco *d, size_t *len)
 	return buf;
 }
 
-/* The distances go as soon as they are text: Scotch needs room too. */
-static int deco_load(tm_starget_t *x, struct deco *d, char *err)
+static void deco_free(struct deco *d)
 {
-	size_t len;
-	char *text = deco_text(d, &len);
+	if (!d)
+		return;
 	free(d->dist);
-	d->dist = NULL;
-	if (!text)
-		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (deco target)");
-	FILE *f = fmemopen(text, len, "r");
-	int rc = TOPOMATCH_OK;
-	if (!f)
-		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory (deco target stream)");
-	else if (SCOTCH_archLoad(&x->full, f))
-		rc = scotch_fail(err, "SCOTCH_archLoad (deco target)");
-	if (f)
-		fclose(f);
-	free(text);
-	return rc;
+	free(d->dom);
+	free(d);
 }
 
-static int build_exact_deco(tm_starget_t *x, const topomatch_topology_t *t,
-			    const int64_t *cand, int64_t m, char *err)
+/* In the job (no topology there): the balanced decomposition of the
+ * terminals, then the target as text; the distances go as soon as they
+ * are text, Scotch needs room too. */
+static int deco_write(struct tm_arch_job *j)
 {
-	struct deco d = { .t = t, .n = m, .cand = cand };
-	d.dist = tm_alloc(m * m, sizeof(*d.dist));
-	d.dom = tm_alloc(m, sizeof(*d.dom));
-	int64_t *set = tm_alloc(m, sizeof(*set));
+	struct deco *d = j->deco;
+	int64_t m = d->n, *set = tm_alloc(m, sizeof(*set));
 	struct split_key *tmp = tm_alloc(m, sizeof(*tmp));
-	int rc = d.dist && d.dom && set && tmp ? TOPOMATCH_OK
-					       : tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	if (rc == TOPOMATCH_OK)
-		rc = deco_distances(&d, &x->dmax, err);
-	if (rc == TOPOMATCH_OK) {
-		for (int64_t j = 0; j < m; j++)
-			set[j] = j;
-		bisect(&d, set, m, 1, tree_height(m), tmp);
+	if (set && tmp) {
+		for (int64_t k = 0; k < m; k++)
+			set[k] = k;
+		bisect(d, set, m, 1, tree_height(m), tmp);
+		j->text = deco_text(d, &j->len);
 	}
 	free(set);
 	free(tmp);
-	if (rc == TOPOMATCH_OK)
-		rc = deco_load(x, &d, err);
-	free(d.dist);
-	free(d.dom);
-	return rc;
+	deco_free(d);
+	j->deco = NULL;
+	return j->text ? TOPOMATCH_OK
+		       : tm_err(j->err, TOPOMATCH_ENOMEM, "out of memory (deco target)");
+}
+
+/* The exact distances here (they need the topology), the rest in a job:
+ * decomposing them, writing them out (0.05 s for 1,152 PUs) and Scotch's
+ * loading (0.2 s). */
+static int build_exact_deco(tm_starget_t *x, const topomatch_topology_t *t,
+			    const int64_t *cand, int64_t m, double deadline, char *err)
+{
+	struct tm_arch_job *j = calloc(1, sizeof(*j));
+	struct deco *d = calloc(1, sizeof(*d));
+	if (j)
+		j->deco = d;
+	if (d) {
+		*d = (struct deco){ .t = t, .n = m, .cand = cand };
+		d->dist = tm_alloc(m * m, sizeof(*d->dist));
+		d->dom = tm_alloc(m, sizeof(*d->dom));
+	}
+	if (!j || !d || !d->dist || !d->dom) {
+		if (!j)
+			deco_free(d);
+		arch_job_drop(j);
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	}
+	int rc = deco_distances(d, &x->dmax, deadline, err);
+	if (rc != TOPOMATCH_OK) {
+		arch_job_drop(j);
+		return rc;
+	}
+	d->t = NULL; /* the job must not touch the caller's topology */
+	d->cand = NULL;
+	return arch_job_start(x, j, m * m, deadline, err);
 }
 
 /* Targets that Scotch has no algorithmic class for. */
@@ -635,7 +784,7 @@ static int topo_graph_build(struct topo_graph *g, const topomatch_topology_t *t,
 /* archBuild2's target of a topology graph, its terminals the m PUs of
  * cand (NULL: all, in order). */
 static int build_graph(tm_starget_t *x, const topomatch_topology_t *t, const int64_t *cand,
-		       int64_t m, char *err)
+		       int64_t m, double deadline, char *err)
 {
 	if (t->nvert > SCOTCH_NUMMAX - 1 || 2 * t->nedges > SCOTCH_NUMMAX)
 		return tm_err(err, TOPOMATCH_ELIMIT, "Scotch: topology graph too large for 32-bit "
@@ -657,7 +806,7 @@ static int build_graph(tm_starget_t *x, const topomatch_topology_t *t, const int
 		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	else
 		rc = build_deco(x, (SCOTCH_Num)g.nv, g.vert, g.edge, g.edlo, (SCOTCH_Num)m,
-				all ? NULL : list, err);
+				all ? NULL : list, deadline, err);
 	if (cand)
 		free(list);
 	topo_graph_free(&g);
@@ -773,7 +922,7 @@ static int build_grid_tleaf(tm_starget_t *x, const topomatch_topology_t *t,
 		rc = scotch_fail(err, "SCOTCH_archInit");
 	} else {
 		x->has_sub = true;
-		if (SCOTCH_archSub(&x->sub, &x->full, (SCOTCH_Num)m, list))
+		if (SCOTCH_archSub(&x->sub, x->job ? &x->job->arch : &x->full, (SCOTCH_Num)m, list))
 			rc = scotch_fail(err, "SCOTCH_archSub (grid with a local tree)");
 	}
 	free(list);
@@ -795,7 +944,7 @@ static int build_full(tm_starget_t *x, const topomatch_topology_t *t, char *err)
 	case TOPOMATCH_TOPO_HCUB:
 		return build_grid(x, t, err);
 	case TOPOMATCH_TOPO_GRAPH:
-		return build_graph(x, t, NULL, t->npu, err);
+		return build_graph(x, t, NULL, t->npu, 0, err); /* export only */
 	default:
 		return tm_err(err, TOPOMATCH_EINVAL, "Scotch: unknown topology kind %d", t->kind);
 	}
@@ -815,7 +964,7 @@ static int build_sub(tm_starget_t *x, const int64_t *cand, int64_t m, char *err)
 		rc = scotch_fail(err, "SCOTCH_archInit");
 	} else {
 		x->has_sub = true;
-		if (SCOTCH_archSub(&x->sub, &x->full, (SCOTCH_Num)m, list))
+		if (SCOTCH_archSub(&x->sub, x->job ? &x->job->arch : &x->full, (SCOTCH_Num)m, list))
 			rc = scotch_fail(err, "SCOTCH_archSub");
 	}
 	free(list);
@@ -838,6 +987,12 @@ static bool is_identity(const int64_t *cand, int64_t m, int64_t npu)
 int tm_starget_build(tm_starget_t *x, const topomatch_topology_t *t, const int64_t *cand,
 		     int64_t m, char *err)
 {
+	return tm_starget_build_until(x, t, cand, m, 0, err);
+}
+
+int tm_starget_build_until(tm_starget_t *x, const topomatch_topology_t *t, const int64_t *cand,
+			   int64_t m, double deadline, char *err)
+{
 	memset(x, 0, sizeof(*x));
 	if (t->npu > SCOTCH_NUMMAX)
 		return tm_err(err, TOPOMATCH_ELIMIT, "Scotch: %lld PUs are too many for 32-bit "
@@ -852,14 +1007,14 @@ int tm_starget_build(tm_starget_t *x, const topomatch_topology_t *t, const int64
 		if (rc == TOPOMATCH_OK && !is_identity(cand, m, t->npu))
 			rc = build_sub(x, cand, m, err);
 	} else if (nterm <= DECO_MAX_TERMS) { /* the restriction is built in */
-		rc = build_exact_deco(x, t, cand, nterm, err);
+		rc = build_exact_deco(x, t, cand, nterm, deadline, err);
 	} else if (t->kind == TOPOMATCH_TOPO_GRAPH) {
 		/* archBuild2 restricts by itself (archSub of its target took 256 MB) */
-		rc = build_graph(x, t, cand, nterm, err);
+		rc = build_graph(x, t, cand, nterm, deadline, err);
 	} else if (tm_grid_tree(t)) {
 		rc = build_grid_tleaf(x, t, cand, nterm, err);
 	} else {
-		rc = build_mesh_deco(x, t, cand, nterm, err);
+		rc = build_mesh_deco(x, t, cand, nterm, deadline, err);
 	}
 	if (rc) {
 		tm_starget_free(x);
@@ -877,12 +1032,14 @@ void tm_starget_free(tm_starget_t *x)
 		SCOTCH_archExit(&x->sub);
 	if (x->has_full)
 		SCOTCH_archExit(&x->full);
+	arch_job_drop(x->job);
+	x->job = NULL;
 	x->has_sub = x->has_full = false;
 }
 
 SCOTCH_Arch *tm_starget_arch(tm_starget_t *x)
 {
-	return x->has_sub ? &x->sub : &x->full;
+	return x->has_sub ? &x->sub : x->job ? &x->job->arch : &x->full;
 }
 
 /* ---------------------------------------------------------- source graphs */

@@ -38,11 +38,16 @@
  * renumbers the tleaf's terminals as our PUs).
  * dmax bounds the distance between two terminals, in Scotch's units.
  */
+struct tm_arch_job;
+
 typedef struct tm_starget {
 	SCOTCH_Arch full;
 	SCOTCH_Arch sub;
 	bool has_full;
 	bool has_sub;
+	/* "deco" targets: loaded where the load can be abandoned (it takes
+	 * up to seconds: tm_starget_build_until), the target inside */
+	struct tm_arch_job *job;
 	SCOTCH_Num dmax;
 	SCOTCH_Num nterm; /* terminals of tm_starget_arch() */
 } tm_starget_t;
@@ -53,6 +58,13 @@ typedef struct tm_starget {
  */
 int tm_starget_build(tm_starget_t *x, const topomatch_topology_t *t, const int64_t *cand,
 		     int64_t m, char *err);
+/* The same, given up at deadline (a tm_now() value, 0 = none): EBUDGET.
+ * The exact distances of a "deco" target look at the clock between rows;
+ * Scotch's loading of it (SCOTCH_archLoad, SCOTCH_archBuild2: 0.2 s for
+ * 1,152 PUs of a dragonfly, seconds at 2,048) runs where it can be
+ * abandoned (tm_run_abandonable). */
+int tm_starget_build_until(tm_starget_t *x, const topomatch_topology_t *t, const int64_t *cand,
+			   int64_t m, double deadline, char *err);
 void tm_starget_free(tm_starget_t *x);
 /* The target to map onto: the sub-architecture when there is one. */
 SCOTCH_Arch *tm_starget_arch(tm_starget_t *x);

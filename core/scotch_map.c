@@ -239,7 +239,7 @@ static int smap_run(struct smap *s, char *err)
 	if (!(s->job = calloc(1, sizeof(*s->job))))
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	/* TopoMatch Alg. 4 lines 1-2 when s->cand is not the whole target */
-	rc = tm_starget_build(&s->job->target, c->t, s->cand, s->m, err);
+	rc = tm_starget_build_until(&s->job->target, c->t, s->cand, s->m, c->deadline, err);
 	if (rc)
 		return rc;
 	if (tm_ctx_expired(c))

@@ -243,13 +243,13 @@ static void assert_same_distances(const char *text)
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s: %s", text, err);
 	int64_t npu = topomatch_topology_npu(t);
 	ck_assert_int_eq(x.nterm, npu);
-	SCOTCH_ArchDom *term = terminals(&x.full);
+	SCOTCH_ArchDom *term = terminals(tm_starget_arch(&x));
 	for (SCOTCH_Num p = 0; p < npu; p++)
 		for (SCOTCH_Num q = 0; q < npu; q++)
-			ck_assert_msg(sdist(&x.full, term, p, q) ==
+			ck_assert_msg(sdist(tm_starget_arch(&x), term, p, q) ==
 					      topomatch_topology_hops(t, p, q),
 				      "%s: d(%d, %d) = %d, hops %lld", text, (int)p, (int)q,
-				      (int)sdist(&x.full, term, p, q),
+				      (int)sdist(tm_starget_arch(&x), term, p, q),
 				      (long long)topomatch_topology_hops(t, p, q));
 	ck_assert_int_ge(x.dmax, 1);
 	free(term);
@@ -284,10 +284,10 @@ START_TEST(tleaf_numbering_matches)
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
 	ck_assert_int_eq(x.nterm, 12);
 	ck_assert_int_eq(x.dmax, 111);
-	SCOTCH_ArchDom *term = terminals(&x.full);
+	SCOTCH_ArchDom *term = terminals(tm_starget_arch(&x));
 	for (int p = 0; p < 12; p++)
 		for (int q = 0; q < 12; q++)
-			ck_assert_msg(2.0 * sdist(&x.full, term, p, q) ==
+			ck_assert_msg(2.0 * sdist(tm_starget_arch(&x), term, p, q) ==
 					      topomatch_topology_cost(t, p, q),
 				      "d(%d, %d)", p, q);
 	free(term);
@@ -304,9 +304,9 @@ START_TEST(tleaf_costs_and_arity_one)
 	tm_starget_t x;
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
-	SCOTCH_ArchDom *term = terminals(&x.full);
-	ck_assert_int_eq(sdist(&x.full, term, 0, 1), 10);
-	ck_assert_int_eq(sdist(&x.full, term, 0, 2), 25);
+	SCOTCH_ArchDom *term = terminals(tm_starget_arch(&x));
+	ck_assert_int_eq(sdist(tm_starget_arch(&x), term, 0, 1), 10);
+	ck_assert_int_eq(sdist(tm_starget_arch(&x), term, 0, 2), 25);
 	free(term);
 	tm_starget_free(&x);
 	topomatch_topology_destroy(t);
@@ -314,12 +314,12 @@ START_TEST(tleaf_costs_and_arity_one)
 	t = tm_topo("tleaf 3 4 10 1 5 2 1");
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
 	ck_assert_int_eq(x.nterm, 8);
-	term = terminals(&x.full);
+	term = terminals(tm_starget_arch(&x));
 	for (int p = 0; p < 8; p++) {
 		for (int q = 0; q < 8; q++) {
 			for (int r = 0; r < 8; r++) {
-				SCOTCH_Num dq = sdist(&x.full, term, p, q);
-				bool closer = dq < sdist(&x.full, term, p, r);
+				SCOTCH_Num dq = sdist(tm_starget_arch(&x), term, p, q);
+				bool closer = dq < sdist(tm_starget_arch(&x), term, p, r);
 				ck_assert(closer == (topomatch_topology_hops(t, p, q) <
 						     topomatch_topology_hops(t, p, r)));
 			}
@@ -389,18 +389,18 @@ START_TEST(graph_deco_numbering)
 	char err[TOPOMATCH_ERRLEN] = "";
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
 	ck_assert_int_eq(x.nterm, 16);
-	SCOTCH_ArchDom *term = terminals(&x.full);
+	SCOTCH_ArchDom *term = terminals(tm_starget_arch(&x));
 	for (int p = 0; p < 16; p++)
 		for (int q = 0; q < 16; q++)
-			ck_assert_int_eq(sdist(&x.full, term, p, q),
+			ck_assert_int_eq(sdist(tm_starget_arch(&x), term, p, q),
 					 topomatch_topology_hops(t, p, q));
 	ck_assert_int_eq(x.dmax, 4);
 	SCOTCH_ArchDom root, d0, d1;
 	char half[16] = { 0 };
-	SCOTCH_archDomFrst(&x.full, &root);
-	ck_assert_int_eq(SCOTCH_archDomBipart(&x.full, &root, &d0, &d1), 0);
-	ck_assert_int_eq(SCOTCH_archDomSize(&x.full, &d0), 8);
-	walk(&x.full, &d0, NULL, half, 16);
+	SCOTCH_archDomFrst(tm_starget_arch(&x), &root);
+	ck_assert_int_eq(SCOTCH_archDomBipart(tm_starget_arch(&x), &root, &d0, &d1), 0);
+	ck_assert_int_eq(SCOTCH_archDomSize(tm_starget_arch(&x), &d0), 8);
+	walk(tm_starget_arch(&x), &d0, NULL, half, 16);
 	int sw[4] = { 0 };
 	for (int p = 0; p < 16; p++)
 		sw[p / 4] += half[p];
@@ -815,13 +815,13 @@ START_TEST(grid_tree_exact_deco)
 	ck_assert_msg(tm_starget_build(&x, t, NULL, 0, err) == 0, "%s", err);
 	ck_assert_int_eq(x.nterm, 48);
 	ck_assert(!x.has_sub);
-	SCOTCH_ArchDom *term = terminals(&x.full);
+	SCOTCH_ArchDom *term = terminals(tm_starget_arch(&x));
 	for (int p = 0; p < 48; p++)
 		for (int q = 0; q < 48; q++)
-			ck_assert_msg(sdist(&x.full, term, p, q) ==
+			ck_assert_msg(sdist(tm_starget_arch(&x), term, p, q) ==
 					      topomatch_topology_cost(t, p, q),
 				      "d(%d, %d) = %d, cost %g", p, q,
-				      (int)sdist(&x.full, term, p, q),
+				      (int)sdist(tm_starget_arch(&x), term, p, q),
 				      topomatch_topology_cost(t, p, q));
 	/* 2 x (10 + 1) up and down, 1 + 3 router links */
 	ck_assert_int_eq(x.dmax, 22 + 400);
