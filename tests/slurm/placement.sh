@@ -451,8 +451,11 @@ expect_eq "(f) budgets restored: the pattern's choice again" "n[005-008]" \
 # (f) every decision logs its time, within the job budget
 times=$(sed -n 's/.*tasks mapped by .* in \([0-9.]*\) ms.*/\1/p' "$dir/log/slurmctld.log")
 expect_eq "(f) decisions logged with their time" yes "$([ -n "$times" ] && echo yes || echo no)"
-expect_eq "(f) each under the 50 ms budget" 0 \
-	"$(printf '%s\n' "$times" | awk '$1 > 50' | wc -l | tr -d ' ')"
+# (the guard looks at the clock between steps: on a loaded machine a step
+# ends past it; the bound is the one topomatch-map(1) gives --time-budget,
+# x 1.1 + 10 ms; bench/plugin_scale measures the p99 against the budget)
+expect_eq "(f) each within the 50 ms budget (x 1.1 + 10 ms)" 0 \
+	"$(printf '%s\n' "$times" | awk '$1 > 65' | wc -l | tr -d ' ')"
 
 # the decision is logged by slurmctld, with its time
 expect_contains "slurmctld logs the plugin's load" "select/topomatch: init" \
