@@ -10,7 +10,8 @@
  *     router of the metrics, topomatch_router_route) outside nodes;
  *     inside a node the links are the node's own (nodes are allocated
  *     whole), never shared with another job;
- *   x_j(l)  = sum of w over the messages crossing l, / c(l), the link's
+ *   x_j(l)  = sum of w over the messages crossing l (the link load of
+ *             TopoMapping, ICS 2017, Eq. 5, per job), / c(l), the link's
  *             capacity (1 / its cost: the YAML's bandwidths, the fastest
  *             link 1; equal on graphs);
  *   u_j(l)  = x_j(l) / max_l' x_j(l'): the job alone drives its busiest
