@@ -6,7 +6,8 @@
 #
 # Installs what is missing with apt-get (Debian: openmpi-bin,
 # libopenmpi-dev, lammps, meep-openmpi, gromacs, openfoam,
-# openfoam-examples, cp2k; needs root), builds libcommprof.so from
+# openfoam-examples, cp2k, quantum-espresso, quantum-espresso-data; needs
+# root), builds libcommprof.so from
 # ../contrib/commprof/commprof.c in a temporary directory, then runs each
 # program once under mpirun with the profiler preloaded:
 #   lammps-melt-64     LAMMPS, examples/melt/in.melt as shipped, 64 ranks
@@ -21,6 +22,8 @@
 #                      hierarchical 16 x 4 decomposition, 64 ranks
 #   cp2k-h2o-64        CP2K, its H2O.inp example as shipped (Quickstep,
 #                      5 MD steps), 64 ranks
+#   qe-diamond-64      Quantum ESPRESSO, the diamond SCF of its EPW
+#                      example as shipped, 8 k-point pools, 64 ranks
 # and copies PREFIX.sum.mat, PREFIX.p2p.mat and PREFIX.wsum.mat of each
 # to OUTDIR, with OUTDIR/recorded.txt (date, machine, versions, commands).
 # Names given as arguments after OUTDIR record only those (e.g.
@@ -53,7 +56,7 @@ fi
 # --- packages
 missing=
 for pkg in openmpi-bin libopenmpi-dev lammps meep-openmpi gromacs openfoam \
-	openfoam-examples cp2k; do
+	openfoam-examples cp2k quantum-espresso quantum-espresso-data; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $pkg"
 done
@@ -67,7 +70,8 @@ if [ -n "$missing" ]; then
 	# shellcheck disable=SC2086 # one word per package
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
 fi
-for bin in mpicc "$mpirun" lmp meep gmx_mpi blockMesh decomposePar simpleFoam cp2k.popt; do
+for bin in mpicc "$mpirun" lmp meep gmx_mpi blockMesh decomposePar simpleFoam cp2k.popt \
+	pw.x; do
 	if ! command -v "$bin" >/dev/null 2>&1; then
 		echo "record_profiles.sh: $bin not found after the install" >&2
 		exit 1
@@ -78,10 +82,11 @@ foam_tutorial=/usr/share/doc/openfoam-examples/examples/incompressible/simpleFoa
 cp2k_example=/usr/share/doc/cp2k/examples/H2O.inp
 for f in "$examples/melt/in.melt" "$examples/peptide/in.peptide" \
 	"$examples/peptide/data.peptide" /usr/share/gromacs/top/spc216.gro \
-	"$foam_tutorial/system/blockMeshDict" "$cp2k_example"; do
+	"$foam_tutorial/system/blockMeshDict" "$cp2k_example" \
+	/usr/share/doc/quantum-espresso/examples/EPW/diamond/epw/scf.in; do
 	if [ ! -f "$f" ]; then
 		echo "record_profiles.sh: $f not found (packages lammps-data," \
-			"gromacs-data, openfoam-examples, cp2k)" >&2
+			"gromacs-data, openfoam-examples, cp2k, quantum-espresso-data)" >&2
 		exit 1
 	fi
 done
@@ -109,7 +114,8 @@ version() {
 		"$(nproc) cores"
 	echo "os: $(sed -n 's/^PRETTY_NAME="*\([^"]*\)"*$/\1/p' /etc/os-release)"
 	echo "versions: $(version openmpi-bin); $(version lammps); $(version meep-openmpi);" \
-		"$(version gromacs); $(version openfoam); $(version cp2k)"
+		"$(version gromacs); $(version openfoam); $(version cp2k);" \
+		"$(version quantum-espresso)"
 	echo "profiler: contrib/commprof/commprof.c, built with: mpicc -shared -fPIC -O2"
 } >"$work/recorded.txt"
 
@@ -149,7 +155,7 @@ record() {
 			"-x LD_PRELOAD=libcommprof.so -x TOPOMATCH_PROF_OUT=$name $*"
 		# the programs' own words on the decomposition and the run time
 		# (LAMMPS, Meep, GROMACS's md.log, CP2K; OpenFOAM's last iteration)
-		grep -h -E 'MPI processor grid|Loop time|Splitting into|Elapsed run time|Domain decomposition grid|Total number of message passing|^ CP2K  ' \
+		grep -h -E 'MPI processor grid|Loop time|Splitting into|Elapsed run time|Domain decomposition grid|Total number of message passing|^ CP2K  |K-points division|R & G space division|PWSCF  *:' \
 			"$dir/$name.out" "$dir/log.lammps" "$dir/md.log" 2>/dev/null |
 			sed 's/^ */  /' || true
 		grep -h -E '^ExecutionTime' "$dir/$name.out" | tail -n 1 | sed 's/^/  /' || true
@@ -310,6 +316,20 @@ d=$work/cp2k-h2o-64
 mkdir -p "$d"
 cp "$cp2k_example" "$d/"
 record cp2k-h2o-64 64 "$d" -x OMP_NUM_THREADS=1 cp2k.popt -i H2O.inp
+
+# Quantum ESPRESSO: the diamond SCF of its EPW example as shipped (2
+# atoms, 60 Ry, an 8 x 8 x 8 k-point mesh: 60 k-points; 7 SCF iterations)
+# with the pseudopotential shipped beside it, on 8 k-point pools of 8
+# ranks (-nk 8: pools are the level of parallelism QE's user guide puts
+# first, and a 24^3 FFT grid has too few planes for 64 ranks)
+qe_example=/usr/share/doc/quantum-espresso/examples/EPW/diamond
+d=$work/qe-diamond-64
+if wanted qe-diamond-64; then
+	mkdir -p "$d/epw" "$d/pp"
+	cp "$qe_example/epw/scf.in" "$d/epw/"
+	gzip -dc "$qe_example/pp/C_3.98148.UPF.gz" >"$d/pp/C_3.98148.UPF"
+fi
+record qe-diamond-64 64 "$d/epw" -x OMP_NUM_THREADS=1 pw.x -nk 8 -in scf.in
 
 # all of them: a new record; some: their record after the others'
 if [ "$only" = "  " ] || [ ! -f "$out/recorded.txt" ]; then
