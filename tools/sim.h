@@ -178,7 +178,8 @@ typedef struct sim_mix_entry {
 	double weight;
 	char *path;                /* SIM_FILE */
 	topomatch_affinity_t *file;
-	int stencil;               /* SIM_FILE: 1 when a stencil, rescaled to other sizes */
+	int stencil;               /* SIM_FILE: 1 when a stencil */
+	int rescale;               /* 1: rescaled to other sizes (scaled:, profiles:) */
 	topomatch_stencil_shape_t shape; /* its shape then */
 	char why[TOPOMATCH_ERRLEN]; /* why it is not a stencil */
 	int shuffled;              /* ranks in a random order, per job */
@@ -193,8 +194,9 @@ typedef struct sim_mix {
 #define SIM_DEFAULT_MIX "stencil2d,stencil3d,alltoall,tree,random"
 
 /* "stencil2d=2,alltoall,file:app.mtx=0.5": kinds with weights (default
- * 1); "scaled:PATH" a file that must be a stencil, "profiles:DIR" every
- * DIR/\*.sum.mat as file: entries sharing the weight, "shuffled:KIND" any
+ * 1); "file:PATH" for the jobs of its size, "scaled:PATH" a stencil file
+ * rescaled to every size, "profiles:DIR" every DIR/\*.sum.mat sharing the
+ * weight (rescaled when stencils), "shuffled:KIND" any
  * of them with ranks in a random order.  Files are read here.  EINVAL with
  * a message for a bad list, the file's errors for a bad file. */
 int sim_mix_parse(const char *spec, const topomatch_limits_t *lim, sim_mix_t *mix, char *err);

@@ -59,8 +59,11 @@ static int parse_weight(char *tok, sim_mix_entry_t *e, char *err)
 	return TOPOMATCH_OK;
 }
 
-static int read_file_entry(const char *path, bool must_scale, const topomatch_limits_t *lim,
-			   sim_mix_entry_t *e, char *err)
+/* must_scale: scaled:PATH, an error when not a stencil; rescale: to
+ * other sizes when a stencil (scaled:, profiles:; file: keeps the jobs
+ * of its size only, as before). */
+static int read_file_entry(const char *path, bool must_scale, bool rescale,
+			   const topomatch_limits_t *lim, sim_mix_entry_t *e, char *err)
 {
 	const char *base = strrchr(path, '/');
 	e->kind = SIM_FILE;
@@ -75,6 +78,7 @@ static int read_file_entry(const char *path, bool must_scale, const topomatch_li
 	e->stencil = !topomatch_stencil_detect(e->file, SIM_STENCIL_TOLERANCE, &e->shape, why);
 	if (!e->stencil)
 		snprintf(e->why, sizeof(e->why), "%s", why);
+	e->rescale = e->stencil && rescale;
 	if (must_scale && !e->stencil)
 		return sim_err(err, TOPOMATCH_EUNSUPPORTED, "%s: cannot be rescaled to other job sizes, "
 			       "not a stencil: %s (file:%s gives it to the jobs of %lld tasks)",
@@ -85,9 +89,9 @@ static int read_file_entry(const char *path, bool must_scale, const topomatch_li
 static int parse_kind(char *tok, const topomatch_limits_t *lim, sim_mix_entry_t *e, char *err)
 {
 	if (!strncmp(tok, "file:", 5) && tok[5])
-		return read_file_entry(tok + 5, false, lim, e, err);
+		return read_file_entry(tok + 5, false, false, lim, e, err);
 	if (!strncmp(tok, "scaled:", 7) && tok[7])
-		return read_file_entry(tok + 7, true, lim, e, err);
+		return read_file_entry(tok + 7, true, true, lim, e, err);
 	for (int k = 0; k < SIM_FILE; k++)
 		if (!strcmp(tok, kind_name[k])) {
 			e->kind = k;
@@ -183,7 +187,7 @@ static int parse_token(char *tok, const topomatch_limits_t *lim, sim_mix_t *mix,
 			sim_mix_entry_t *e = &mix->e[mix->n++];
 			*e = proto;
 			e->weight = proto.weight / nf;
-			rc = read_file_entry(files[k], false, lim, e, err);
+			rc = read_file_entry(files[k], false, true, lim, e, err);
 		}
 		free(files[k]);
 	}
@@ -227,12 +231,13 @@ int sim_mix_parse(const char *spec, const topomatch_limits_t *lim, sim_mix_t *mi
 
 static bool fits(const sim_mix_entry_t *e, int64_t ntasks)
 {
-	return e->weight > 0 && (e->kind != SIM_FILE || e->stencil ||
+	return e->weight > 0 && (e->kind != SIM_FILE || e->rescale ||
 				 topomatch_affinity_ntasks(e->file) == ntasks);
 }
 
 /* A matrix file describes one application size: it goes to the jobs of
- * that many tasks, and to the others rescaled when it is a stencil; the
+ * that many tasks, and (scaled:, profiles:) to the others rescaled when
+ * it is a stencil; the
  * jobs that no entry fits draw among the sized kinds; `none` stands for
  * the jobs submitted without a pattern. */
 int sim_mix_draw(const sim_mix_t *mix, uint64_t seed, int64_t id, int64_t ntasks)
@@ -413,7 +418,7 @@ static int make_kind(const sim_mix_t *mix, int e, int64_t n, uint64_t seed, int6
 		return topomatch_gen_random(n, n - 1 < SIM_RANDOM_DEGREE ? n - 1 : SIM_RANDOM_DEGREE,
 					    10, job_seed(seed, id, 2), out, err);
 	default:
-		if (topomatch_affinity_ntasks(mix->e[e].file) == n || !mix->e[e].stencil)
+		if (topomatch_affinity_ntasks(mix->e[e].file) == n || !mix->e[e].rescale)
 			return copy_of(mix->e[e].file, out, err);
 		return rescaled(&mix->e[e], n, out, err);
 	}

@@ -113,6 +113,11 @@ static void file_use(const sim_mix_entry_t *e, char *buf, size_t len)
 			 (long long)topomatch_affinity_ntasks(e->file), e->why);
 		return;
 	}
+	if (!e->rescale) {
+		snprintf(buf, len, "%lld tasks only (a stencil: scaled:PATH rescales it)",
+			 (long long)topomatch_affinity_ntasks(e->file));
+		return;
+	}
 	char dims[80];
 	if (s->ndims == 2)
 		snprintf(dims, sizeof(dims), "%d x %d", s->dims[0], s->dims[1]);
@@ -269,6 +274,8 @@ static void json_mix(FILE *out, const sim_config_t *c)
 		jnum(out, "weight", e->weight, true);
 		fprintf(out, "\"jobs\": %lld, \"shuffled\": %s", (long long)count[i],
 			e->shuffled ? "true" : "false");
+		if (e->kind == SIM_FILE)
+			fprintf(out, ", \"rescaled\": %s", e->rescale ? "true" : "false");
 		if (e->kind == SIM_FILE && e->stencil)
 			fprintf(out, ", \"stencil_dims\": [%d, %d, %d]", e->shape.dims[0],
 				e->shape.dims[1], e->shape.ndims > 2 ? e->shape.dims[2] : 1);

@@ -207,12 +207,18 @@ expect_eq "shuffled: other ranks" yes \
 # the directory: every NAME.sum.mat, natural and shuffled, the weight shared
 run "$tm" sim -t "$conf/atlas-fattree.yaml" --trace "$work/t.swf" --cores-per-node 4 --json \
 	--patterns "profiles:$profiles,shuffled:profiles:$profiles=2" --policy slurm-tree --quiet
-expect_eq "profiles: 8 files twice, weights 1/8 and 2/8" "16 0.125 0.25 True" \
-	"$(py 'p=d["patterns"]; print(len(p), p[0]["weight"], p[8]["weight"], p[8]["shuffled"])')"
-expect_eq "profiles: lammps-melt-64 a stencil, cp2k not" "[4, 4, 4] None" \
-	"$(py 'p={e["name"]: e for e in d["patterns"]}; print(p["file:lammps-melt-64.sum.mat"]["stencil_dims"], p["file:cp2k-h2o-64.sum.mat"]["stencil_dims"])')"
+nprof=$(ls "$profiles"/*.sum.mat | wc -l)
+expect_eq "profiles: each file twice, weights 1/n and 2/n" "True True True True" \
+	"$(py "p=d['patterns']; n=$nprof; print(len(p) == 2 * n, p[0]['weight'] == 1 / n, p[n]['weight'] == 2 / n, p[n]['shuffled'])")"
+expect_eq "profiles: lammps-melt-64 a stencil, rescaled; cp2k not" "[4, 4, 4] True None False" \
+	"$(py 'p={e["name"]: e for e in d["patterns"]}; a=p["file:lammps-melt-64.sum.mat"]; b=p["file:cp2k-h2o-64.sum.mat"]; print(a["stencil_dims"], a["rescaled"], b["stencil_dims"], b["rescaled"])')"
 expect_eq "profiles: every job drew one (J5 fits Atlas: 6 jobs)" 6 \
 	"$(py 'print(sum(e["jobs"] for e in d["patterns"]) + d["no_pattern_jobs"])')"
+# file: keeps a stencil for the jobs of its size (the 16-task job: none)
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --trace "$work/p.swf" --cores-per-node 16 \
+	--patterns "file:$profiles/lammps-melt-64.sum.mat" --policy slurm-tree --quiet --json
+expect_eq "file: a stencil for its size only" "1 1 False" \
+	"$(py 'e=d["patterns"][0]; print(e["jobs"], d["no_pattern_jobs"], e["rescaled"])')"
 # errors: a profile that cannot be rescaled, a missing or empty directory,
 # a bad matrix line
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --patterns "scaled:$profiles/cp2k-h2o-64.sum.mat"
