@@ -6,8 +6,9 @@
 #
 # Installs what is missing with apt-get (Debian: openmpi-bin,
 # libopenmpi-dev, lammps, meep-openmpi, gromacs, openfoam,
-# openfoam-examples, cp2k, quantum-espresso, quantum-espresso-data; needs
-# root), builds libcommprof.so from
+# openfoam-examples, cp2k, quantum-espresso, quantum-espresso-data,
+# petsc-dev, libpetsc3.18-dev-examples; needs root), builds libcommprof.so
+# from
 # ../contrib/commprof/commprof.c in a temporary directory, then runs each
 # program once under mpirun with the profiler preloaded:
 #   lammps-melt-64     LAMMPS, examples/melt/in.melt as shipped, 64 ranks
@@ -24,6 +25,8 @@
 #                      5 MD steps), 64 ranks
 #   qe-diamond-64      Quantum ESPRESSO, the diamond SCF of its EPW
 #                      example as shipped, 8 k-point pools, 64 ranks
+#   petsc-ex13-64      PETSc, its SNES tutorial ex13 (Poisson on a DMPlex
+#                      mesh partitioned by PT-Scotch), 64 ranks
 # and copies PREFIX.sum.mat, PREFIX.p2p.mat and PREFIX.wsum.mat of each
 # to OUTDIR, with OUTDIR/recorded.txt (date, machine, versions, commands).
 # Names given as arguments after OUTDIR record only those (e.g.
@@ -56,7 +59,8 @@ fi
 # --- packages
 missing=
 for pkg in openmpi-bin libopenmpi-dev lammps meep-openmpi gromacs openfoam \
-	openfoam-examples cp2k quantum-espresso quantum-espresso-data; do
+	openfoam-examples cp2k quantum-espresso quantum-espresso-data petsc-dev \
+	libpetsc3.18-dev-examples; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $pkg"
 done
@@ -80,13 +84,15 @@ done
 examples=/usr/share/lammps/examples
 foam_tutorial=/usr/share/doc/openfoam-examples/examples/incompressible/simpleFoam/pitzDaily
 cp2k_example=/usr/share/doc/cp2k/examples/H2O.inp
+petsc_example=/usr/share/petsc/3.18/share/petsc/examples/src/snes/tutorials/ex13.c
 for f in "$examples/melt/in.melt" "$examples/peptide/in.peptide" \
 	"$examples/peptide/data.peptide" /usr/share/gromacs/top/spc216.gro \
 	"$foam_tutorial/system/blockMeshDict" "$cp2k_example" \
-	/usr/share/doc/quantum-espresso/examples/EPW/diamond/epw/scf.in; do
+	/usr/share/doc/quantum-espresso/examples/EPW/diamond/epw/scf.in "$petsc_example"; do
 	if [ ! -f "$f" ]; then
 		echo "record_profiles.sh: $f not found (packages lammps-data," \
-			"gromacs-data, openfoam-examples, cp2k, quantum-espresso-data)" >&2
+			"gromacs-data, openfoam-examples, cp2k, quantum-espresso-data," \
+			"libpetsc3.18-dev-examples)" >&2
 		exit 1
 	fi
 done
@@ -115,7 +121,7 @@ version() {
 	echo "os: $(sed -n 's/^PRETTY_NAME="*\([^"]*\)"*$/\1/p' /etc/os-release)"
 	echo "versions: $(version openmpi-bin); $(version lammps); $(version meep-openmpi);" \
 		"$(version gromacs); $(version openfoam); $(version cp2k);" \
-		"$(version quantum-espresso)"
+		"$(version quantum-espresso); $(version libpetsc-real3.18-dev)"
 	echo "profiler: contrib/commprof/commprof.c, built with: mpicc -shared -fPIC -O2"
 } >"$work/recorded.txt"
 
@@ -155,7 +161,7 @@ record() {
 			"-x LD_PRELOAD=libcommprof.so -x TOPOMATCH_PROF_OUT=$name $*"
 		# the programs' own words on the decomposition and the run time
 		# (LAMMPS, Meep, GROMACS's md.log, CP2K; OpenFOAM's last iteration)
-		grep -h -E 'MPI processor grid|Loop time|Splitting into|Elapsed run time|Domain decomposition grid|Total number of message passing|^ CP2K  |K-points division|R & G space division|PWSCF  *:' \
+		grep -h -E 'MPI processor grid|Loop time|Splitting into|Elapsed run time|Domain decomposition grid|Total number of message passing|^ CP2K  |K-points division|R & G space division|PWSCF  *:|Linear solve converged|Min/Max of 3-cells' \
 			"$dir/$name.out" "$dir/log.lammps" "$dir/md.log" 2>/dev/null |
 			sed 's/^ */  /' || true
 		grep -h -E '^ExecutionTime' "$dir/$name.out" | tail -n 1 | sed 's/^/  /' || true
@@ -330,6 +336,24 @@ if wanted qe-diamond-64; then
 	gzip -dc "$qe_example/pp/C_3.98148.UPF.gz" >"$d/pp/C_3.98148.UPF"
 fi
 record qe-diamond-64 64 "$d/epw" -x OMP_NUM_THREADS=1 pw.x -nk 8 -in scf.in
+
+# PETSc: its SNES tutorial ex13 (libpetsc3.18-dev-examples), the Poisson
+# problem on a DMPlex unstructured mesh, here a 24^3 box of hexahedra (Q1
+# elements) that rank 0 builds and PT-Scotch partitions over the ranks
+# (DMPlex's graph partitioner in Debian's build, which has no ParMETIS),
+# solved by CG with Jacobi to 1e-8 (30 iterations).  Compiled with mpicc
+# against the package's libpetsc_real, as the example's makefile would.
+petsc_dir=/usr/lib/petscdir/petsc3.18/x86_64-linux-gnu-real
+d=$work/petsc-ex13-64
+if wanted petsc-ex13-64; then
+	mkdir -p "$d"
+	mpicc -O2 -o "$d/ex13" "$petsc_example" -I"$petsc_dir/include" -L"$petsc_dir/lib" \
+		-Wl,-rpath,"$petsc_dir/lib" -lpetsc_real -lm
+fi
+record petsc-ex13-64 64 "$d" ./ex13 -dm_plex_dim 3 -dm_plex_simplex 0 \
+	-dm_plex_box_faces 24,24,24 -potential_petscspace_degree 1 \
+	-petscpartitioner_type ptscotch -ksp_type cg -pc_type jacobi -ksp_rtol 1e-8 \
+	-ksp_converged_reason -dm_view
 
 # all of them: a new record; some: their record after the others'
 if [ "$only" = "  " ] || [ ! -f "$out/recorded.txt" ]; then

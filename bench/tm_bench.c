@@ -193,9 +193,9 @@ static const struct bench_case cases[] = {
 	 * sockets x 4 cores ("-c8": 8 nodes for 64 ranks, 16 for 128) and of
 	 * 2 sockets x 16 cores ("-c32": 2 and 4 nodes).  LAMMPS and Meep as
 	 * above; GROMACS (water, PME on separate ranks), OpenFOAM (pitzDaily,
-	 * hierarchical decomposition), CP2K (its H2O example) and Quantum
-	 * ESPRESSO (diamond, 8 k-point pools), recorded by
-	 * bench/record_profiles.sh.  The targets hold auto to the better of
+	 * hierarchical decomposition), CP2K (its H2O example), Quantum
+	 * ESPRESSO (diamond, 8 k-point pools) and PETSc (a DMPlex mesh
+	 * partitioned by PT-Scotch), recorded by bench/record_profiles.sh.  The targets hold auto to the better of
 	 * Scotch and the natural placement on each, and to 0.93 x natural on
 	 * their geometric mean (app_machine()).
 	 */
@@ -214,6 +214,7 @@ static const struct bench_case cases[] = {
 	AM_CASES("foam-64", "openfoam-pitzdaily-64.sum.mat", 8, 2),
 	AM_CASES("cp2k-64", "cp2k-h2o-64.sum.mat", 8, 2),
 	AM_CASES("qe-64", "qe-diamond-64.sum.mat", 8, 2),
+	AM_CASES("petsc-64", "petsc-ex13-64.sum.mat", 8, 2),
 	/*
 	 * The fragmented family (issue 19, point 3: what slurmctld maps): a job
 	 * of 1,024 tasks on the free PUs of a cluster of 16 leaf switches x 20
@@ -348,9 +349,9 @@ static const struct target targets[] = {
 	/* issue 19, point 4: the profiles on the issue's two machines */
 	AM_EACH("lj-64"), AM_EACH("lj-128"), AM_EACH("peptide-64"), AM_EACH("meep-64"),
 	AM_EACH("gmx-64"), AM_EACH("gmx-128"), AM_EACH("foam-64"), AM_EACH("cp2k-64"),
-	AM_EACH("qe-64"),
+	AM_EACH("qe-64"), AM_EACH("petsc-64"),
 	{ APP_MACHINES, "auto", T_APP_GEOMEAN, 0.93,
-	  "geomean of hb/natural over the 18 -c8, -c32 cases" },
+	  "geomean of hb/natural over the 20 -c8, -c32 cases" },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
