@@ -249,6 +249,12 @@ run_stream() {
 	done
 	kill "$pp" 2>/dev/null
 	wait "$pp" 2>/dev/null
+	# how long Slurm's own loops held their locks (squeue waits for them)
+	sdiag | awk -v s="$s" '/^Main schedule statistics/ { w = "main" }
+		/^Backfilling stats/ { w = "backfill" }
+		w && /Max cycle:/ { mx[w] = $3 } w && /Mean cycle:/ { mn[w] = $3 }
+		END { printf "%s: sdiag cycles, mean / max ms: main %.0f / %.0f, backfill %.0f / %.0f\n",
+			s, mn["main"] / 1000, mx["main"] / 1000, mn["backfill"] / 1000, mx["backfill"] / 1000 }' >&2
 	echo "$s: CPU from the release to the queue's end: $(cpu_share "$c0" \
 		"$(cpu_ticks | paste -sd' ')" "$(awk -v t0="$t0" -v t1="$(now)" 'BEGIN { print t1 - t0 }')")" >&2
 	# sacct: every job COMPLETED, and its start time
