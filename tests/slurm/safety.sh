@@ -364,6 +364,9 @@ if [ -n "$forge" ]; then
 fi
 
 # ---------------------------------------------------------------------- (b)
+# a job the plugin decided for: its pattern mapped (and kept, or beaten
+# by cons_tres' own nodes), or a budget note
+decided='JobId=[0-9]+: ([0-9]+ tasks mapped by|.*budget|cons_tres chooses)'
 ping_start "$work/b-ping.txt"
 sleep 1
 t0=$(now)
@@ -405,8 +408,8 @@ expect_eq "(b) every job found afterwards, once" "$burst 0" "$found $dups"
 bad=$(awk 'NR == FNR { id["b-" $1] = $2; next } id[$1] != $2 { print $1 }' "$work/b-sub.txt" "$work/b-jobs.txt" | head -3)
 expect_eq "(b) each job has the id sbatch printed" "" "$bad"
 expect_eq "(b) all COMPLETED" "$burst" "$(awk '$3 == "COMPLETED"' "$work/b-jobs.txt" | wc -l | tr -d ' ')"
-# the plugin decided for each (mapped, or a budget note)
-grep -oE 'JobId=[0-9]+: ([0-9]+ tasks mapped by|.*budget)' "$log" | sed 's/JobId=\([0-9]*\):.*/\1/' |
+# the plugin decided for each
+grep -oE "$decided" "$log" | sed 's/JobId=\([0-9]*\):.*/\1/' |
 	sort -u >"$work/b-decided.txt"
 undecided=$(awk '{ print $2 }' "$work/b-jobs.txt" | sort | comm -23 - "$work/b-decided.txt" | wc -l)
 budget=$(grep -c 'budget of .* is used up\|exceeded its budget' "$log")
@@ -485,7 +488,7 @@ wait_saved() {
 mapped_after() { # FROM ID...
 	local from=$1
 	shift
-	log_from "$from" | grep -oE 'JobId=[0-9]+: ([0-9]+ tasks mapped by|.*budget)' |
+	log_from "$from" | grep -oE "$decided" |
 		sed 's/JobId=\([0-9]*\):.*/\1/' | sort -u >"$work/mapped.txt"
 	printf '%s\n' "$@" | sort -u | comm -12 - "$work/mapped.txt" | wc -l
 }
