@@ -492,9 +492,50 @@ static int try_candidate(const char *name, const tm_map_ctx_t *c, int64_t *pu, b
 }
 
 /*
+ * On a whole tree, TopoMatch's Fig. 3 (§4.1) runs TreeMatch, which
+ * groups bottom-up and greedily: on GROMACS's profiles, whose PME ranks
+ * are interleaved among the others, its first groups pair ranks that the
+ * refinement cannot separate again.  §4.1 lets the user run the generic
+ * algorithms on a tree instead; on small jobs auto runs two of them
+ * beside TreeMatch, each refined, and keeps the lowest hop-bytes (ties:
+ * TreeMatch's result, then in this order):
+ *  - TOPOMATCHCONST (Alg. 3, §4.4) with every PU allowed: top-down, the
+ *    least cut at each level;
+ *  - Scotch (Alg. 2, with auto's sparse factor).
+ * On issue 19's machines (bench/README.md, recorded profiles) TreeMatch
+ * alone was 1.00002 to 1.091 x min(fair Scotch, natural) on the nodes of
+ * 2 x 4 cores (lj-128, meep-64, gmx-64, gmx-128, foam-64);
+ * TOPOMATCHCONST reaches that bound on four of them and 1.00008 on
+ * gmx-128-c8, where Scotch's mapping, refined, is 0.9983 x it.
+ *
+ * Each costs 1 to 5 times what TreeMatch and the refinement cost, so they
+ * run only on small jobs, chosen by size (counted, never timed: the
+ * result does not depend on the machine): up to EXTRA_CAND_MAX_TASKS
+ * tasks and EXTRA_CAND_MAX_NNZ matrix entries (a dense 128-task pattern,
+ * which every recorded profile is).  Measured on 2 loaded CPUs, both
+ * together: +0.01 to +0.015 s on the 64- and 128-rank profiles, +0.02 s
+ * on a shuffled 512-task stencil, +0.11 s on a dense 128-task pattern of
+ * uniformly random weights (the worst seen: the refinement of their
+ * results takes long); at 1,024 tasks +0.05 s, at 4,096 +0.28 s against
+ * auto's 0.05 s target (issue 19, point 5), hence the bound.  Under a
+ * time budget they look at the clock like the rest: cut short, auto
+ * returns its best so far, fell_back set.
+ */
+#define EXTRA_CAND_MAX_TASKS 512
+#define EXTRA_CAND_MAX_NNZ (INT64_C(1) << 14)
+
+static bool wants_tree_candidates(const tm_map_ctx_t *c)
+{
+	int64_t nnz = topomatch_affinity_symmetric(c->a).rowptr[c->ntasks];
+	return !c->constrained && topomatch_topology_kind(c->t) == TOPOMATCH_TOPO_TREE &&
+	       c->ntasks <= EXTRA_CAND_MAX_TASKS && nnz <= EXTRA_CAND_MAX_NNZ;
+}
+
+/*
  * auto: the TopoMatch Fig. 3 algorithm, refined by local search (on a
  * mesh or torus, the analytical mapper or GreedyMap instead when one of
- * them does better), and
+ * them does better; on a small whole tree, TOPOMATCHCONST or Scotch when
+ * one of them does better), and
  * kept only when it beats the natural placement — TopoMatch's Alg. 1
  * starts from round-robin for the same reason, and falls back to it when
  * the pattern says too little (§5.5).
@@ -516,6 +557,12 @@ static int map_auto(const tm_map_ctx_t *c, int64_t *pu, char *name, bool *valid,
 		rc = refine(c, pu, err);
 	const char *grid[] = { "analytical", "greedymap" }, *won = mp->name;
 	bool taken = false;
+	const char *tree[] = { "topomatch-const", "scotch" };
+	for (int i = 0; i < 2 && rc == TOPOMATCH_OK && wants_tree_candidates(c); i++) {
+		rc = try_candidate(tree[i], c, pu, &taken, err);
+		won = taken ? tree[i] : won;
+		strcpy(name, won);
+	}
 	for (int i = 0; i < 2 && rc == TOPOMATCH_OK && wants_grid_candidates(c); i++) {
 		rc = try_candidate(grid[i], c, pu, &taken, err);
 		won = taken ? grid[i] : won;

@@ -436,8 +436,11 @@ typedef struct topomatch_map_result {
 /*
  * Names of the mappers this build has, NULL-terminated:
  *  auto            TopoMatch Fig. 3: treematch on trees (topomatch-const
- *                  with constraints), scotch otherwise; the natural
- *                  placement is kept when it is not beaten
+ *                  with constraints), scotch otherwise; on a whole tree
+ *                  of at most 512 tasks (16,384 matrix entries) also
+ *                  topomatch-const and scotch, the lowest hop-bytes
+ *                  kept; the natural placement is kept when it is not
+ *                  beaten
  *  portfolio       the natural placement, auto's choice, eagermap and
  *                  greedymap, each refined, on threads; the lowest
  *                  hop-bytes wins (result mapper "portfolio:NAME")
