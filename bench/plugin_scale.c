@@ -629,7 +629,8 @@ static void chooser_fini(tm_chooser_t *ch)
  * one (a cycle's refusal is not remembered).  The budgets follow this
  * machine's speed, so that the outcome does not depend on it: JobBudgetMs the
  * default, doubled until the job maps within it, and CycleBudgetMs 20
- * times a decision's time (a half holds about 10 of user 1's 60).  1
+ * times a decision's time (a half holds about 10 of user 1's 60), at most
+ * 1.6 windows of a cycle (a half within one).  1
  * with a message when not so.
  */
 static int fair_check(topomatch_cluster_t *c)
@@ -663,7 +664,11 @@ static int fair_check(topomatch_cluster_t *c)
 		}
 	}
 	double d = fmax(pct(&cal, 0.5), 0.1);
-	ch.conf.cycle_budget_ms = fmax(2 * ch.conf.job_budget_ms, 20 * d);
+	/* a cycle's window lasts at most TM_CYCLE_MAX_AGE_MS: a user's half
+	 * must end within it, or the window starts afresh before the cut
+	 * (under ASan, 136 ms decisions and a 2.7 s cycle were never cut) */
+	ch.conf.cycle_budget_ms = fmax(2 * ch.conf.job_budget_ms,
+				       fmin(20 * d, 1.6 * TM_CYCLE_MAX_AGE_MS));
 	slurmctld_diag_stats.schedule_cycle_counter++;
 	for (int k = 0; k < JOBS; k++) {
 		jobs[k] = make_job(5000 + (uint32_t)k, a, ch.conf.pattern_kib, &bytes, NULL);
