@@ -249,6 +249,19 @@ static int read_conf(const char *text, tm_plugin_conf_t *c, char *err, char *pat
 	return rc;
 }
 
+/* Each of the four lines bad[] is refused with "FILE:1: why". */
+static void expect_refused(const char *const bad[4], const char *why)
+{
+	tm_plugin_conf_t c;
+	char err[TOPOMATCH_ERRLEN] = "", path[32], want[TOPOMATCH_ERRLEN + 32];
+
+	for (int k = 0; k < 4; k++) {
+		ck_assert_int_eq(read_conf(bad[k], &c, err, path), -1);
+		snprintf(want, sizeof(want), "%s:1: %s", path, why);
+		ck_assert_str_eq(err, want);
+	}
+}
+
 /* MaxTasks: 4096 by default, at most 2^20 (the blob's limit), a clear
  * error past it (slurmctld then logs it and maps nothing). */
 START_TEST(conf_max_tasks)
@@ -256,18 +269,13 @@ START_TEST(conf_max_tasks)
 	static const char *const bad[] = { "MaxTasks=1048577\n", "MaxTasks=0\n",
 					   "MaxTasks=4096.5\n", "MaxTasks=many\n" };
 	tm_plugin_conf_t c;
-	char err[TOPOMATCH_ERRLEN] = "", path[32], want[TOPOMATCH_ERRLEN + 32];
+	char err[TOPOMATCH_ERRLEN] = "", path[32];
 
 	ck_assert_int_eq(read_conf("ClusterYAML=/etc/slurm/c.yaml\n", &c, err, path), 0);
 	ck_assert_int_eq(c.max_tasks, 4096);
 	ck_assert_int_eq(read_conf("MaxTasks=1048576\n", &c, err, path), 0);
 	ck_assert_int_eq(c.max_tasks, TOPOMATCH_BLOB_MAX_TASKS);
-	for (int k = 0; k < 4; k++) {
-		ck_assert_int_eq(read_conf(bad[k], &c, err, path), -1);
-		snprintf(want, sizeof(want),
-			 "%s:1: MaxTasks: expected a whole number of tasks from 1 to 1048576", path);
-		ck_assert_str_eq(err, want);
-	}
+	expect_refused(bad, "MaxTasks: expected a whole number of tasks from 1 to 1048576");
 }
 END_TEST
 
@@ -278,18 +286,13 @@ START_TEST(conf_pattern_kib)
 	static const char *const bad[] = { "PatternKiB=513\n", "PatternKiB=0\n",
 					   "PatternKiB=47.5\n", "PatternKiB=big\n" };
 	tm_plugin_conf_t c;
-	char err[TOPOMATCH_ERRLEN] = "", path[32], want[TOPOMATCH_ERRLEN + 32];
+	char err[TOPOMATCH_ERRLEN] = "", path[32];
 
 	ck_assert_int_eq(read_conf("ClusterYAML=/etc/slurm/c.yaml\n", &c, err, path), 0);
 	ck_assert_int_eq(c.pattern_kib, 48);
 	ck_assert_int_eq(read_conf("patternkib = 512\n", &c, err, path), 0);
 	ck_assert_int_eq(c.pattern_kib * 1024, (int)TOPOMATCH_BLOB_MAX_TOTAL);
-	for (int k = 0; k < 4; k++) {
-		ck_assert_int_eq(read_conf(bad[k], &c, err, path), -1);
-		snprintf(want, sizeof(want),
-			 "%s:1: PatternKiB: expected a whole number of KiB from 1 to 512", path);
-		ck_assert_str_eq(err, want);
-	}
+	expect_refused(bad, "PatternKiB: expected a whole number of KiB from 1 to 512");
 }
 END_TEST
 
@@ -298,7 +301,7 @@ START_TEST(conf_node_weight_gain)
 	static const char *const bad[] = { "NodeWeightGain=-1\n", "NodeWeightGain=100.5\n",
 					   "NodeWeightGain=nan\n", "NodeWeightGain=10%\n" };
 	tm_plugin_conf_t c;
-	char err[TOPOMATCH_ERRLEN] = "", path[32], want[TOPOMATCH_ERRLEN + 32];
+	char err[TOPOMATCH_ERRLEN] = "", path[32];
 
 	ck_assert_int_eq(read_conf("ClusterYAML=/etc/slurm/c.yaml\n", &c, err, path), 0);
 	ck_assert(c.node_weight_gain == 10);
@@ -306,12 +309,7 @@ START_TEST(conf_node_weight_gain)
 	ck_assert(c.node_weight_gain == 0);
 	ck_assert_int_eq(read_conf("NodeWeightGain=2.5\n", &c, err, path), 0);
 	ck_assert(c.node_weight_gain == 2.5);
-	for (int k = 0; k < 4; k++) {
-		ck_assert_int_eq(read_conf(bad[k], &c, err, path), -1);
-		snprintf(want, sizeof(want), "%s:1: NodeWeightGain: expected a percentage from 0 to 100",
-			 path);
-		ck_assert_str_eq(err, want);
-	}
+	expect_refused(bad, "NodeWeightGain: expected a percentage from 0 to 100");
 }
 END_TEST
 
