@@ -339,6 +339,76 @@ TOPOMATCH_API int64_t topomatch_router_route(topomatch_router_t *r, int64_t q,
 					     int64_t *links, int64_t cap);
 
 /* ------------------------------------------------------------------ */
+/* Link loads of running jobs: contention-aware node choice            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A table of the load that running jobs put on the network's links, kept
+ * by a scheduler (slurmctld, `topomatch sim`) as jobs start and end, and
+ * the score of a candidate placement against it: the job's hop-bytes
+ * plus the load its traffic would meet on links that running jobs
+ * already use (topomatch-sim(1), "CONTENTION-AWARE NODE CHOICE").
+ * Messages are routed with the router above (the metrics' routes), once
+ * per pair of nodes.  For job k in the table, placed at pi_k (topology
+ * PUs), with activity sigma_k (0..1: the share of its time it
+ * communicates):
+ *   x_k(l) = sum of C_k(a,b) / c(l) over k's messages crossing link l,
+ *            the link load of TopoMapping (ICS 2017, Eq. 5) over c(l),
+ *            the link's capacity, 1 / its cost (route position: trees'
+ *            and grids' level costs; 1 on graphs); links inside a node
+ *            (on routes between two PUs of one node) are left out
+ *   L(l)   = sum over the jobs k of sigma_k x_k(l) / max_l' x_k(l')
+ * and a candidate placement pi of a job with pattern C scores
+ *   HB(pi) = sum of C(a,b) x hops(pi(a), pi(b))        (hop-bytes)
+ *   CL(pi) = sum over links l of x(l) L(l)              (contention)
+ *   score  = HB + weight x CL
+ * (a message crossing a link that another job drives at full rate costs
+ * weight more hops).  L is the load term of the contention model of
+ * `topomatch sim`, so the choice and the model agree.
+ *
+ * node_pus: topology PUs per node (nodes are node_pus consecutive PUs,
+ * npu a multiple of it; 1: no node-internal links).  Memory: 8 bytes per
+ * link id plus 16 per (job, link) entry; max_entries (0: no limit) caps
+ * the entries: an add beyond it fails with TOPOMATCH_ELIMIT and leaves
+ * the table as it was.  Deterministic (sums in a fixed order).  Not
+ * thread-safe: one table, one lock; add, remove and score cost a routing
+ * of the job's node pairs, get and the counters O(1).
+ */
+typedef struct topomatch_link_load topomatch_link_load_t;
+
+typedef struct topomatch_link_score {
+	double hop_bytes;  /* HB */
+	double contention; /* CL */
+	double score;      /* HB + weight x CL */
+} topomatch_link_score_t;
+
+/* Default weight of CL against HB (measured: topomatch-sim(1)). */
+#define TOPOMATCH_CONTENTION_WEIGHT 1.0
+
+TOPOMATCH_API int topomatch_link_load_create(const topomatch_topology_t *t, int64_t node_pus,
+					     int64_t max_entries, topomatch_link_load_t **out,
+					     char *err);
+TOPOMATCH_API void topomatch_link_load_destroy(topomatch_link_load_t *ll);
+/* Job `job` (an id not in the table) with pattern a placed at pu[] (one
+ * topology PU per task) starts: its sigma x / max x joins L. */
+TOPOMATCH_API int topomatch_link_load_add(topomatch_link_load_t *ll, uint64_t job,
+					  const topomatch_affinity_t *a, const int64_t *pu,
+					  double activity, char *err);
+/* Job `job` ends: its load leaves L (EINVAL when it is not in the table). */
+TOPOMATCH_API int topomatch_link_load_remove(topomatch_link_load_t *ll, uint64_t job,
+					     char *err);
+/* The score of placing a at pu[] (topology PUs) with weight >= 0. */
+TOPOMATCH_API int topomatch_link_load_score(topomatch_link_load_t *ll,
+					    const topomatch_affinity_t *a, const int64_t *pu,
+					    double weight, topomatch_link_score_t *out,
+					    char *err);
+/* L(l) of router link id l (0 out of range or unused). */
+TOPOMATCH_API double topomatch_link_load_get(const topomatch_link_load_t *ll, int64_t link);
+/* Jobs in the table, and their (job, link) entries. */
+TOPOMATCH_API int64_t topomatch_link_load_jobs(const topomatch_link_load_t *ll);
+TOPOMATCH_API int64_t topomatch_link_load_entries(const topomatch_link_load_t *ll);
+
+/* ------------------------------------------------------------------ */
 /* Mappings and metrics                                                */
 /* ------------------------------------------------------------------ */
 

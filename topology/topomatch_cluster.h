@@ -145,6 +145,47 @@ TOPOMATCH_API int topomatch_cluster_select(const topomatch_cluster_t *c,
 					   topomatch_map_result_t *res, char *err);
 
 /*
+ * Contention-aware node choice (topomatch.h, "Link loads of running
+ * jobs"; topomatch-sim(1), "CONTENTION-AWARE NODE CHOICE").  A scheduler
+ * keeps one table per cluster: created here (nodes are the cluster's
+ * node positions), each pattern job added at its start with its tasks'
+ * cluster PUs and removed at its end (topomatch_link_load_remove).
+ */
+TOPOMATCH_API int topomatch_cluster_link_load_create(const topomatch_cluster_t *c,
+						     int64_t max_entries,
+						     topomatch_link_load_t **out, char *err);
+TOPOMATCH_API int topomatch_cluster_link_load_add(const topomatch_cluster_t *c,
+						  topomatch_link_load_t *ll, uint64_t job,
+						  const topomatch_affinity_t *a, const int64_t *pu,
+						  double activity, char *err);
+
+/* What topomatch_cluster_select_loaded compared. */
+typedef struct topomatch_loaded_choice {
+	int candidates;   /* node sets mapped (0: the table was not consulted) */
+	int chosen_index; /* 0: topomatch_cluster_select's own choice */
+	topomatch_link_score_t first, chosen; /* their scores */
+} topomatch_loaded_choice_t;
+
+/*
+ * topomatch_cluster_select (same arguments and results) that compares
+ * candidate node sets by topomatch_link_load_score with `weight`: its
+ * own choice first; when that meets load (CL > 0) and the network is a
+ * tree, up to 3 other switch subtrees of the free PUs (the subtrees below
+ * its region that hold the job alone, then the siblings with room that
+ * its best-fit walk passed over) are mapped the same way, and the lowest
+ * score wins, the first on ties.  weight 0, ll NULL or empty: exactly
+ * topomatch_cluster_select.  Each candidate's mapping gets the options'
+ * time budget.  info (may be NULL) gets what was compared.
+ */
+TOPOMATCH_API int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
+						  const topomatch_affinity_t *a,
+						  const topomatch_map_opts_t *opts,
+						  topomatch_link_load_t *ll, double weight,
+						  int64_t *pu, int64_t *nodes, int64_t *nnodes,
+						  topomatch_map_result_t *res,
+						  topomatch_loaded_choice_t *info, char *err);
+
+/*
  * Slots for tasks of per_slot PUs each (a job's --cpus-per-task): the
  * distinct PUs of pus[0..npus-1], node by node in cluster order, cut into
  * runs of per_slot PUs of one node; a node's last run of fewer is left

@@ -1,0 +1,323 @@
+/*
+ * cluster_contention.c - contention-aware node choice on a cluster: the
+ * link-load table of core/link_load.c on the cluster's topology (cluster
+ * PUs in, topology PUs inside), and a node selection that compares
+ * candidate node sets by hop-bytes plus the load their traffic would
+ * meet (topomatch_cluster.h; topomatch-sim(1), "CONTENTION-AWARE NODE
+ * CHOICE").
+ *
+ * The first candidate is topomatch_cluster_select's own choice (its
+ * best-fit region, cluster_select.c), so weight 0, an empty table or a
+ * first choice that meets no load give exactly the old nodes.  The others
+ * are regions of the switch tree where the job's traffic would stay off
+ * the loaded uplinks of the first one: (a) below the first region, its
+ * child subtrees that hold the job alone (fewer free PUs than the
+ * region's slack asks for, so the old walk stopped above them), fewest
+ * free PUs first; (b) beside it, the sibling subtrees the walk passed
+ * over that had room too (best fit again below them), the deepest level
+ * first.  Each is mapped as the first one was and scored; the lowest
+ * score wins, the first on ties.
+ *
+ * Copyright (C) 2026 The slurm-topomatch authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+#include "cluster_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Free PUs beyond this many times the tasks: a region (cluster_select.c). */
+#define REGION_SLACK 4
+/* Candidates compared besides the first. */
+#define MAX_ALTERNATIVES 3
+
+int topomatch_cluster_link_load_create(const topomatch_cluster_t *c, int64_t max_entries,
+				       topomatch_link_load_t **out, char *err)
+{
+	if (!c)
+		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_link_load_create: NULL "
+			      "argument");
+	return topomatch_link_load_create(c->topo, c->slot_pus, max_entries, out, err);
+}
+
+/* Cluster PUs -> topology PUs (malloc'd); EINVAL naming a bad one. */
+static int to_topology(const topomatch_cluster_t *c, const int64_t *pu, int64_t n,
+		       int64_t **out, char *err)
+{
+	int64_t *t = tm_alloc(n, sizeof(*t));
+	*out = NULL;
+	if (!t)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	for (int64_t i = 0; i < n; i++)
+		if ((t[i] = topomatch_cluster_pu_to_topology(c, pu[i])) < 0) {
+			free(t);
+			return tm_err(err, TOPOMATCH_EINVAL, "task %lld is on PU %lld, not one of "
+				      "the cluster's %lld", (long long)i, (long long)pu[i],
+				      (long long)c->npu);
+		}
+	*out = t;
+	return TOPOMATCH_OK;
+}
+
+int topomatch_cluster_link_load_add(const topomatch_cluster_t *c, topomatch_link_load_t *ll,
+				    uint64_t job, const topomatch_affinity_t *a,
+				    const int64_t *pu, double activity, char *err)
+{
+	if (!c || !ll || !a || !pu)
+		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_link_load_add: NULL "
+			      "argument");
+	int64_t *t;
+	int rc = to_topology(c, pu, topomatch_affinity_ntasks(a), &t, err);
+	if (!rc)
+		rc = topomatch_link_load_add(ll, job, a, t, activity, err);
+	free(t);
+	return rc;
+}
+
+static int score_of(const topomatch_cluster_t *c, topomatch_link_load_t *ll,
+		    const topomatch_affinity_t *a, const int64_t *pu, double weight,
+		    topomatch_link_score_t *s, char *err)
+{
+	int64_t *t;
+	int rc = to_topology(c, pu, topomatch_affinity_ntasks(a), &t, err);
+	if (!rc)
+		rc = topomatch_link_load_score(ll, a, t, weight, s, err);
+	free(t);
+	return rc;
+}
+
+/* ------------------------------------------------------- candidates */
+
+typedef struct cand {
+	int kind;       /* 0: below the first region, 1: beside it */
+	int depth;      /* of the subtree's root */
+	int64_t lo;     /* its first topology PU */
+	int64_t free;   /* free PUs below it */
+} cand_t;
+
+typedef struct walk {
+	const int64_t *tpu; /* topology PU of each allowed PU */
+	int64_t m;
+	int L;              /* switch levels */
+	int arity[TOPOMATCH_MAX_LEVELS];
+	int64_t span[TOPOMATCH_MAX_LEVELS + 1]; /* topology PUs below a vertex of depth d */
+	int64_t n;          /* tasks */
+} walk_t;
+
+/* Free PUs of the children of the depth-d vertex whose subtree starts at
+ * lo, into count[] (arity[d] of them). */
+static void child_counts(const walk_t *w, int d, int64_t lo, int64_t *count)
+{
+	memset(count, 0, (size_t)w->arity[d] * sizeof(*count));
+	for (int64_t k = 0; k < w->m; k++)
+		if (w->tpu[k] >= lo && w->tpu[k] < lo + w->span[d])
+			count[(w->tpu[k] - lo) / w->span[d + 1]]++;
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+	const cand_t *a = x, *b = y;
+	if (a->kind != b->kind)
+		return a->kind - b->kind;
+	if (a->depth != b->depth) /* deeper first */
+		return a->depth < b->depth ? 1 : -1;
+	if (a->free != b->free) /* then best fit */
+		return a->free < b->free ? -1 : 1;
+	return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+static int push(cand_t **v, int64_t *n, int64_t *cap, cand_t c, char *err)
+{
+	if (*n == *cap) {
+		int64_t nc = 2 * *cap + 16;
+		cand_t *p = realloc(*v, (size_t)nc * sizeof(*p));
+		if (!p)
+			return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+		*v = p;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = c;
+	return TOPOMATCH_OK;
+}
+
+/*
+ * The walk of cluster_select.c's region() (from the root, the child with
+ * the fewest free PUs that still has REGION_SLACK x n, while the current
+ * region has more than that), collecting on the way the alternatives:
+ * siblings of the walk's child with that room (kind 1), and, below where
+ * the walk stops, the switch subtrees that hold the job alone (kind 0).
+ * The first MAX_ALTERNATIVES in cmp_cand's order.
+ */
+static int alternatives(const walk_t *w, cand_t *out, int *nout, char *err)
+{
+	int64_t *count = NULL, lo = 0, cur = w->m, n = 0, cap = 0;
+	cand_t *v = NULL;
+	int rc = TOPOMATCH_OK;
+	for (int d = 0; !rc && d < w->L; d++) {
+		free(count);
+		if (!(count = tm_alloc(w->arity[d], sizeof(*count)))) {
+			rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+			break;
+		}
+		child_counts(w, d, lo, count);
+		int64_t best = -1;
+		if (cur > REGION_SLACK * w->n)
+			for (int64_t ch = 0; ch < w->arity[d]; ch++)
+				if (count[ch] >= REGION_SLACK * w->n &&
+				    (best < 0 || count[ch] < count[best]))
+					best = ch;
+		for (int64_t ch = 0; !rc && ch < w->arity[d]; ch++) {
+			cand_t c = { best < 0 ? 0 : 1, d + 1, lo + ch * w->span[d + 1], count[ch] };
+			if (best < 0 ? d + 1 < w->L && count[ch] >= w->n
+				     : ch != best && count[ch] >= REGION_SLACK * w->n)
+				rc = push(&v, &n, &cap, c, err);
+		}
+		if (best < 0)
+			break; /* the walk stops here */
+		cur = count[best];
+		lo += best * w->span[d + 1];
+	}
+	free(count);
+	if (!rc && n)
+		qsort(v, (size_t)n, sizeof(*v), cmp_cand);
+	*nout = 0;
+	for (int64_t i = 0; !rc && i < n && *nout < MAX_ALTERNATIVES; i++)
+		out[(*nout)++] = v[i];
+	free(v);
+	return rc;
+}
+
+/* The allowed PUs (cluster numbering, their order kept) of candidate cd:
+ * below its subtree, and best fit further down for a sibling region. */
+static int cand_region(const walk_t *w, const int64_t *allowed, const cand_t *cd,
+		       int64_t *region, int64_t *nr, char *err)
+{
+	int64_t lo = cd->lo, cur = cd->free;
+	int d = cd->depth;
+	while (cd->kind == 1 && d < w->L && cur > REGION_SLACK * w->n) {
+		int64_t *count = tm_alloc(w->arity[d], sizeof(*count)), best = -1;
+		if (!count)
+			return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+		child_counts(w, d, lo, count);
+		for (int64_t ch = 0; ch < w->arity[d]; ch++)
+			if (count[ch] >= REGION_SLACK * w->n && (best < 0 || count[ch] < count[best]))
+				best = ch;
+		if (best >= 0) {
+			cur = count[best];
+			lo += best * w->span[d + 1];
+		}
+		free(count);
+		if (best < 0)
+			break;
+		d++;
+	}
+	*nr = 0;
+	for (int64_t k = 0; k < w->m; k++)
+		if (w->tpu[k] >= lo && w->tpu[k] < lo + w->span[d])
+			region[(*nr)++] = allowed[k];
+	return TOPOMATCH_OK;
+}
+
+static void used_nodes(const topomatch_cluster_t *c, const int64_t *pu, int64_t n,
+		       unsigned char *used, int64_t *nodes, int64_t *nnodes)
+{
+	memset(used, 0, (size_t)c->d.nnodes);
+	for (int64_t i = 0; i < n; i++)
+		used[topomatch_cluster_pu_node(c, pu[i], NULL)] = 1;
+	*nnodes = 0;
+	for (int64_t k = 0; k < c->d.nnodes; k++)
+		if (used[k])
+			nodes[(*nnodes)++] = k;
+}
+
+/* ----------------------------------------------------------- select */
+
+int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
+				    const topomatch_affinity_t *a,
+				    const topomatch_map_opts_t *opts, topomatch_link_load_t *ll,
+				    double weight, int64_t *pu, int64_t *nodes, int64_t *nnodes,
+				    topomatch_map_result_t *res, topomatch_loaded_choice_t *info,
+				    char *err)
+{
+	topomatch_loaded_choice_t dummy;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
+	if (!(weight >= 0) || isinf(weight))
+		return tm_err(err, TOPOMATCH_EINVAL, "contention weight %g is not a finite number "
+			      ">= 0", weight);
+	int rc = topomatch_cluster_select(c, a, opts, pu, nodes, nnodes, res, err);
+	if (rc || !ll || weight == 0 || topomatch_link_load_jobs(ll) == 0)
+		return rc;
+	info->candidates = 1;
+	if ((rc = score_of(c, ll, a, pu, weight, &info->first, err)))
+		return rc;
+	info->chosen = info->first;
+	if (!(info->first.contention > 0) ||
+	    topomatch_topology_kind(c->topo) != TOPOMATCH_TOPO_TREE)
+		return TOPOMATCH_OK; /* nothing to avoid, or no switch tree to walk */
+
+	int64_t n = topomatch_affinity_ntasks(a), m = opts->nallowed;
+	walk_t w = { .m = m, .n = n };
+	w.L = topomatch_topology_tree_shape(c->topo, w.arity, NULL) - c->shape.nlevels;
+	w.span[0] = topomatch_topology_npu(c->topo);
+	for (int d = 0; d < w.L; d++)
+		w.span[d + 1] = w.span[d] / w.arity[d];
+	int64_t *tpu = tm_alloc(m, sizeof(*tpu)), *region = tm_alloc(m, sizeof(*region));
+	int64_t *alt = tm_alloc(n, sizeof(*alt)), *best = tm_alloc(n, sizeof(*best));
+	cand_t cd[MAX_ALTERNATIVES];
+	int ncd = 0;
+	if (!tpu || !region || !alt || !best)
+		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	for (int64_t k = 0; !rc && k < m; k++)
+		tpu[k] = topomatch_cluster_pu_to_topology(c, opts->allowed[k]);
+	w.tpu = tpu;
+	if (!rc)
+		rc = alternatives(&w, cd, &ncd, err);
+	topomatch_map_result_t best_res = res ? *res : (topomatch_map_result_t){ 0 };
+	bool moved = false;
+	if (!rc)
+		memcpy(best, pu, (size_t)n * sizeof(*best));
+	for (int i = 0; !rc && i < ncd; i++) {
+		int64_t nr = 0;
+		if ((rc = cand_region(&w, opts->allowed, &cd[i], region, &nr, err)))
+			break;
+		topomatch_map_opts_t o = *opts;
+		topomatch_map_result_t r;
+		topomatch_link_score_t s;
+		char why[TOPOMATCH_ERRLEN];
+		o.allowed = region;
+		o.nallowed = nr;
+		info->candidates++;
+		/* a candidate that cannot be mapped or scored is passed over */
+		if (nr < n || topomatch_cluster_map(c, a, &o, alt, &r, why) || r.fell_back ||
+		    score_of(c, ll, a, alt, weight, &s, why))
+			continue;
+		if (s.score < info->chosen.score) {
+			info->chosen = s;
+			info->chosen_index = info->candidates - 1;
+			memcpy(best, alt, (size_t)n * sizeof(*best));
+			best_res = r;
+			moved = true;
+		}
+	}
+	if (!rc && moved) {
+		unsigned char *used = tm_alloc(c->d.nnodes, 1);
+		if (!used) {
+			rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+		} else {
+			memcpy(pu, best, (size_t)n * sizeof(*pu));
+			used_nodes(c, pu, n, used, nodes, nnodes);
+			if (res)
+				*res = best_res;
+			free(used);
+		}
+	}
+	free(tpu);
+	free(region);
+	free(alt);
+	free(best);
+	return rc;
+}
