@@ -298,6 +298,36 @@ expect_eq "(d) TOPOMATCH_PROF_OUT unset: exit 0, one warning, no file" \
 	"0 commprof: TOPOMATCH_PROF_OUT is not set: no profile written (set it to a path prefix, e.g. TOPOMATCH_PROF_OUT=/tmp/prof) " \
 	"$rc $(cat "$out/err") $(ls -A "$out/unset")"
 
+# (f) what `make` built (configure found mpicc: the build's Makefile names
+# it): libcommprof.so and the topomatch-prof wrapper, which each rank runs
+# (mpirun never loads the profiler); the same ring matrices as (a)
+mpicc_of_build=$(sed -n 's/^MPICC = //p' "$build/Makefile" 2>/dev/null)
+if [ -n "$mpicc_of_build" ]; then
+	built=$build/contrib/commprof
+	mkdir -p "$out/wrap"
+	TOPOMATCH_PROF_LIB=$built/libcommprof.so timeout 60 mpirun --allow-run-as-root \
+		--oversubscribe -np $n --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
+		-x TOPOMATCH_PROF_LIB "$built/topomatch-prof" -o "$out/wrap/w" --counts \
+		"$out/commprof_test" ring 10 >/dev/null 2>"$out/err"
+	rc=$?
+	expect_eq "(f) make's libcommprof.so under topomatch-prof: exit 0, nothing on stderr" \
+		"0 " "$rc $(cat "$out/err")"
+	expect_eq "(f) topomatch-prof: p2p as in (a)" "$(exp_ring 10)" "$(got "$out/wrap/w" p2p)"
+	expect_eq "(f) topomatch-prof --counts: p2p.count as in (a)" "$(exp_ring_count 10)" \
+		"$(got "$out/wrap/w" p2p.count)"
+	TOPOMATCH_PROF_LIB=$out/none.so "$built/topomatch-prof" -o "$out/wrap/x" true 2>"$out/err"
+	rc=$?
+	expect_eq "(f) topomatch-prof without the library: exit 2, names it" \
+		"2 topomatch-prof: $out/none.so: no such library (configure found no MPI compiler? TOPOMATCH_PROF_LIB names another)" \
+		"$rc $(head -1 "$out/err")"
+	"$built/topomatch-prof" true 2>"$out/err"
+	expect_eq "(f) topomatch-prof without -o: exit 2, says so" \
+		"2 topomatch-prof: -o PREFIX is needed (where rank 0 writes the matrices)" \
+		"$? $(head -1 "$out/err")"
+else
+	echo "# $build was configured without MPI: make's libcommprof.so not tested"
+fi
+
 # (e) the project's reader: ring on 2 nodes x 2 cores, identity mapping:
 # 10000 bytes over 2 hops (0->1, 2->3) and 4 hops (1->2, 3->0)
 if [ -x "$tm" ]; then
