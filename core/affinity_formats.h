@@ -36,6 +36,13 @@ int tm_read_grf(struct tm_rd *rd);
 
 /* Format of a text by the rules in affinity_read.c; never AUTO. */
 int tm_affinity_detect(const char *buf, size_t len);
+/* The same, with a phrase saying why (static) and whether the file is as
+ * likely a dense matrix that is not square (refused under auto). */
+int tm_affinity_detect_why(const char *buf, size_t len, const char **why, bool *ambiguous);
+#define TM_AMBIGUOUS_MSG                                                              \
+	"ambiguous pattern: lines of 3 numbers with zeros where a dense matrix has its " \
+	"diagonal: a dense matrix that is not square, or 'i j w' triplets? Add a "       \
+	"'# tasks N' line or give the format (--format dense|triplets)"
 
 /*
  * Recognise a triplets "# tasks N" line starting at p (the beginning of a

@@ -221,17 +221,20 @@ static bool looks_like_grf(const char *buf, size_t len)
 	return true;
 }
 
-/* A line with 3 tokens, the first two non-negative integers. */
-static bool triplet_shaped(tm_scan_t *sc, bool *data)
+/* A line with 3 tokens, the first two non-negative integers; *zero: its
+ * token `col` is the number 0 (a dense row's diagonal entry, see below). */
+static bool triplet_shaped(tm_scan_t *sc, bool *data, int col, bool *zero)
 {
 	tm_token_t t[3];
 	int n = 0;
+	double x;
 
 	while (n < 3 && tm_scan_token(sc, &t[n]))
 		n++;
 	*data = n > 0;
 	if (n == 0)
 		return true;
+	*zero = col < n && tm_tok_double(&t[col], &x) && x == 0.0;
 	return n == 3 && tm_scan_count_line(sc) == 0 && tok_nonneg_int(&t[0]) &&
 	       tok_nonneg_int(&t[1]);
 }
@@ -247,31 +250,67 @@ static bool triplet_shaped(tm_scan_t *sc, bool *data)
  *     integers, and there are not exactly 3 data lines -> triplets;
  *     3 such lines are the one shape that is also a valid dense matrix
  *     (3 x 3), and there dense wins: write "# tasks N" to say otherwise;
+ *     but when the first lines have a zero where a dense row has its
+ *     diagonal (line k's token k, k < 3) the file is as likely a dense
+ *     matrix that is not square (a 3-column matrix, a stray row: issue
+ *     21 saw "0 1 2 / 1 0 3" read as 2 tasks without a word): ambiguous,
+ *     refused by the readers under auto-detection;
  *  5. otherwise dense (whose reader then says what is wrong, if anything).
  * Data lines are lines with a token outside '#' comments.
  */
-int tm_affinity_detect(const char *buf, size_t len)
+int tm_affinity_detect_why(const char *buf, size_t len, const char **why, bool *ambiguous)
 {
 	tm_scan_t sc;
 	int64_t n, datalines = 0;
-	bool shaped = true, data;
+	bool shaped = true, data, zero = false, diag = true;
+	const char *dummy;
 
-	if (starts_mm_banner(buf, len))
+	why = why ? why : &dummy;
+	if (ambiguous)
+		*ambiguous = false;
+	if (starts_mm_banner(buf, len)) {
+		*why = "a %%MatrixMarket banner";
 		return TOPOMATCH_FORMAT_MM;
-	if (looks_like_grf(buf, len))
+	}
+	if (looks_like_grf(buf, len)) {
+		*why = "a Scotch graph header";
 		return TOPOMATCH_FORMAT_GRF;
+	}
 	tm_scan_init(&sc, buf, len, NULL, "#");
 	do {
-		if (tm_triplets_directive(sc.p, sc.end, &n))
+		if (tm_triplets_directive(sc.p, sc.end, &n)) {
+			*why = "a '# tasks N' line";
 			return TOPOMATCH_FORMAT_TRIPLETS;
+		}
 		if (shaped) {
-			shaped = triplet_shaped(&sc, &data);
+			shaped = triplet_shaped(&sc, &data, (int)datalines, &zero);
+			if (data && datalines < 3)
+				diag = diag && zero;
 			datalines += data;
 		}
 	} while (tm_scan_next_line(&sc));
-	if (shaped && datalines > 0 && datalines != 3)
+	if (shaped && datalines > 0 && datalines != 3) {
+		if (ambiguous)
+			*ambiguous = datalines >= 2 && diag;
+		*why = "every line 'i j w', no '# tasks N' line";
 		return TOPOMATCH_FORMAT_TRIPLETS;
+	}
+	*why = shaped && datalines == 3 ? "3 lines of 3 numbers: a 3 x 3 matrix" : "rows of numbers";
 	return TOPOMATCH_FORMAT_DENSE;
+}
+
+int tm_affinity_detect(const char *buf, size_t len)
+{
+	return tm_affinity_detect_why(buf, len, NULL, NULL);
+}
+
+int topomatch_affinity_detect(const char *buf, size_t len, const char **why, int *ambiguous)
+{
+	bool amb;
+	int f = tm_affinity_detect_why(buf ? buf : "", buf ? len : 0, why, &amb);
+	if (ambiguous)
+		*ambiguous = amb;
+	return f;
 }
 
 /* ------------------------------------------------------------------ */
@@ -329,8 +368,12 @@ int topomatch_affinity_read_buffer(const char *buf, size_t len, const char *name
 		return tm_rd_fail(&rd, line_at(buf, (size_t)rd.lim.max_bytes), TOPOMATCH_ELIMIT,
 				  "larger than the limit of %lld bytes",
 				  (long long)rd.lim.max_bytes);
-	if (format == TOPOMATCH_FORMAT_AUTO)
-		format = tm_affinity_detect(rd.buf, len);
+	if (format == TOPOMATCH_FORMAT_AUTO) {
+		bool ambiguous;
+		format = tm_affinity_detect_why(rd.buf, len, NULL, &ambiguous);
+		if (ambiguous)
+			return tm_rd_fail(&rd, 1, TOPOMATCH_EPARSE, "%s", TM_AMBIGUOUS_MSG);
+	}
 	tm_coo_init(&rd.coo);
 	int rc = run_reader(&rd, format, out);
 	tm_coo_free(&rd.coo);

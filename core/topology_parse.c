@@ -353,6 +353,16 @@ int topomatch_topology_parse(const char *text, const char *name, topomatch_topol
 	return tm_topology_parse_buf(text, strlen(text), name, out, err);
 }
 
+int topomatch_topology_parse_buffer(const char *buf, size_t len, const char *name,
+				    topomatch_topology_t **out, char *err)
+{
+	if (!buf) {
+		*out = NULL;
+		return tm_err(err, TOPOMATCH_EINVAL, "no target text");
+	}
+	return tm_topology_parse_buf(buf, len, name, out, err);
+}
+
 static int load_file(const char *path, topomatch_topology_t **out, char *err)
 {
 	char *buf;

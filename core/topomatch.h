@@ -839,6 +839,21 @@ TOPOMATCH_API int topomatch_blob_decode_env(const char *const *env, size_t nenv,
 					    topomatch_affinity_t **out,
 					    topomatch_blob_info_t *info, char *err);
 
+/*
+ * The pattern format auto-detection finds in buf (TOPOMATCH_FORMAT_DENSE,
+ * _MM, _TRIPLETS or _GRF), with a phrase saying why in *why (static, may
+ * be NULL) and, in *ambiguous (may be NULL), 1 when the text reads as
+ * well as a dense matrix that is not square as 'i j w' triplets: the
+ * readers refuse it under TOPOMATCH_FORMAT_AUTO.
+ */
+TOPOMATCH_API int topomatch_affinity_detect(const char *buf, size_t len, const char **why,
+					    int *ambiguous);
+
+/* topomatch_topology_parse() of len bytes (not NUL-terminated; a NUL byte
+ * is an error): a target read from a file, a pipe or a compressed file. */
+TOPOMATCH_API int topomatch_topology_parse_buffer(const char *buf, size_t len, const char *name,
+						  topomatch_topology_t **out, char *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,17 +8,30 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	fprintf(stderr, "topomatch %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "topomatch %s: warning: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -108,15 +121,24 @@ int cli_common_opt(const char *cmd, int c, const char *arg, struct cli_inputs *i
 	case OPT_JSON:
 		in->json = true;
 		return 1;
+	case 'q':
+		in->quiet = true;
+		return 1;
 	default:
 		return 0;
 	}
 }
 
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
 static bool is_yaml(const char *path)
 {
-	size_t n = strlen(path);
-	return (n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml"));
+	return has_suffix(path, ".yaml") || has_suffix(path, ".yml") ||
+	       has_suffix(path, ".yaml.gz") || has_suffix(path, ".yml.gz");
 }
 
 int64_t cli_target_npu(const struct cli_target *tg)
@@ -136,32 +158,205 @@ void cli_target_free(struct cli_target *tg)
 	memset(tg, 0, sizeof(*tg));
 }
 
-static int load_target(const char *arg, struct cli_target *tg, char *err)
+/*
+ * The whole of path ("-": stdin) through zlib, which reads gzip-compressed
+ * and plain input alike (sim reads .swf.gz the same way), from any file
+ * the kernel opens: regular files, pipes and <(...) process substitutions.
+ * At most max_bytes once decompressed: a small .gz cannot expand into an
+ * unbounded buffer.
+ */
+int cli_read_input(const char *cmd, const char *path, int64_t max_bytes, char **out,
+		   size_t *outlen)
 {
-	memset(tg, 0, sizeof(*tg));
-	if (!is_yaml(arg)) {
-		int rc = topomatch_topology_load(arg, &tg->own, err);
-		tg->t = tg->own;
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	struct stat st;
+	*out = NULL;
+	*outlen = 0;
+	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		cli_error(cmd, "%s: is a directory", name);
+		return CLI_FAIL;
+	}
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY) : dup(STDIN_FILENO);
+	gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+	if (!gz) {
+		cli_error(cmd, "%s: cannot open: %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return CLI_FAIL;
+	}
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap + 1);
+	int rc = buf ? CLI_OK : CLI_FAIL;
+	if (!buf)
+		cli_error(cmd, "%s: out of memory", name);
+	while (rc == CLI_OK) {
+		if (len == cap) {
+			char *nb = cap < SIZE_MAX / 4 ? realloc(buf, 2 * cap + 1) : NULL;
+			if (!nb) {
+				cli_error(cmd, "%s: out of memory after %zu bytes", name, len);
+				rc = CLI_FAIL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t want = cap - len > (1u << 30) ? (1u << 30) : cap - len;
+		int got = gzread(gz, buf + len, (unsigned)want);
+		if (got < 0) {
+			int zerr;
+			const char *msg = gzerror(gz, &zerr);
+			cli_error(cmd, "%s: read error: %s", name,
+				  zerr == Z_ERRNO ? strerror(errno) : msg);
+			rc = CLI_FAIL;
+		} else if (got == 0) {
+			/* a truncated gzip stream ends without an error from gzread */
+			int zerr;
+			const char *msg = gzerror(gz, &zerr);
+			if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
+				cli_error(cmd, "%s: read error: %s", name, msg);
+				rc = CLI_FAIL;
+			} else if (zerr == Z_BUF_ERROR) {
+				cli_error(cmd, "%s: truncated gzip data", name);
+				rc = CLI_FAIL;
+			}
+			break;
+		} else if ((uint64_t)(len += (size_t)got) > (uint64_t)max_bytes) {
+			/* the line that holds the first byte beyond the limit */
+			long long line = 1;
+			for (size_t i = 0; i < (size_t)max_bytes; i++)
+				line += buf[i] == '\n';
+			cli_error(cmd, "%s:%lld: larger than the limit of %lld bytes (--max-bytes)",
+				  name, line, (long long)max_bytes);
+			rc = CLI_FAIL;
+		}
+	}
+	gzclose(gz);
+	if (rc != CLI_OK) {
+		free(buf);
 		return rc;
 	}
-	int rc = topomatch_cluster_load(arg, &tg->cl, err);
-	if (rc == TOPOMATCH_OK)
-		tg->t = topomatch_cluster_topology(tg->cl);
-	return rc;
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return CLI_OK;
+}
+
+/* A cluster description's first key ("cluster:", "name:", "---"): Scotch
+ * targets start with a keyword that never has a colon. */
+static bool looks_like_yaml(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+			p++;
+		if (p < end && *p == '#') {
+			while (p < end && *p != '\n')
+				p++;
+			continue;
+		}
+		break;
+	}
+	if (end - p >= 3 && !memcmp(p, "---", 3))
+		return true;
+	while (p < end && *p != ' ' && *p != '\t' && *p != '\n' && *p != ':')
+		p++;
+	return p < end && *p == ':';
+}
+
+static int64_t max_bytes_of(const topomatch_limits_t *lim)
+{
+	return lim->max_bytes > 0 ? lim->max_bytes : TOPOMATCH_DEFAULT_MAX_BYTES;
+}
+
+/*
+ * -t ARG: "-" or the name of something that exists (a file, a pipe,
+ * /dev/fd/N from <(...)) is read, else ARG is the target text itself.
+ */
+static int load_target(const char *cmd, const char *arg, const topomatch_limits_t *lim,
+		       struct cli_target *tg)
+{
+	char err[TOPOMATCH_ERRLEN];
+	struct stat st;
+	memset(tg, 0, sizeof(*tg));
+	if (strcmp(arg, "-") && stat(arg, &st) != 0) {
+		if (topomatch_topology_load(arg, &tg->own, err) != TOPOMATCH_OK) {
+			cli_error(cmd, "%s", err);
+			return CLI_FAIL;
+		}
+		tg->t = tg->own;
+		return CLI_OK;
+	}
+	char *buf;
+	size_t len;
+	const char *name = strcmp(arg, "-") ? arg : "<stdin>";
+	if (cli_read_input(cmd, arg, max_bytes_of(lim), &buf, &len) != CLI_OK)
+		return CLI_FAIL;
+	int rc;
+	if (is_yaml(arg) || looks_like_yaml(buf, len)) {
+		/* relative paths in the description are relative to its file */
+		char *copy = strdup(arg);
+		const char *dir = copy && strcmp(arg, "-") ? dirname(copy) : NULL;
+		rc = topomatch_cluster_load_buffer(buf, len, name, dir, &tg->cl, err);
+		free(copy);
+		if (rc == TOPOMATCH_OK)
+			tg->t = topomatch_cluster_topology(tg->cl);
+	} else {
+		rc = topomatch_topology_parse_buffer(buf, len, name, &tg->own, err);
+		tg->t = tg->own;
+	}
+	free(buf);
+	if (rc != TOPOMATCH_OK) {
+		cli_error(cmd, "%s", err);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+int cli_load_target(const char *cmd, const struct cli_inputs *in, struct cli_target *tg)
+{
+	return load_target(cmd, in->topo, &in->limits, tg);
+}
+
+int cli_read_pattern(const char *cmd, const struct cli_inputs *in, topomatch_affinity_t **a)
+{
+	char err[TOPOMATCH_ERRLEN], *buf;
+	size_t len;
+	const char *name = strcmp(in->pattern, "-") ? in->pattern : "<stdin>";
+	*a = NULL;
+	if (cli_read_input(cmd, in->pattern, max_bytes_of(&in->limits), &buf, &len) != CLI_OK)
+		return CLI_FAIL;
+	const char *why = "--format";
+	int ambiguous = 0, format = in->format;
+	if (format == TOPOMATCH_FORMAT_AUTO)
+		format = topomatch_affinity_detect(buf, len, &why, &ambiguous);
+	/* the reader under auto refuses an ambiguous file, naming it */
+	int rc = topomatch_affinity_read_buffer(buf, len, name, ambiguous ? TOPOMATCH_FORMAT_AUTO
+									 : format,
+						&in->limits, a, err);
+	free(buf);
+	if (rc != TOPOMATCH_OK) {
+		cli_error(cmd, "%s", err);
+		return CLI_FAIL;
+	}
+	/* say what was read: a file of another shape than the user thought
+	 * shows here (issue 21: a 2 x 3 matrix silently read as triplets) */
+	if (!in->quiet)
+		fprintf(stderr, "pattern: %s: %s (%s), %lld tasks, %lld entries\n", name,
+			topomatch_format_name(format), why,
+			(long long)topomatch_affinity_ntasks(*a),
+			(long long)topomatch_affinity_nnz(*a));
+	return CLI_OK;
 }
 
 int cli_load(const char *cmd, const struct cli_inputs *in, struct cli_target *tg,
 	     topomatch_affinity_t **a)
 {
-	char err[TOPOMATCH_ERRLEN];
 	*a = NULL;
-	if (load_target(in->topo, tg, err) != TOPOMATCH_OK) {
-		cli_error(cmd, "%s", err);
+	if (!strcmp(in->topo, "-") && !strcmp(in->pattern, "-"))
+		return cli_usage_error(cmd, "-t - and -c - cannot both read stdin");
+	if (cli_load_target(cmd, in, tg) != CLI_OK)
 		return CLI_FAIL;
-	}
-	if (topomatch_affinity_read_file(in->pattern, in->format, &in->limits, a, err) !=
-	    TOPOMATCH_OK) {
-		cli_error(cmd, "%s", err);
+	if (cli_read_pattern(cmd, in, a) != CLI_OK) {
 		cli_target_free(tg);
 		return CLI_FAIL;
 	}
@@ -169,53 +364,135 @@ int cli_load(const char *cmd, const struct cli_inputs *in, struct cli_target *tg
 }
 
 /* JSON has no inf/nan; the metrics are finite, but never print invalid JSON. */
-static void json_number(double x)
+json_object *cli_json_double(double x)
 {
-	if (isfinite(x))
-		printf("%.17g", x);
-	else
-		printf("null");
+	/* %.17g as before (an integer stays "120000": scripts that read the
+	 * number with sed see what they saw), not json-c's "120000.0" */
+	char s[40];
+	if (!isfinite(x))
+		return NULL;
+	snprintf(s, sizeof(s), "%.17g", x);
+	return json_object_new_double_s(x, s);
 }
 
-void cli_print_metrics(const char *mapper, int64_t ntasks, const topomatch_topology_t *t,
-		       const topomatch_metrics_t *m, double time_s, bool json)
+/* The one style of every --json output: indented by 2, one key a line. */
+int cli_json_print(const char *cmd, json_object *o)
 {
-	const struct {
-		const char *key;
-		double v;
-	} f[] = {
-		{ "hop_bytes", m->hop_bytes },
-		{ "sum_com", m->sum_com },
-		{ "max_com", m->max_com },
-		{ "avg_task_hop_bytes", m->avg_task_hop_bytes },
-		{ "max_task_hop_bytes", m->max_task_hop_bytes },
-		{ "max_link_load", m->max_link_load },
-		{ "time_s", time_s },
-	};
+	const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_SPACED |
+							       JSON_C_TO_STRING_NOSLASHESCAPE)
+			  : NULL;
+	int rc = CLI_FAIL;
+	if (!s)
+		cli_error(cmd, "out of memory");
+	else if (printf("%s\n", s) < 0 || fflush(stdout))
+		cli_error(cmd, "stdout: write failed");
+	else
+		rc = CLI_OK;
+	json_object_put(o);
+	return rc;
+}
+
+static const char *kind_name(int kind)
+{
+	switch (kind) {
+	case TOPOMATCH_TOPO_TREE: return "tree";
+	case TOPOMATCH_TOPO_TORUS: return "torus";
+	case TOPOMATCH_TOPO_MESH: return "mesh";
+	case TOPOMATCH_TOPO_HCUB: return "hypercube";
+	default: return "graph";
+	}
+}
+
+json_object *cli_json_topology(const struct cli_target *tg)
+{
+	char desc[4096];
+	json_object *o = json_object_new_object();
+	topomatch_topology_describe(tg->t, desc, sizeof(desc));
+	json_object_object_add(o, "description", json_object_new_string(desc));
+	json_object_object_add(o, "kind", json_object_new_string(kind_name(
+						  topomatch_topology_kind(tg->t))));
+	json_object_object_add(o, "pus", json_object_new_int64(cli_target_npu(tg)));
+	json_object_object_add(o, "positions",
+			       json_object_new_int64(topomatch_topology_npu(tg->t)));
+	if (tg->cl) {
+		json_object_object_add(o, "cluster",
+				       json_object_new_string(topomatch_cluster_name(tg->cl)));
+		json_object_object_add(o, "network",
+				       json_object_new_string(topomatch_cluster_network(tg->cl)));
+		json_object_object_add(o, "nodes",
+				       json_object_new_int64(topomatch_cluster_nnodes(tg->cl)));
+	}
+	return o;
+}
+
+static const char *const metric_keys[] = { "hop_bytes", "sum_com", "max_com",
+					   "avg_task_hop_bytes", "max_task_hop_bytes",
+					   "max_link_load" };
+
+static void metric_values(const topomatch_metrics_t *m, double v[6])
+{
+	v[0] = m->hop_bytes;
+	v[1] = m->sum_com;
+	v[2] = m->max_com;
+	v[3] = m->avg_task_hop_bytes;
+	v[4] = m->max_task_hop_bytes;
+	v[5] = m->max_link_load;
+}
+
+/* The mapping's hop-bytes over the natural placement's (1 when both are
+ * 0: a pattern without traffic between PUs is as good either way). */
+static double vs_natural(const struct cli_report *r)
+{
+	double a = r->m->hop_bytes, b = r->natural->hop_bytes;
+	return b > 0 ? a / b : a > 0 ? INFINITY : 1.0;
+}
+
+int cli_report_print(const char *cmd, FILE *f, const struct cli_report *r, bool json)
+{
+	double v[6];
+	metric_values(r->m, v);
 	if (json) {
-		/* mapper is one of our own names: no escaping needed */
-		printf("{\"mapper\": \"%s\", \"tasks\": %lld", mapper, (long long)ntasks);
-		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-			printf(", \"%s\": ", f[i].key);
-			json_number(f[i].v);
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "mapper", json_object_new_string(r->mapper));
+		if (r->reason)
+			json_object_object_add(o, "reason", json_object_new_string(r->reason));
+		json_object_object_add(o, "tasks", json_object_new_int64(r->ntasks));
+		json_object_object_add(o, "topology", cli_json_topology(r->tg));
+		for (int i = 0; i < 6; i++)
+			json_object_object_add(o, metric_keys[i], cli_json_double(v[i]));
+		if (r->natural) {
+			json_object_object_add(o, "natural_hop_bytes",
+					       cli_json_double(r->natural->hop_bytes));
+			json_object_object_add(o, "hop_bytes_vs_natural",
+					       cli_json_double(vs_natural(r)));
 		}
-		printf("}\n");
-		return;
+		json_object_object_add(o, "time_s", cli_json_double(r->time_s));
+		if (r->pu) {
+			json_object *a = json_object_new_array_ext((int)r->ntasks);
+			for (int64_t i = 0; i < r->ntasks; i++)
+				json_object_array_add(a, json_object_new_int64(r->pu[i]));
+			json_object_object_add(o, "mapping", a);
+		}
+		return cli_json_print(cmd, o);
 	}
 	char desc[256];
-	topomatch_topology_describe(t, desc, sizeof(desc));
-	printf("mapper              %s\n", mapper);
-	printf("tasks               %lld\n", (long long)ntasks);
-	printf("topology            %s (%lld PUs)\n", desc, (long long)topomatch_topology_npu(t));
-	for (size_t i = 0; i + 1 < sizeof(f) / sizeof(f[0]); i++)
-		printf("%-20s%.15g\n", f[i].key, f[i].v);
-	printf("%-20s%.6f\n", "time_s", time_s);
-}
-
-static bool has_suffix(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-	return n >= m && !strcmp(s + n - m, suf);
+	topomatch_topology_describe(r->tg->t, desc, sizeof(desc));
+	fprintf(f, "mapper              %s\n", r->mapper);
+	if (r->reason)
+		fprintf(f, "why                 %s\n", r->reason);
+	fprintf(f, "tasks               %lld\n", (long long)r->ntasks);
+	fprintf(f, "topology            %s (%lld PUs)\n", desc, (long long)cli_target_npu(r->tg));
+	for (int i = 0; i < 6; i++)
+		fprintf(f, "%-20s%.15g\n", metric_keys[i], v[i]);
+	if (r->natural) {
+		fprintf(f, "%-20s%.15g\n", "natural_hop_bytes", r->natural->hop_bytes);
+		fprintf(f, "%-20s%.4f (hop-bytes / the natural placement's, task i on the "
+			   "i-th PU; below 1 is better)\n",
+			"vs_natural", vs_natural(r));
+	}
+	fprintf(f, "%-20s%.6f\n", "time_s", r->time_s);
+	return fflush(f) ? CLI_FAIL : CLI_OK;
 }
 
 static int output_format(const char *out, int format)
@@ -294,4 +571,18 @@ int cli_output_format(const char *cmd, const char *arg, int *format)
 		return cli_usage_error(cmd, "--format: '%s' is not one of dense, mm, triplets, grf",
 				       arg);
 	return CLI_OK;
+}
+
+bool cli_mapper_ok(const char *cmd, const char *name)
+{
+	size_t len = strcspn(name, ":");
+	char known[512] = "";
+	for (const char *const *n = topomatch_mapper_names(); *n; n++) {
+		if (strlen(*n) == len && !strncmp(*n, name, len))
+			return true;
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+			 known[0] ? ", " : "", *n);
+	}
+	cli_usage_error(cmd, "unknown mapper '%.*s' (known: %s)", (int)len, name, known);
+	return false;
 }

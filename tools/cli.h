@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <json.h>
+
 #include "topomatch.h"
 #include "topomatch_cluster.h"
 
@@ -44,6 +46,7 @@ enum {
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },        \
 	{ "max-nnz", required_argument, NULL, OPT_MAX_NNZ },            \
 	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },        \
+	{ "quiet", no_argument, NULL, 'q' },                            \
 	{ "help", no_argument, NULL, 'h' }
 
 /* Inputs common to map and eval. */
@@ -53,10 +56,13 @@ struct cli_inputs {
 	int format;
 	topomatch_limits_t limits;
 	bool json;
+	bool quiet; /* -q: no "pattern: ..." line on stderr */
 };
 
 /* "topomatch CMD: message" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "topomatch CMD: warning: message" on stderr. */
+void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Usage error: message plus "Try 'topomatch CMD --help'."; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -67,7 +73,7 @@ bool cli_uint64(const char *cmd, const char *opt, const char *s, uint64_t *v);
 bool cli_double(const char *cmd, const char *opt, const char *s, double min, double max,
 		double *v);
 
-/* Handle an option shared by map/eval (--format, --max-*, --json);
+/* Handle an option shared by map/eval (--format, --max-*, --json, -q);
  * returns 1 when handled, 0 when not one of them, -1 on a bad value. */
 int cli_common_opt(const char *cmd, int c, const char *arg, struct cli_inputs *in);
 
@@ -88,13 +94,52 @@ int64_t cli_target_npu(const struct cli_target *tg);
 int64_t cli_target_topology_pu(const struct cli_target *tg, int64_t pu);
 void cli_target_free(struct cli_target *tg);
 
-/* Load target and pattern; prints the error and returns CLI_FAIL on failure. */
+/*
+ * Read all of path ("-": stdin; pipes, <(...), gzip-compressed files) into
+ * a NUL-terminated buffer of at most max_bytes (decompressed); errors are
+ * printed as cmd's.  CLI_OK or CLI_FAIL.
+ */
+int cli_read_input(const char *cmd, const char *path, int64_t max_bytes, char **buf,
+		   size_t *len);
+
+/* -t: a file (or pipe, or .gz) holding a Scotch target or a cluster
+ * description (by its .yaml/.yml name or its "key:" first line), or the
+ * target text itself.  Prints the error and returns CLI_FAIL on failure. */
+int cli_load_target(const char *cmd, const struct cli_inputs *in, struct cli_target *tg);
+
+/* -c: the pattern, with "pattern: FILE: FORMAT (why), N tasks, M entries"
+ * on stderr unless in->quiet; ambiguous files are refused. */
+int cli_read_pattern(const char *cmd, const struct cli_inputs *in, topomatch_affinity_t **a);
+
+/* Both; prints the error and returns CLI_FAIL on failure. */
 int cli_load(const char *cmd, const struct cli_inputs *in, struct cli_target *tg,
 	     topomatch_affinity_t **a);
 
-/* Print metrics (text or one JSON object) to stdout. */
-void cli_print_metrics(const char *mapper, int64_t ntasks, const topomatch_topology_t *t,
-		       const topomatch_metrics_t *m, double time_s, bool json);
+/* A mapping's report (map, eval). */
+struct cli_report {
+	const char *mapper;
+	const char *reason;                 /* why this mapper; NULL: none */
+	int64_t ntasks;
+	const struct cli_target *tg;
+	const topomatch_metrics_t *m;
+	const topomatch_metrics_t *natural; /* NULL: no comparison */
+	double time_s;
+	const int64_t *pu;                  /* non-NULL: JSON has "mapping" */
+};
+
+/* Text to f, or JSON (pretty, one object) to stdout.  CLI_OK or CLI_FAIL. */
+int cli_report_print(const char *cmd, FILE *f, const struct cli_report *r, bool json);
+
+/* JSON helpers: every --json output is printed by cli_json_print
+ * (indented, one key a line; takes o's reference).  NULL (JSON null) for
+ * a number that is not finite. */
+int cli_json_print(const char *cmd, json_object *o);
+json_object *cli_json_double(double x);
+json_object *cli_json_topology(const struct cli_target *tg);
+
+/* A mapper name for --mapper (options after a colon allowed); else a
+ * usage error listing the known names, and false. */
+bool cli_mapper_ok(const char *cmd, const char *name);
 
 /* --format of an output (dense, mm, triplets, grf; not auto) into
  * *format: CLI_OK, or a usage error's exit status. */

@@ -19,12 +19,14 @@ static const char help[] =
 	"\n"
 	"  -t, --topology TOPO     Scotch target string or a file holding one, or a\n"
 	"                          cluster description (.yaml, topomatch.yaml(5))\n"
-	"  -c, --pattern FILE      communication pattern ('-' = stdin)\n"
+	"  -c, --pattern FILE      communication pattern ('-' = stdin, a pipe or\n"
+	"                          <(...), .gz read too); stderr says what was read\n"
 	"  -s, --mapping FILE      the mapping to evaluate\n"
 	"      --format FMT        force the pattern format: dense, mm, triplets, grf\n"
-	"  -o, --oversub F         refuse mappings with more than F tasks on a PU\n"
-	"                          (default: any number)\n"
+	"      --oversub F         refuse mappings with more than F tasks on a PU\n"
+	"                          (default: any number; was -o)\n"
 	"      --json              print only one JSON object on stdout\n"
+	"  -q, --quiet             no \"pattern: ...\" line on stderr\n"
 	"      --max-tasks N, --max-nnz N, --max-bytes N   pattern limits\n"
 	"  -h, --help              this text\n"
 	"\n"
@@ -35,7 +37,7 @@ int cmd_eval(int argc, char **argv)
 	static const struct option longopts[] = {
 		CLI_INPUT_LONGOPTS,
 		{ "mapping", required_argument, NULL, 's' },
-		{ "oversub", required_argument, NULL, 'o' },
+		{ "oversub", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_inputs in = { .format = TOPOMATCH_FORMAT_AUTO };
@@ -44,7 +46,7 @@ int cmd_eval(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:c:s:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:c:s:o:qh", longopts, NULL)) != -1) {
 		int r = cli_common_opt("eval", c, optarg, &in);
 		if (r < 0)
 			return CLI_USAGE;
@@ -54,10 +56,13 @@ int cmd_eval(int argc, char **argv)
 		case 't': in.topo = optarg; break;
 		case 'c': in.pattern = optarg; break;
 		case 's': mapfile = optarg; break;
-		case 'o':
+		case 'O':
 			if (!cli_int64("eval", "--oversub", optarg, 1, INT32_MAX, &oversub))
 				return CLI_USAGE;
 			break;
+		case 'o': /* map's -o is its output now: one meaning for -o */
+			return cli_usage_error("eval", "-o is no longer the oversubscription "
+						       "factor: --oversub %s", optarg);
 		case 'h': fputs(help, stdout); return CLI_OK;
 		case ':': return cli_usage_error("eval", "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_usage_error("eval", "unknown option '%s'", argv[optind - 1]);
@@ -90,8 +95,9 @@ int cmd_eval(int argc, char **argv)
 		else if (topomatch_metrics_compute(a, tg.t, pu, &m, err))
 			cli_error("eval", "%s", err);
 		else {
-			cli_print_metrics("given", n, tg.t, &m, 0.0, in.json);
-			rc = CLI_OK;
+			struct cli_report rep = { .mapper = "given", .ntasks = n, .tg = &tg,
+						  .m = &m };
+			rc = cli_report_print("eval", stdout, &rep, in.json);
 		}
 	}
 	free(pu);

@@ -164,14 +164,8 @@ static int parse_args(int argc, char **argv, struct args *x)
 				       "--comm-pattern file)");
 	if (x->squeue_json && !strcmp(x->squeue_json, "-") && !strcmp(x->pattern, "-"))
 		return cli_usage_error("explain", "--squeue-json - and -c - both want stdin");
-	if (x->mapper) {
-		size_t len = strcspn(x->mapper, ":");
-		const char *const *n = topomatch_mapper_names();
-		while (*n && !(strlen(*n) == len && !strncmp(*n, x->mapper, len)))
-			n++;
-		if (!*n)
-			return cli_usage_error("explain", "unknown mapper '%s'", x->mapper);
-	}
+	if (x->mapper && !cli_mapper_ok("explain", x->mapper))
+		return CLI_USAGE;
 	return CLI_OK;
 }
 

@@ -1,6 +1,8 @@
 /*
  * cmd_map.c - `topomatch map`: compute a mapping and report its metrics.
- * Option letters follow TopoMatch's `mapping` tool (-t, -c, -b, -o).
+ * Option letters follow TopoMatch's `mapping` tool (-t, -c, -b), and the
+ * habits of Slurm users (-w/--nodelist a host list) and of most tools
+ * (-o/--output the output file; oversubscription is --oversub, issue 21).
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -25,15 +27,18 @@ static const char help[] =
 	"                          holding one, or a cluster description (a\n"
 	"                          .yaml file, topomatch.yaml(5)) whose PU ids\n"
 	"                          -b and --out then use\n"
-	"  -c, --pattern FILE      communication pattern ('-' = stdin)\n"
+	"                          ('-' = stdin, a pipe or <(...), .gz read too)\n"
+	"  -c, --pattern FILE      communication pattern ('-' = stdin, a pipe or\n"
+	"                          <(...), .gz read too); stderr says what was read\n"
 	"      --format FMT        force the pattern format: dense, mm, triplets, grf\n"
 	"  -b, --constraints FILE  allowed PU ids, whitespace-separated\n"
-	"      --nodes HOSTLIST    with a cluster description: only the PUs of\n"
-	"                          these nodes (an allocation, e.g. n[005-008])\n"
+	"  -w, --nodelist HOSTLIST with a cluster description: only the PUs of\n"
+	"                          these nodes (an allocation, e.g. n[005-008];\n"
+	"                          --nodes: deprecated alias)\n"
 	"      --cpus-per-task N   with a cluster description: each task takes N\n"
 	"                          PUs of one node (srun -c N); --out gives the\n"
 	"                          first PU of each task's N\n"
-	"  -o, --oversub F         at most F tasks per PU (default 1)\n"
+	"      --oversub F         at most F tasks per PU (default 1; was -o)\n"
 	"      --mapper NAME       auto (default: TopoMatch's choice for the\n"
 	"                          topology, refined by local search, kept when\n"
 	"                          it beats round-robin),\n"
@@ -71,14 +76,21 @@ static const char help[] =
 	"                          placement, and a note on stderr; a run that\n"
 	"                          ends within SEC gives what it gives without\n"
 	"                          a budget\n"
-	"      --out FILE          write the mapping: one line per task, its PU id\n"
-	"                          ('-' = stdout)\n"
-	"      --json              print only one JSON object on stdout\n"
+	"  -o, --output, --out FILE  write the mapping: one line per task, its PU\n"
+	"                          id ('-' = stdout: the metrics then go to stderr)\n"
+	"      --json              print only one JSON object on stdout (metrics,\n"
+	"                          topology, why this mapper)\n"
+	"      --json-mapping      --json with the mapping in it (\"mapping\")\n"
+	"  -q, --quiet             no \"pattern: ...\" line on stderr\n"
 	"      --max-tasks N, --max-nnz N, --max-bytes N\n"
 	"                          limits on the pattern (defaults 4194304 tasks,\n"
-	"                          268435456 non-zeros, 4 GiB)\n"
+	"                          268435456 non-zeros, 4 GiB; --max-bytes also\n"
+	"                          bounds a target file)\n"
 	"  -h, --help              this text\n"
 	"\n"
+	"\n"
+	"The metrics end with the natural placement's hop-bytes (task i on the\n"
+	"i-th PU, what Slurm and mpirun do) and the ratio to it.\n"
 	"Exit status: 0 success, 1 bad input or failed mapping, 2 bad usage.\n"
 	"See topomatch-map(1).\n";
 
@@ -88,8 +100,36 @@ struct map_args {
 	const char *nodes;
 	int64_t cpus_per_task;
 	const char *out;
+	bool json_mapping;
+	/* options given, for the warning on those the mapper ignores */
+	bool tau, sparse, threads;
 	topomatch_map_opts_t opts;
 };
+
+enum {
+	OPT_NODELIST = OPT_FIRST_PRIVATE,
+	OPT_CPT,
+	OPT_THREADS,
+	OPT_REFINE,
+	OPT_NODES_OLD,
+	OPT_OVERSUB,
+	OPT_JSON_MAPPING,
+};
+
+/*
+ * -o was the oversubscription factor (TopoMatch's letter) until users,
+ * who type `-o out.map`, asked for the usual meaning (issue 21).  A
+ * number after -o is most likely an old command line: refused with the
+ * new spelling rather than writing a file called "2".
+ */
+static int old_oversub(const char *arg)
+{
+	if (arg[0] && strspn(arg, "0123456789") == strlen(arg))
+		return cli_usage_error("map", "-o is the output file now: for at most %s tasks "
+					      "per PU, --oversub %s (a file named '%s': --out ./%s)",
+				       arg, arg, arg, arg);
+	return CLI_OK;
+}
 
 /* --threads 0: one thread per online CPU, within the library's bound. */
 static int online_cpus(void)
@@ -103,24 +143,27 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 	static const struct option longopts[] = {
 		CLI_INPUT_LONGOPTS,
 		{ "constraints", required_argument, NULL, 'b' },
-		{ "nodes", required_argument, NULL, OPT_FIRST_PRIVATE },
-		{ "cpus-per-task", required_argument, NULL, OPT_FIRST_PRIVATE + 1 },
-		{ "threads", required_argument, NULL, OPT_FIRST_PRIVATE + 2 },
-		{ "refine", no_argument, NULL, OPT_FIRST_PRIVATE + 3 },
-		{ "oversub", required_argument, NULL, 'o' },
+		{ "nodelist", required_argument, NULL, 'w' },
+		{ "nodes", required_argument, NULL, OPT_NODES_OLD },
+		{ "cpus-per-task", required_argument, NULL, OPT_CPT },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "refine", no_argument, NULL, OPT_REFINE },
+		{ "oversub", required_argument, NULL, OPT_OVERSUB },
 		{ "mapper", required_argument, NULL, OPT_MAPPER },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "time-budget", required_argument, NULL, OPT_BUDGET },
 		{ "tau", required_argument, NULL, OPT_TAU },
 		{ "sparse-factor", required_argument, NULL, OPT_SPARSE },
 		{ "out", required_argument, NULL, OPT_OUT },
+		{ "output", required_argument, NULL, OPT_OUT },
+		{ "json-mapping", no_argument, NULL, OPT_JSON_MAPPING },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	int64_t v;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:c:b:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:c:b:w:o:qh", longopts, NULL)) != -1) {
 		int r = cli_common_opt("map", c, optarg, &m->in);
 		if (r < 0)
 			return CLI_USAGE;
@@ -130,18 +173,23 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		case 't': m->in.topo = optarg; break;
 		case 'c': m->in.pattern = optarg; break;
 		case 'b': m->constraints = optarg; break;
-		case OPT_FIRST_PRIVATE: m->nodes = optarg; break;
-		case OPT_FIRST_PRIVATE + 1:
+		case OPT_NODES_OLD:
+			cli_warn("map", "--nodes is deprecated (in Slurm it is a node count): "
+					"use -w/--nodelist");
+			/* fall through */
+		case 'w': m->nodes = optarg; break;
+		case OPT_CPT:
 			if (!cli_int64("map", "--cpus-per-task", optarg, 1, 1024, &m->cpus_per_task))
 				return CLI_USAGE;
 			break;
-		case OPT_FIRST_PRIVATE + 2:
+		case OPT_THREADS:
 			if (!cli_int64("map", "--threads", optarg, 0, 256, &v))
 				return CLI_USAGE;
 			m->opts.threads = v > 0 ? (int)v : online_cpus();
+			m->threads = true;
 			break;
-		case OPT_FIRST_PRIVATE + 3: m->opts.refine = 1; break;
-		case 'o':
+		case OPT_REFINE: m->opts.refine = 1; break;
+		case OPT_OVERSUB:
 			if (!cli_int64("map", "--oversub", optarg, 1, 1024, &v))
 				return CLI_USAGE;
 			m->opts.oversub = (int)v;
@@ -159,13 +207,21 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 		case OPT_TAU:
 			if (!cli_double("map", "--tau", optarg, 1, 1e15, &m->opts.tau))
 				return CLI_USAGE;
+			m->tau = true;
 			break;
 		case OPT_SPARSE:
 			if (!cli_double("map", "--sparse-factor", optarg, 0, 1,
 					&m->opts.sparse_factor))
 				return CLI_USAGE;
+			m->sparse = true;
+			break;
+		case 'o':
+			if (old_oversub(optarg) != CLI_OK)
+				return CLI_USAGE;
+			m->out = optarg;
 			break;
 		case OPT_OUT: m->out = optarg; break;
+		case OPT_JSON_MAPPING: m->json_mapping = m->in.json = true; break;
 		case 'h': fputs(help, stdout); exit(CLI_OK);
 		case ':': return cli_usage_error("map", "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_usage_error("map", "unknown option '%s'", argv[optind - 1]);
@@ -176,16 +232,6 @@ static int parse_args(int argc, char **argv, struct map_args *m)
 	if (!m->in.topo || !m->in.pattern)
 		return cli_usage_error("map", "both -t TOPOLOGY and -c PATTERN are needed");
 	return CLI_OK;
-}
-
-/* A mapper name, maybe with options after a colon ("greedymap:order=bfs"). */
-static bool mapper_known(const char *name)
-{
-	size_t len = strcspn(name, ":");
-	for (const char *const *n = topomatch_mapper_names(); *n; n++)
-		if (strlen(*n) == len && !strncmp(*n, name, len))
-			return true;
-	return false;
 }
 
 static int write_mapping(const char *path, const int64_t *pu, int64_t n)
@@ -267,15 +313,102 @@ static int use_slots(const struct cli_target *tg, int64_t per, int64_t **allowed
 	return rc;
 }
 
+/*
+ * Why the mapper that produced the mapping did, for the report: auto
+ * follows TopoMatch's Fig. 3 (mapper.c, map_auto), tries more candidates
+ * on small whole trees and whole grids, and keeps the natural placement
+ * unless something beats it; saying which of these happened is what a
+ * user needs to judge the result (issue 21).
+ */
+static void reason(const struct map_args *m, const struct cli_target *tg,
+		   const topomatch_map_result_t *res, char *buf, size_t len)
+{
+	const char *name = m->opts.mapper ? m->opts.mapper : "auto";
+	if (strcmp(name, "auto")) {
+		if (!strncmp(res->mapper, "portfolio:", 10))
+			snprintf(buf, len, "--mapper portfolio: %s had the lowest hop-bytes of "
+					   "round-robin, auto's choice, eagermap and greedymap",
+				 res->mapper + 10);
+		else
+			snprintf(buf, len, "--mapper %s", name);
+		return;
+	}
+	bool tree = topomatch_topology_kind(tg->t) == TOPOMATCH_TOPO_TREE;
+	bool constrained = m->opts.allowed ||
+			   (tg->cl && topomatch_topology_npu(tg->t) != cli_target_npu(tg));
+	const char *fig3 = !tree ? "scotch" : constrained ? "topomatch-const" : "treematch";
+	const char *where = !tree ? "not a tree"
+			    : constrained ? "a tree with constraints (allowed PUs)"
+					  : "a tree, every PU allowed";
+	int k = snprintf(buf, len, "auto: %s, so TopoMatch's Fig. 3 runs %s (refined); ", where,
+			 fig3);
+	if (k < 0 || (size_t)k >= len)
+		return;
+	if (!strcmp(res->mapper, "round-robin"))
+		snprintf(buf + k, len - (size_t)k, "it did not beat the natural placement "
+						     "(task i on the i-th PU), which is kept");
+	else if (!strcmp(res->mapper, fig3))
+		snprintf(buf + k, len - (size_t)k, "it had the lowest hop-bytes%s",
+			 tree && !constrained ? " (topomatch-const and scotch are also "
+						"tried on small jobs)" : "");
+	else
+		snprintf(buf + k, len - (size_t)k, "%s, also tried on %s, had lower hop-bytes",
+			 res->mapper, tree ? "small whole trees" : "whole meshes and tori");
+}
+
+/* Options the chosen mapper does not read: said, not silently dropped. */
+static void warn_ignored(const struct map_args *m, const struct cli_target *tg)
+{
+	const char *name = m->opts.mapper ? m->opts.mapper : "auto";
+	size_t len = strcspn(name, ":");
+	bool combined = !strncmp(name, "auto", len) || !strncmp(name, "portfolio", len);
+	bool tree = topomatch_topology_kind(tg->t) == TOPOMATCH_TOPO_TREE;
+	if (m->tau && !(len == 9 && !strncmp(name, "treematch", 9)) && !(combined && tree))
+		cli_warn("map", "--tau is ignored by %.*s%s (it tunes treematch, which auto and "
+				"portfolio run on trees only)",
+			 (int)len, name, combined ? " on this topology" : "");
+	if (m->sparse && !(len == 6 && !strncmp(name, "scotch", 6)) && !combined)
+		cli_warn("map", "--sparse-factor is ignored by %.*s (it tunes scotch, auto and "
+				"portfolio)", (int)len, name);
+	if (m->threads && !(len == 9 && !strncmp(name, "portfolio", 9)) &&
+	    !(len == 8 && !strncmp(name, "eagermap", 8)) &&
+	    !(len == 9 && !strncmp(name, "parmapper", 9)))
+		cli_warn("map", "--threads is ignored by %.*s (portfolio, eagermap and parmapper "
+				"use threads)", (int)len, name);
+	if (m->opts.refine && combined)
+		cli_warn("map", "--refine is ignored by %.*s, which always refines", (int)len, name);
+}
+
+/* The natural placement under the same constraints: what Slurm and
+ * mpirun do without a pattern, the yardstick of the report. */
+static int natural(const struct cli_target *tg, const topomatch_affinity_t *a,
+		   const topomatch_map_opts_t *o, topomatch_metrics_t *met, char *err)
+{
+	int64_t n = topomatch_affinity_ntasks(a), *pu = malloc((size_t)n * sizeof(*pu) + 1);
+	if (!pu)
+		return oom(err);
+	topomatch_map_opts_t rr = *o;
+	topomatch_map_result_t res;
+	rr.mapper = "round-robin";
+	rr.refine = 0;
+	int rc = map(tg, a, &rr, pu, &res, err);
+	if (rc == TOPOMATCH_OK)
+		rc = metrics_of(tg, a, pu, met, err);
+	free(pu);
+	return rc;
+}
+
 static int run(struct map_args *m, const struct cli_target *tg, topomatch_affinity_t *a)
 {
 	char err[TOPOMATCH_ERRLEN];
 	int64_t n = topomatch_affinity_ntasks(a);
 	int64_t *allowed = NULL, nallowed = 0;
 	if (m->nodes && !tg->cl) {
-		return cli_usage_error("map", "--nodes needs a cluster description (-t FILE.yaml)");
+		return cli_usage_error("map", "-w/--nodelist needs a cluster description "
+					      "(-t FILE.yaml)");
 	} else if (m->nodes && m->constraints) {
-		return cli_usage_error("map", "--nodes and -b both restrict the PUs: give one");
+		return cli_usage_error("map", "-w/--nodelist and -b both restrict the PUs: "
+					      "give one");
 	} else if (m->constraints || m->nodes) {
 		int rc = m->nodes ? topomatch_cluster_hostlist_pus(tg->cl, m->nodes, &allowed,
 								   &nallowed, err)
@@ -303,24 +436,31 @@ static int run(struct map_args *m, const struct cli_target *tg, topomatch_affini
 		m->opts.allowed = allowed;
 		m->opts.nallowed = nallowed;
 	}
+	warn_ignored(m, tg);
 	int64_t *pu = malloc((size_t)n * sizeof(*pu) + 1);
 	topomatch_map_result_t res;
-	topomatch_metrics_t met;
+	topomatch_metrics_t met, nat;
 	int rc = CLI_FAIL;
+	bool to_stdout = m->out && !strcmp(m->out, "-");
 	if (!pu)
 		cli_error("map", "out of memory");
 	else if (map(tg, a, &m->opts, pu, &res, err) != TOPOMATCH_OK ||
-		 metrics_of(tg, a, pu, &met, err) != TOPOMATCH_OK)
+		 metrics_of(tg, a, pu, &met, err) != TOPOMATCH_OK ||
+		 natural(tg, a, &m->opts, &nat, err) != TOPOMATCH_OK)
 		cli_error("map", "%s", err);
 	else if (!m->out || (rc = write_mapping(m->out, pu, n)) == CLI_OK) {
+		char why[512];
+		reason(m, tg, &res, why, sizeof(why));
 		if (res.fell_back)
 			fprintf(stderr, "topomatch map: time budget of %g s exceeded; "
 					"kept the best mapping found so far (%s)\n",
 				m->opts.time_budget_s, res.mapper);
-		/* with --out - the mapping owns stdout */
-		if (!(m->out && !strcmp(m->out, "-")))
-			cli_print_metrics(res.mapper, n, tg->t, &met, res.time_s, m->in.json);
-		rc = CLI_OK;
+		struct cli_report r = { .mapper = res.mapper, .reason = why, .ntasks = n,
+					.tg = tg, .m = &met, .natural = &nat,
+					.time_s = res.time_s,
+					.pu = m->json_mapping ? pu : NULL };
+		/* with --out - the mapping owns stdout: the metrics go to stderr */
+		rc = cli_report_print("map", to_stdout ? stderr : stdout, &r, m->in.json);
 	}
 	free(pu);
 	free(allowed);
@@ -334,10 +474,11 @@ int cmd_map(int argc, char **argv)
 	int rc = parse_args(argc, argv, &m);
 	if (rc != CLI_OK)
 		return rc;
-	if (m.opts.mapper && !mapper_known(m.opts.mapper))
-		return cli_usage_error("map", "unknown mapper '%s'", m.opts.mapper);
+	if (m.opts.mapper && !cli_mapper_ok("map", m.opts.mapper))
+		return CLI_USAGE;
 	if (m.in.json && m.out && !strcmp(m.out, "-"))
-		return cli_usage_error("map", "--json and --out - both want stdout");
+		return cli_usage_error("map", "--json and --out - both want stdout "
+					      "(--json-mapping puts the mapping in the JSON)");
 	struct cli_target tg;
 	topomatch_affinity_t *a;
 	rc = cli_load("map", &m.in, &tg, &a);

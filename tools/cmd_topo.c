@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "topomatch_cluster.h"
 
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,8 @@ int cmd_topo(int argc, char **argv);
 
 static const char help[] =
 	"Usage: topomatch topo check FILE [--slurm-conf SLURM_CONF]\n"
-	"       topomatch topo show FILE\n"
-	"       topomatch topo export --scotch FILE [--out OUT]\n"
+	"       topomatch topo show FILE [--json]\n"
+	"       topomatch topo export --scotch FILE [-o OUT]\n"
 	"       topomatch topo import-slurm TOPOLOGY_CONF [--slurm-conf SLURM_CONF]\n"
 	"                                   [--name NAME]\n"
 	"Cluster descriptions (YAML, see topomatch.yaml(5)).\n"
@@ -31,8 +32,9 @@ static const char help[] =
 	"      --slurm-conf FILE   check: every node of FILE must be in slurm.conf with\n"
 	"                          the same sockets, cores and threads, and the reverse;\n"
 	"                          import-slurm: take the nodes' hardware from it\n"
+	"      --json              show: one JSON object on stdout\n"
 	"      --scotch            export: the Scotch target format (the only one)\n"
-	"      --out FILE          export: output file (default: stdout)\n"
+	"  -o, --output, --out FILE  export: output file (default: stdout)\n"
 	"      --name NAME         import-slurm: the cluster's name\n"
 	"  -h, --help              this text\n"
 	"\n"
@@ -42,7 +44,7 @@ enum { OPT_SLURM_CONF = OPT_FIRST_PRIVATE, OPT_SCOTCH, OPT_NAME };
 
 struct topo_args {
 	const char *action, *file, *slurm_conf, *out, *name;
-	bool scotch;
+	bool scotch, json;
 };
 
 static int parse_args(int argc, char **argv, struct topo_args *a)
@@ -51,6 +53,8 @@ static int parse_args(int argc, char **argv, struct topo_args *a)
 		{ "slurm-conf", required_argument, NULL, OPT_SLURM_CONF },
 		{ "scotch", no_argument, NULL, OPT_SCOTCH },
 		{ "out", required_argument, NULL, OPT_OUT },
+		{ "output", required_argument, NULL, OPT_OUT },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -58,11 +62,13 @@ static int parse_args(int argc, char **argv, struct topo_args *a)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SLURM_CONF: a->slurm_conf = optarg; break;
 		case OPT_SCOTCH: a->scotch = true; break;
+		case 'o':
 		case OPT_OUT: a->out = optarg; break;
+		case OPT_JSON: a->json = true; break;
 		case OPT_NAME: a->name = optarg; break;
 		case 'h': fputs(help, stdout); return -1;
 		case ':': return cli_usage_error("topo", "option '%s' needs a value", argv[optind - 1]);
@@ -78,10 +84,22 @@ static int parse_args(int argc, char **argv, struct topo_args *a)
 	return CLI_OK;
 }
 
+/* FILE, '-' (stdin), a pipe or a .gz, as map -t reads it. */
 static int load(const char *file, topomatch_cluster_t **c)
 {
-	char err[TOPOMATCH_ERRLEN];
-	if (topomatch_cluster_load(file, c, err) == TOPOMATCH_OK)
+	char err[TOPOMATCH_ERRLEN], *buf;
+	size_t len;
+	*c = NULL;
+	if (cli_read_input("topo", file, TOPOMATCH_DEFAULT_MAX_BYTES, &buf, &len) != CLI_OK)
+		return CLI_FAIL;
+	/* relative paths in the description are relative to its file */
+	char *copy = strdup(file);
+	const char *dir = copy && strcmp(file, "-") ? dirname(copy) : NULL;
+	int rc = topomatch_cluster_load_buffer(buf, len, strcmp(file, "-") ? file : "<stdin>", dir,
+					       c, err);
+	free(copy);
+	free(buf);
+	if (rc == TOPOMATCH_OK)
 		return CLI_OK;
 	cli_error("topo", "%s", err);
 	return CLI_FAIL;
@@ -197,21 +215,42 @@ static int do_show(const struct topo_args *a)
 	topomatch_cluster_node_name(c, n - 1, last, sizeof(last));
 	topomatch_topology_describe(t, text, sizeof(text));
 	topomatch_cluster_describe(c, shape, sizeof(shape));
-	printf("cluster:   %s\n", topomatch_cluster_name(c));
-	printf("network:   %s\n", topomatch_cluster_network(c));
-	printf("nodes:     %lld (%s .. %s)\n", (long long)n, first, last);
 	int64_t cores = 0;
 	for (int64_t i = 0; i < n; i++) {
 		int k;
 		topomatch_cluster_node_hw(c, i, NULL, &k, NULL);
 		cores += k;
 	}
+	int64_t d = diameter(c);
+	if (a->json) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "file", json_object_new_string(a->file));
+		json_object_object_add(o, "cluster", json_object_new_string(topomatch_cluster_name(c)));
+		json_object_object_add(o, "network",
+				       json_object_new_string(topomatch_cluster_network(c)));
+		json_object_object_add(o, "nodes", json_object_new_int64(n));
+		json_object_object_add(o, "first_node", json_object_new_string(first));
+		json_object_object_add(o, "last_node", json_object_new_string(last));
+		json_object_object_add(o, "cores", json_object_new_int64(cores));
+		json_object_object_add(o, "pus", json_object_new_int64(topomatch_cluster_npu(c)));
+		json_object_object_add(o, "shape", json_object_new_string(shape));
+		json_object_object_add(o, "description", json_object_new_string(text));
+		json_object_object_add(o, "positions",
+				       json_object_new_int64(topomatch_topology_npu(t)));
+		/* null: not computed (a graph of more than 4096 nodes) */
+		json_object_object_add(o, "diameter_hops", d >= 0 ? json_object_new_int64(d) : NULL);
+		json_object_object_add(o, "maps_as", json_object_new_string(maps_as(c)));
+		topomatch_cluster_destroy(c);
+		return cli_json_print("topo", o);
+	}
+	printf("cluster:   %s\n", topomatch_cluster_name(c));
+	printf("network:   %s\n", topomatch_cluster_network(c));
+	printf("nodes:     %lld (%s .. %s)\n", (long long)n, first, last);
 	printf("cores:     %lld\n", (long long)cores);
 	printf("PUs:       %lld\n", (long long)topomatch_cluster_npu(c));
 	printf("shape:     %s\n", shape);
 	printf("topology:  %s\n", text);
 	printf("positions: %lld PUs in the topology\n", (long long)topomatch_topology_npu(t));
-	int64_t d = diameter(c);
 	if (d >= 0)
 		printf("diameter:  %lld hops between PUs\n", (long long)d);
 	else
@@ -232,6 +271,15 @@ static int do_export(const struct topo_args *a)
 	if (rc)
 		return rc;
 	char err[TOPOMATCH_ERRLEN];
+	const topomatch_topology_t *t = topomatch_cluster_topology(c);
+	int64_t pos = topomatch_topology_npu(t), npu = topomatch_cluster_npu(c);
+	/* an irregular tree is embedded into a regular one (DESIGN.md): Scotch
+	 * sees every position, and may map onto the ones no PU holds */
+	if (pos != npu)
+		cli_warn("topo", "%s: an irregular tree, exported as the regular tree that holds "
+				 "it: %lld positions for %lld PUs (Scotch's mappings may use the %lld "
+				 "empty ones; topomatch map -t %s does not)",
+			 a->file, (long long)pos, (long long)npu, (long long)(pos - npu), a->file);
 	FILE *f = a->out && strcmp(a->out, "-") ? fopen(a->out, "w") : stdout;
 	if (!f) {
 		cli_error("topo", "%s: cannot write", a->out);

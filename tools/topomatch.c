@@ -69,7 +69,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(c, commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "topomatch: unknown command '%s'\n", c);
+	fprintf(stderr, "topomatch: unknown command '%s' (", c);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
+	fprintf(stderr, ")\n");
 	usage(stderr);
 	return CLI_USAGE;
 }

@@ -52,6 +52,15 @@ json_get() {
 	printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print(repr(v) if isinstance(v, float) else v)' "$1"
 }
 
+# json_without KEY...: the JSON object in $out without those top-level keys,
+# on one line with sorted keys (to compare two outputs)
+json_without() {
+	printf '%s' "$out" | "$PYTHON3" -c 'import json,sys
+o = json.load(sys.stdin)
+for k in sys.argv[1:]: o.pop(k, None)
+print(json.dumps(o, sort_keys=True))' "$@"
+}
+
 finish() {
 	if [ "${TM_VALGRIND:-0}" = 1 ]; then
 		if "$top_srcdir/tests/cli/valgrind.sh" --scan "$TM_VG_DIR"; then

@@ -26,7 +26,7 @@ expect_contains "bad topology: names the word" "tleef" "$err"
 run "$tm" map -t "tleaf 1 2 1" -c "$work/ok.mat"
 expect_eq "too many tasks: exit 1" 1 "$rc"
 expect_contains "too many tasks: says so" "4 tasks do not fit on 2 PUs" "$err"
-run "$tm" map -t "tleaf 1 2 1" -c "$work/ok.mat" -o 2 --json
+run "$tm" map -t "tleaf 1 2 1" -c "$work/ok.mat" --oversub 2 --json
 expect_eq "oversubscription 2 fits: exit 0" 0 "$rc"
 
 printf '0 1\n5\n' >"$work/bad.con"
@@ -48,7 +48,7 @@ printf '0\n1\n2\n3\n0\n' >"$work/long.map"
 run "$tm" eval -t "$topo" -c "$work/ok.mat" -s "$work/long.map"
 expect_contains "long mapping: names line 5" "long.map:5:" "$err"
 printf '0\n0\n1\n2\n' >"$work/double.map"
-run "$tm" eval -t "$topo" -c "$work/ok.mat" -s "$work/double.map" -o 1
+run "$tm" eval -t "$topo" -c "$work/ok.mat" -s "$work/double.map" --oversub 1
 expect_eq "doubled PU with -o 1: exit 1" 1 "$rc"
 expect_contains "doubled PU with -o 1: names the PU" "PU 0" "$err"
 
@@ -82,7 +82,7 @@ run "$tm" map -t "$topo" -c "$work/ok.mat" --seed -4
 expect_eq "negative seed: exit 2" 2 "$rc"
 run "$tm" map -t "$topo" -c "$work/ok.mat" --format csv
 expect_eq "unknown format: exit 2" 2 "$rc"
-run "$tm" map -t "$topo" -c "$work/ok.mat" -o 0
+run "$tm" map -t "$topo" -c "$work/ok.mat" --oversub 0
 expect_eq "oversub 0: exit 2" 2 "$rc"
 run "$tm" frobnicate
 expect_eq "unknown command: exit 2" 2 "$rc"

@@ -29,7 +29,7 @@ done
 # constraints and oversubscription: 64 tasks on 24 allowed PUs, 3 each at most
 seq 8 31 >"$work/c.con"
 for m in eagermap greedymap parmapper; do
-	run "$tm" map -t "$topo" -c "$work/s.mtx" -b "$work/c.con" -o 3 --mapper $m \
+	run "$tm" map -t "$topo" -c "$work/s.mtx" -b "$work/c.con" --oversub 3 --mapper $m \
 		--out "$work/c.map"
 	expect_eq "$m -b -o 3: exit 0" 0 "$rc"
 	expect_eq "$m -b -o 3: allowed PUs only" 0 "$(awk '$1 < 8 || $1 > 31' "$work/c.map" | wc -l | tr -d ' ')"

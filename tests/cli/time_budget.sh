@@ -19,7 +19,7 @@ torus="torus3D 32 32 16"
 # hop-bytes of a mapping file: `eval` checks it (each task on one PU of the
 # topology, at most one task a PU) and exits 1 when it is not valid
 hb_of() { # TOPO MAPFILE
-	"$tm" eval -t "$1" -c "$work/st.mtx" -s "$2" -o 1 --json >"$work/eval.json" || return 1
+	"$tm" eval -t "$1" -c "$work/st.mtx" -s "$2" --oversub 1 --json >"$work/eval.json" || return 1
 	"$PYTHON3" -c 'import json,sys; print(json.load(open(sys.argv[1]))["hop_bytes"])' \
 		"$work/eval.json"
 }
@@ -81,7 +81,7 @@ expect_contains "the note names the mapping kept" "kept the best mapping found s
 # a budget that is not reached gives the unbudgeted mapping (budgets count
 # no work: they only cut it short)
 "$tm" map -t "$tree" -c "$work/st.mtx" --out "$work/free.map" >/dev/null
-run "$tm" map -t "$tree" -c "$work/st.mtx" --time-budget 600 --out "$work/budget.map"
+run "$tm" map -q -t "$tree" -c "$work/st.mtx" --time-budget 600 --out "$work/budget.map"
 expect_eq "budget 600 s: exit 0, no note" "0 " "$rc $err"
 expect_eq "budget 600 s: the unbudgeted mapping" "$(cksum <"$work/free.map")" \
 	"$(cksum <"$work/budget.map")"

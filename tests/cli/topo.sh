@@ -94,7 +94,7 @@ expect_eq "constraint beyond the cluster's PUs: exit 1" 1 "$rc"
 
 # rankfile: ranks onto the allocation's cores, Open MPI syntax
 "$tm" gen hierarchical --arity 4,2 --shuffle 3 --out "$work/h8.mtx"
-run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes "tm[3-4]"
+run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" -w "tm[3-4]"
 expect_eq "rankfile: exit 0" 0 "$rc"
 expect_eq "rankfile: one line per rank" 8 "$(printf '%s\n' "$out" | grep -c '^rank ')"
 expect_eq "rankfile: only the allocation's nodes" 0 \
@@ -103,34 +103,34 @@ expect_eq "rankfile: every slot once" 8 \
 	"$(printf '%s\n' "$out" | grep '^rank ' | sed 's/^rank [0-9]*=//' | sort -u | wc -l | tr -d ' ')"
 SLURM_JOB_NODELIST="tm[3-4]" run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx"
 expect_eq "rankfile: SLURM_JOB_NODELIST by default" 8 "$(printf '%s\n' "$out" | grep -c '=tm[34] ')"
-run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes "tm[4-5]"
+run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" -w "tm[4-5]"
 expect_eq "rankfile unknown node: exit 1" 1 "$rc"
 expect_contains "rankfile unknown node: named" "node tm5 is not in cluster tmtest" "$err"
-run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes tm4
+run "$tm" rankfile -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodelist tm4
 expect_eq "rankfile too many ranks: exit 1" 1 "$rc"
 expect_contains "rankfile too many ranks: says so" "8 tasks do not fit on 4 PUs" "$err"
 
 # map --nodes: an allocation's PUs only; round-robin is the block layout
-run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes "tm[3-4]" \
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" -w "tm[3-4]" \
 	--mapper round-robin --out -
 expect_eq "map --nodes round-robin: tm3's PUs then tm4's" "8 9 10 11 12 13 14 15" "$(echo $out)"
-run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" --nodes "tm[3-4]" --out -
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/h8.mtx" -w "tm[3-4]" --out -
 expect_eq "map --nodes: only those nodes' PUs" 0 \
 	"$(printf '%s\n' "$out" | awk '$1 < 8 || $1 > 15' | wc -l | tr -d ' ')"
-run "$tm" map -t "tleaf 1 8 1" -c "$work/h8.mtx" --nodes "tm[3-4]"
+run "$tm" map -t "tleaf 1 8 1" -c "$work/h8.mtx" -w "tm[3-4]"
 expect_eq "map --nodes without a cluster: exit 2" 2 "$rc"
 
 # map --cpus-per-task (srun -c): each task takes that many PUs of one node;
 # the pairs of a 4-task pattern that talk most share a node
 printf '0 100 1 1\n100 0 1 1\n1 1 0 100\n1 1 100 0\n' >"$work/pairs.mat"
-run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" --nodes "tm[3-4]" \
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" -w "tm[3-4]" \
 	--cpus-per-task 2 --out -
 expect_eq "map --cpus-per-task 2: exit 0" 0 "$rc"
 expect_eq "map --cpus-per-task 2: first PUs of 2-PU slots, pairs on one node" \
 	"8 10 12 14" "$(echo $out)"
 run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" --cpus-per-task 3 --out -
 expect_eq "map --cpus-per-task 3: one slot per 4-core node" "0 4 8 12" "$(echo $out)"
-run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" --nodes tm4 \
+run "$tm" map -t "$conf/local-test-cluster.yaml" -c "$work/pairs.mat" --nodelist tm4 \
 	--cpus-per-task 2
 expect_eq "map --cpus-per-task, no room: exit 1" 1 "$rc"
 expect_contains "map --cpus-per-task, no room: says so" "4 tasks of 2 PUs: room for 2" "$err"
