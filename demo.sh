@@ -91,8 +91,8 @@ placement() { # NAME
 		      if (unbound) printf "demo:   (%d ranks not bound to one CPU)\n", unbound }'
 }
 hop_bytes() { # NAME
-	"$tm" eval -t "$yaml" -c "$work/stencil.mtx" -s "$work/$1.pu" --json |
-		sed 's/.*"hop_bytes": \([^,]*\),.*/\1/'
+	"$tm" eval -q -t "$yaml" -c "$work/stencil.mtx" -s "$work/$1.pu" --json |
+		sed -n 's/^ *"hop_bytes": \([^,]*\),.*/\1/p'
 }
 
 echo "demo: with --comm-pattern (select/topomatch chooses the nodes, the SPANK plugin places and binds the ranks):"
