@@ -22,6 +22,9 @@
 
 int cmd_sim(int argc, char **argv);
 
+#define SIM_STR(x) #x
+#define SIM_XSTR(x) SIM_STR(x)
+
 static const char help[] =
 	"Usage: topomatch sim -t CLUSTER.yaml (--trace FILE | --generate N) [OPTIONS]\n"
 	"Replay a job stream on a cluster with FCFS and EASY backfill, once per\n"
@@ -63,6 +66,10 @@ static const char help[] =
 	"      --mapper NAME       topomatch policy's mapper (default auto)\n"
 	"      --max-tasks N       topomatch: patterns of more tasks keep cons_tres'\n"
 	"                          choice, as topomatch.conf's MaxTasks (default 4096)\n"
+	"      --contention-weight W  topomatch: weight of the load the job's traffic\n"
+	"                          would meet on running jobs' links against its\n"
+	"                          hop-bytes when node sets are compared (default\n"
+	"                          " SIM_XSTR(TOPOMATCH_CONTENTION_WEIGHT) "; 0: hop-bytes only)\n"
 	"      --time-budget SEC   topomatch: wall-clock guard per mapping, as the\n"
 	"                          plugin's (default none: results then depend only\n"
 	"                          on the inputs)\n"
@@ -100,6 +107,7 @@ enum {
 	S_WARMUP,
 	S_SCALE,
 	S_MODEL,
+	S_CWEIGHT,
 };
 
 struct sim_args {
@@ -129,6 +137,7 @@ static const struct option longopts[] = {
 	{ "cores-per-node", required_argument, NULL, S_CPN },
 	{ "mapper", required_argument, NULL, OPT_MAPPER },
 	{ "max-tasks", required_argument, NULL, S_MAX_TASKS },
+	{ "contention-weight", required_argument, NULL, S_CWEIGHT },
 	{ "time-budget", required_argument, NULL, OPT_BUDGET },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "out", required_argument, NULL, OPT_OUT },
@@ -163,6 +172,9 @@ static bool number_opt(int c, const char *v, struct sim_args *a)
 	case S_WARMUP: return cli_double("sim", "--warmup", v, 0, 1e12, &a->win.warmup);
 	case S_SCALE: return cli_double("sim", "--time-scale", v, 1e-6, 1e6, &a->win.time_scale);
 	case S_SHARE: return cli_double("sim", "--comm-share", v, 0, 1, &a->cfg.share);
+	case S_CWEIGHT:
+		return cli_double("sim", "--contention-weight", v, 0, 1e6,
+				  &a->cfg.tm.contention_weight);
 	case OPT_SEED: return cli_uint64("sim", "--seed", v, &a->cfg.seed);
 	default:
 		return cli_double("sim", "--time-budget", v, 0, 1e9, &a->cfg.tm.time_budget_s);
@@ -525,7 +537,8 @@ int cmd_sim(int argc, char **argv)
 			      .win = { .warmup = SIM_DEFAULT_WARMUP, .time_scale = 1 },
 			      .cfg = { .seed = 1, .share = SIM_DEFAULT_COMM_SHARE,
 				       .model = SIM_MODEL_CONTENTION,
-				       .tm.max_tasks = SIM_PLUGIN_MAX_TASKS } };
+				       .tm.max_tasks = SIM_PLUGIN_MAX_TASKS,
+				       .tm.contention_weight = TOPOMATCH_CONTENTION_WEIGHT } };
 	struct sim_world w = { 0 };
 	int rc = parse_args(argc, argv, &a);
 	if (rc)

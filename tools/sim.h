@@ -283,6 +283,8 @@ typedef struct sim_tm_opts {
 	uint64_t seed;
 	double time_budget_s; /* <= 0: none (deterministic) */
 	int64_t max_tasks;    /* topomatch.conf MaxTasks: larger patterns ignored */
+	double contention_weight; /* topomatch_cluster_select_loaded's weight;
+				   * 0: topomatch_cluster_select */
 } sim_tm_opts_t;
 
 /* topomatch.conf's default MaxTasks (plugin/common/tm_plugin_conf.c). */
@@ -296,6 +298,8 @@ typedef struct sim_tm_stats {
 	int64_t overflow;    /* it spread over more: cons_tres chose among them */
 	int64_t underflow;   /* fewer: cons_tres chose among all free nodes */
 	int64_t fallback;    /* no pattern or mapping failure: cons_tres */
+	int64_t loaded;      /* the first choice met load: candidates compared */
+	int64_t moved;       /* and another node set won */
 } sim_tm_stats_t;
 
 /*
@@ -313,6 +317,8 @@ typedef struct sim_pick {
 	topomatch_rng_t *rng;
 	const sim_tm_opts_t *tm;
 	sim_tm_stats_t *stats;
+	topomatch_link_load_t *ll; /* running pattern jobs' link loads (topomatch
+				    * with a contention weight), or NULL */
 } sim_pick_t;
 
 int sim_policy_select(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err);

@@ -206,7 +206,16 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 	topomatch_map_result_t res;
 	plugin_opts(p, pus, npus, &o);
 	o.time_budget_s = p->tm->time_budget_s;
-	rc = topomatch_cluster_select(p->m->cl, seen, &o, pu, used, nused, &res, err);
+	if (p->ll && p->tm->contention_weight > 0) {
+		topomatch_loaded_choice_t info;
+		rc = topomatch_cluster_select_loaded(p->m->cl, seen, &o, p->ll,
+						     p->tm->contention_weight, pu, used, nused,
+						     &res, &info, err);
+		p->stats->loaded += info.candidates > 1;
+		p->stats->moved += info.chosen_index > 0;
+	} else {
+		rc = topomatch_cluster_select(p->m->cl, seen, &o, pu, used, nused, &res, err);
+	}
 	if (rc == TOPOMATCH_OK && res.fell_back)
 		rc = TOPOMATCH_EBUDGET; /* the plugin keeps cons_tres' choice then */
 	free(pus);

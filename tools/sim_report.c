@@ -223,6 +223,15 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 				     "nodes for %lld (fewer), and without a mapping for %lld\n",
 				(long long)r[k].tm.narrowed, (long long)r[k].tm.overflow,
 				(long long)r[k].tm.underflow, (long long)r[k].tm.fallback);
+	for (int k = 0; k < nres; k++)
+		if (r[k].policy == SIM_TOPOMATCH && c->tm.contention_weight > 0)
+			fprintf(out, "topomatch: contention weight %g: the first choice met running "
+				     "jobs' link loads for %lld jobs, another node set won for %lld\n",
+				c->tm.contention_weight, (long long)r[k].tm.loaded,
+				(long long)r[k].tm.moved);
+		else if (r[k].policy == SIM_TOPOMATCH)
+			fprintf(out, "topomatch: contention weight 0: node sets compared by "
+				     "hop-bytes only\n");
 }
 
 /* --------------------------------------------------------------- JSON */
@@ -251,9 +260,10 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 		jnum(out, "mean_switches", u->mean_switches, true);
 	if (r->policy == SIM_TOPOMATCH)
 		fprintf(out, "\"narrowed\": %lld, \"overflow\": %lld, \"underflow\": %lld, "
-			     "\"fallback\": %lld, ", (long long)r->tm.narrowed,
+			     "\"fallback\": %lld, \"contention_loaded\": %lld, "
+			     "\"contention_moved\": %lld, ", (long long)r->tm.narrowed,
 			(long long)r->tm.overflow, (long long)r->tm.underflow,
-			(long long)r->tm.fallback);
+			(long long)r->tm.fallback, (long long)r->tm.loaded, (long long)r->tm.moved);
 	fprintf(out, "\"killed\": %lld}%s\n", (long long)u->killed, last ? "" : ",");
 }
 
@@ -310,6 +320,7 @@ void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
 	fprintf(out, "\"model\": \"%s\", ",
 		c->model == SIM_MODEL_CONTENTION ? "contention" : "hop-bytes");
 	jnum(out, "comm_share", c->share, true);
+	jnum(out, "contention_weight", c->tm.contention_weight, true);
 	json_mix(out, c);
 	fprintf(out, "\"seed\": %llu\n}\n", (unsigned long long)c->seed);
 }

@@ -87,6 +87,10 @@ typedef struct run_ctx {
 	 * HB_c it runs at, and the end it was given */
 	sim_net_t *net;
 	double *done, *t_last, *T, *hbc_now, *end;
+	/* the topomatch policy's contention-aware choice: the link loads of
+	 * the running jobs whose pattern the plugin knows (in_ll[j] = 1) */
+	topomatch_link_load_t *ll;
+	unsigned char *in_ll;
 } run_ctx_t;
 
 /* The model's run time for hop-bytes hb, uncut. */
@@ -120,7 +124,7 @@ static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double 
 	const sim_job_t *job = &c->s->job[j];
 	sim_pick_t p = { .policy = x->r->policy, .m = c->m, .f = &x->f, .a = a,
 			 .ntasks = job->procs, .k = job->nodes, .rng = &x->rng, .tm = &c->tm,
-			 .stats = &x->r->tm };
+			 .stats = &x->r->tm, .ll = x->ll };
 	int killed;
 	int rc = sim_policy_select(&p, x->nodes, x->pu, err);
 	bool netted = x->net && a && job->hb_ref > 0; /* its traffic on the links */
@@ -130,6 +134,15 @@ static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double 
 		rc = sim_hop_bytes(c->m->cl, a, x->pu, &x->r->hb[j], err);
 	if (!rc)
 		rc = keep_nodes(x->r, j, x->nodes, job->nodes, err);
+	if (!rc && x->ll && a && job->hb_ref > 0 && job->procs <= c->tm.max_tasks) {
+		/* slurmctld adds the job from its blob and allocation; its
+		 * activity is the model's sigma (sim_net.c) */
+		double r = x->r->hb[j] / job->hb_ref, s = c->share;
+		double sigma = 1 - s + s * r > 0 ? s * r / (1 - s + s * r) : 0;
+		rc = topomatch_cluster_link_load_add(c->m->cl, x->ll, (uint64_t)j, a, x->pu,
+						     sigma > 1 ? 1 : sigma, err);
+		x->in_ll[j] = !rc;
+	}
 	if (rc)
 		return rc;
 	x->r->hbc[j] = x->r->hb[j];
@@ -192,6 +205,10 @@ static void on_finish(void *ctx, int64_t j)
 	run_ctx_t *x = ctx;
 	const sim_job_t *job = &x->c->s->job[j];
 	sim_free_give(&x->f, x->c->m, x->r->nodes + x->r->node_off[j], job->nodes);
+	if (x->ll && x->in_ll[j]) {
+		topomatch_link_load_remove(x->ll, (uint64_t)j, NULL); /* it is there */
+		x->in_ll[j] = 0;
+	}
 	if (!x->net)
 		return;
 	if (job->kind >= 0 && job->hb_ref > 0) {
@@ -299,11 +316,18 @@ int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
 		if (!rc && (!x.done || !x.t_last || !x.T || !x.hbc_now || !x.end))
 			rc = oom(err);
 	}
+	if (!rc && policy == SIM_TOPOMATCH && c->tm.contention_weight > 0) {
+		rc = topomatch_cluster_link_load_create(c->m->cl, 0, &x.ll, err);
+		if (!rc && !(x.in_ll = calloc((size_t)c->s->n + 1, 1)))
+			rc = oom(err);
+	}
 	if (!rc) {
 		sim_sched_ops_t ops = { on_start, on_finish, &x, x.net ? on_retime : NULL };
 		rc = sim_sched_run(c->s->job, c->s->n, c->m->nnodes, &ops, r->start, r->end, err);
 	}
 	sim_net_destroy(x.net);
+	topomatch_link_load_destroy(x.ll);
+	free(x.in_ll);
 	free(x.done);
 	free(x.t_last);
 	free(x.T);
