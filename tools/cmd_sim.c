@@ -390,29 +390,83 @@ static double now_s(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The progress line: rewritten in place on a terminal, a line every ten
- * seconds otherwise (logs). */
-static void progress(const struct sim_args *a, const sim_config_t *c, int64_t total,
-		     double t0, double *last, bool final)
+/* The progress line, in jobs: the reference pass, then each policy's
+ * replay (jobs started of the stream's), with the time elapsed and an
+ * estimate of the time left (the slowest replay at its pace so far).
+ * Rewritten in place on a terminal, a line every ten seconds otherwise
+ * (logs). */
+struct prog {
+	const struct sim_args *a;
+	const sim_config_t *c;
+	const int *pol;   /* the replays' policies, npol of them */
+	int npol;
+	int64_t n;        /* jobs in the stream */
+	double t0, t_runs, last; /* start, start of the replays, last line */
+	bool replay;
+};
+
+/* "42 s", "3 min 05 s", "1 h 02 min" */
+static void fmt_dur(char *buf, size_t len, double s)
+{
+	long v = s > 0 ? (long)(s + 0.5) : 0;
+	if (v < 60)
+		snprintf(buf, len, "%ld s", v);
+	else if (v < 3600)
+		snprintf(buf, len, "%ld min %02ld s", v / 60, v % 60);
+	else
+		snprintf(buf, len, "%ld h %02ld min", v / 3600, v / 60 % 60);
+}
+
+static void progress(struct prog *p, bool final)
 {
 	bool tty = isatty(STDERR_FILENO);
 	double t = now_s();
-	if (a->quiet || (!final && t - *last < (tty ? 0.5 : 10)) || (final && !tty && t - t0 < 10))
+	if (p->a->quiet || (!final && t - p->last < (tty ? 0.5 : 10)) ||
+	    (final && !tty && t - p->t0 < 10))
 		return;
-	int64_t d = __atomic_load_n(c->progress, __ATOMIC_RELAXED);
-	fprintf(stderr, "%stopomatch sim: %lld of %lld job placements (%.0f%%), %.0f s%s",
-		tty ? "\r" : "", (long long)d, (long long)total,
-		100.0 * (double)d / (double)(total ? total : 1), t - t0,
-		final || !tty ? "\n" : "");
-	*last = t;
+	char line[1024], el[32], left[64] = "";
+	size_t o = 0;
+	fmt_dur(el, sizeof(el), t - p->t0);
+	if (!p->replay) {
+		int64_t d = __atomic_load_n(p->c->progress, __ATOMIC_RELAXED);
+		o += (size_t)snprintf(line, sizeof(line), "reference placements %lld of %lld jobs",
+				      (long long)d, (long long)p->n);
+	} else {
+		double eta = 0;
+		bool known = true;
+		o += (size_t)snprintf(line, sizeof(line), "jobs started:");
+		for (int k = 0; k < p->npol && o < sizeof(line); k++) {
+			int64_t d = __atomic_load_n(&p->c->run_progress[p->pol[k]], __ATOMIC_RELAXED);
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s %lld/%lld",
+					      k ? "," : "", sim_policy_name(p->pol[k]),
+					      (long long)d, (long long)p->n);
+			if (d >= p->n)
+				continue;
+			if (d == 0) {
+				known = false;
+				continue;
+			}
+			double rest = (t - p->t_runs) * (double)(p->n - d) / (double)d;
+			eta = rest > eta ? rest : eta;
+		}
+		if (!final && known && eta > 0) {
+			char e[32];
+			fmt_dur(e, sizeof(e), eta);
+			snprintf(left, sizeof(left), ", about %s left", e);
+		} else if (!final && !known) {
+			snprintf(left, sizeof(left), ", time left not known yet");
+		}
+	}
+	fprintf(stderr, "%stopomatch sim: %s; %s elapsed%s%s", tty ? "\r\033[K" : "", line, el,
+		left, final || !tty ? "\n" : "");
+	p->last = t;
 }
 
-static int run_threads(const struct sim_args *a, struct work *w, int64_t total, double t0)
+static int run_threads(const struct sim_args *a, struct work *w, struct prog *p)
 {
 	int64_t nt = a->threads > 0 ? a->threads : sysconf(_SC_NPROCESSORS_ONLN);
 	nt = nt < 1 ? 1 : nt > w->nitems ? w->nitems : nt;
 	pthread_t th[1024];
-	double last = t0;
 	int started = 0;
 	pthread_mutex_init(&w->lock, NULL);
 	for (; started < nt; started++)
@@ -422,7 +476,7 @@ static int run_threads(const struct sim_args *a, struct work *w, int64_t total, 
 		worker(w); /* no thread: do it here */
 	while (started && __atomic_load_n(&w->done, __ATOMIC_ACQUIRE) < started) {
 		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
-		progress(a, w->cfg, total, t0, &last, false);
+		progress(p, false);
 	}
 	for (int k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
@@ -437,13 +491,13 @@ static int run_threads(const struct sim_args *a, struct work *w, int64_t total, 
 static int simulate(const struct sim_args *a, struct sim_world *wd, sim_config_t *c,
 		    sim_result_t *res)
 {
-	int64_t total = wd->s.n * (1 + wd->npol);
-	double t0 = now_s(), last = t0;
+	struct prog p = { .a = a, .c = c, .n = wd->s.n, .t0 = now_s() };
+	p.last = p.t0;
 	int64_t nt = a->threads > 0 ? a->threads : sysconf(_SC_NPROCESSORS_ONLN);
 	int64_t chunk = (wd->s.n + (nt > 0 ? nt : 1) * 8 - 1) / ((nt > 0 ? nt : 1) * 8);
 	struct work ref = { .cfg = c, .jobs = wd->s.job, .chunk = chunk > 0 ? chunk : 1 };
 	ref.nitems = (int)((wd->s.n + ref.chunk - 1) / ref.chunk);
-	int rc = run_threads(a, &ref, total, t0);
+	int rc = run_threads(a, &ref, &p);
 	if (rc)
 		return rc;
 	int order[SIM_NPOLICIES], n = 0;
@@ -459,10 +513,14 @@ static int simulate(const struct sim_args *a, struct sim_world *wd, sim_config_t
 	sim_result_t tmp[SIM_NPOLICIES];
 	memset(tmp, 0, sizeof(tmp)); /* a run that never started frees as empty */
 	struct work runs = { .cfg = c, .res = tmp, .policy = pol, .nitems = n };
-	rc = run_threads(a, &runs, total, t0);
+	p.replay = true;
+	p.pol = wd->policy;
+	p.npol = wd->npol;
+	p.t_runs = now_s();
+	rc = run_threads(a, &runs, &p);
 	for (int k = 0; k < n; k++) /* back in the order asked */
 		res[order[k]] = tmp[k];
-	progress(a, c, total, t0, &last, true);
+	progress(&p, true);
 	if (rc)
 		for (int k = 0; k < n; k++)
 			sim_result_free(&res[k]);
@@ -549,13 +607,14 @@ int cmd_sim(int argc, char **argv)
 		world_free(&w);
 		return rc;
 	}
-	volatile int64_t done = 0;
+	volatile int64_t done = 0, started[SIM_NPOLICIES] = { 0 };
 	a.cfg.m = &w.m;
 	a.cfg.s = &w.s;
 	a.cfg.mix = &w.mix;
 	a.cfg.dump_dir = a.dump;
 	a.cfg.tm.seed = 1; /* the plugin's: topomatch_map_opts_init's default */
 	a.cfg.progress = &done;
+	a.cfg.run_progress = started;
 	sim_result_t res[SIM_NPOLICIES];
 	rc = simulate(&a, &w, &a.cfg, res);
 	if (rc == CLI_OK) {

@@ -412,7 +412,10 @@ typedef struct sim_config {
 	int model;           /* enum sim_model */
 	sim_tm_opts_t tm;
 	const char *dump_dir; /* write each job's pattern there (NULL: no) */
-	volatile int64_t *progress; /* job starts so far, all runs (atomic) */
+	volatile int64_t *progress; /* reference pass: jobs done (atomic) */
+	volatile int64_t *run_progress; /* per policy id (SIM_NPOLICIES
+					 * entries, may be NULL): jobs its run
+					 * started so far (atomic) */
 } sim_config_t;
 
 typedef struct sim_result {

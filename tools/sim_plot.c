@@ -27,6 +27,18 @@ extern char **environ;
  * smooth line, small files whatever the job count. */
 #define CDF_POINTS 1000
 #define UTIL_BINS 400
+/* The CDFs' x axes span the data from this percentile of the policy
+ * lowest there to 100 minus it of the highest: one job far out does not
+ * squeeze every curve against an edge. */
+#define AXIS_CUT_PCT 1.0
+/* A CDF's x axis is logarithmic when its span covers this factor. */
+#define LOG_SPAN 20.0
+
+/* The x range of one chart and whether it is logarithmic. */
+typedef struct axis {
+	double lo, hi;
+	int logx;
+} axis_t;
 
 static FILE *open_out(const char *prefix, const char *suffix, char *path, size_t len,
 		      char *err)
@@ -65,10 +77,50 @@ static void cdf_block(FILE *f, double *v, int64_t n)
 	fprintf(f, "\n\n");
 }
 
+/* Nearest-rank percentile p of sorted v[0..n-1]. */
+static double sorted_pct(const double *v, int64_t n, double p)
+{
+	int64_t rank = (int64_t)ceil(p / 100 * (double)n);
+	return v[rank < 1 ? 0 : rank > n ? n - 1 : rank - 1];
+}
+
+/*
+ * The x axis that fits the curves: from the lowest policy's AXIS_CUT_PCT
+ * percentile (0 for waits) to the highest one's 100 - AXIS_CUT_PCT, with
+ * a margin (waits: up to the longest when that percentile is 0);
+ * logarithmic for hop-bytes ratios that span LOG_SPAN or more
+ * (the ratios are > 0), linear otherwise, so that curves within a few
+ * per cent of each other are not pressed into one line.
+ */
+static void fit_axis(axis_t *ax, int what, double lo, double hi, double most)
+{
+	if (what == 1) {
+		lo = 0;
+		hi = hi > 0 ? hi : most > 0 ? most : 1; /* the longest wait; none: one hour */
+	} else if (!(hi > lo)) {
+		lo = lo > 0 ? lo : 1;
+		hi = lo;
+		lo *= 0.9;
+		hi *= 1.1;
+	}
+	ax->logx = what == 0 && lo > 0 && hi / lo >= LOG_SPAN;
+	if (ax->logx) {
+		lo /= 1.05;
+		hi *= 1.05;
+	} else {
+		double pad = 0.03 * (hi - lo);
+		lo = what == 1 ? 0 : lo - pad;
+		hi += pad;
+	}
+	ax->lo = lo;
+	ax->hi = hi;
+}
+
 /* what 0: hop-bytes / reference (jobs with communication); 1: wait, h. */
 static int cdf_file(const char *prefix, const char *suffix, int what, const sim_config_t *c,
-		    const sim_result_t *r, int nres, char *err)
+		    const sim_result_t *r, int nres, axis_t *ax, char *err)
 {
+	double lo = INFINITY, hi = -INFINITY, most = 0;
 	char path[4096];
 	double *v = malloc((size_t)c->s->n * sizeof(*v) + 1);
 	FILE *f = v ? open_out(prefix, suffix, path, sizeof(path), err) : NULL;
@@ -90,7 +142,11 @@ static int cdf_file(const char *prefix, const char *suffix, int what, const sim_
 		if (n == 0)
 			v[n++] = what == 1 ? 0 : 1; /* keep the block: gnuplot's index counts */
 		cdf_block(f, v, n);
+		lo = fmin(lo, sorted_pct(v, n, AXIS_CUT_PCT));
+		hi = fmax(hi, sorted_pct(v, n, 100 - AXIS_CUT_PCT));
+		most = fmax(most, v[n - 1]);
 	}
+	fit_axis(ax, what, lo, hi, most);
 	free(v);
 	return close_out(f, path, err);
 }
@@ -157,19 +213,28 @@ static const struct chart {
 	{ "hopbytes", "-hopbytes.dat",
 	  "set title 'Hop-bytes of each job relative to its compact placement'\n"
 	  "set xlabel 'hop-bytes / hop-bytes of the compact reference placement'\n"
-	  "set ylabel 'fraction of jobs'\nset logscale x\nset key default\n"
+	  "set ylabel 'fraction of jobs'\nset yrange [0:1.02]\nset key default\n"
 	  "set key bottom right\n" },
 	{ "wait", "-wait.dat",
 	  "set title 'Wait times'\nset xlabel 'wait (hours)'\nset ylabel 'fraction of jobs'\n"
-	  "unset logscale x\nset key default\nset key bottom right\n" },
+	  "set yrange [0:1.02]\nset key default\nset key bottom right\n" },
 	{ "util", "-util.dat",
 	  "set title 'Utilization'\nset xlabel 'time since the first submission (hours)'\n"
-	  "set ylabel 'busy nodes / nodes'\nunset logscale x\nset yrange [0:1.05]\n"
-	  "set key below horizontal\n" },
+	  "set ylabel 'busy nodes / nodes'\nunset logscale x\nset autoscale xfix\n"
+	  "set yrange [0:1.05]\nset key below horizontal\n" },
 };
 
-static int script(const char *prefix, const sim_result_t *r, int nres, char *path,
-		  size_t len, char *err)
+/* The CDFs' x ranges (set after the chart's setup). */
+static void gp_axis(FILE *f, const axis_t *ax)
+{
+	fprintf(f, "%s x\nset xrange [%.6g:%.6g]\n", ax->logx ? "set logscale" : "unset logscale",
+		ax->lo, ax->hi);
+	fprintf(f, "set label 1 'x axis: %g to %g %% of the jobs of each policy' right at graph "
+		   "0.98, graph 0.32 front\n", AXIS_CUT_PCT, 100 - AXIS_CUT_PCT);
+}
+
+static int script(const char *prefix, const sim_result_t *r, int nres, const axis_t *ax,
+		  char *path, size_t len, char *err)
 {
 	static const char *const term[2][2] = { { "png", "pngcairo size 960,640" },
 						{ "svg", "svg size 960,640" } };
@@ -190,7 +255,9 @@ static int script(const char *prefix, const sim_result_t *r, int nres, char *pat
 			snprintf(name, sizeof(name), "-%s.%s", charts[k].name, term[t][0]);
 			fprintf(f, "set output ");
 			gp_quote(f, prefix, name);
-			fprintf(f, "\nset autoscale\n%s", charts[k].setup);
+			fprintf(f, "\nset autoscale\nunset label 1\n%s", charts[k].setup);
+			if (k < 2)
+				gp_axis(f, &ax[k]);
 			gp_plot(f, prefix, charts[k].data, r, nres);
 		}
 	}
@@ -242,13 +309,14 @@ int sim_plot(const char *prefix, const sim_config_t *c, const sim_result_t *r, i
 {
 	char gp[4096], exe[4096];
 	*drawn = 0;
-	int rc = cdf_file(prefix, "-hopbytes.dat", 0, c, r, nres, err);
+	axis_t ax[2];
+	int rc = cdf_file(prefix, "-hopbytes.dat", 0, c, r, nres, &ax[0], err);
 	if (!rc)
-		rc = cdf_file(prefix, "-wait.dat", 1, c, r, nres, err);
+		rc = cdf_file(prefix, "-wait.dat", 1, c, r, nres, &ax[1], err);
 	if (!rc)
 		rc = util_file(prefix, c, r, nres, err);
 	if (!rc)
-		rc = script(prefix, r, nres, gp, sizeof(gp), err);
+		rc = script(prefix, r, nres, ax, gp, sizeof(gp), err);
 	if (rc || !find_gnuplot(exe, sizeof(exe)))
 		return rc;
 	rc = run_gnuplot(exe, gp, err);

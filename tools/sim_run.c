@@ -178,8 +178,8 @@ static int on_start(void *ctx, int64_t j, double now, double *run, char *err)
 	if (rc)
 		sim_err_prefix(err, rc, "%s: job %lld: ", sim_policy_name(x->r->policy),
 			       (long long)job->id);
-	if (x->c->progress)
-		__atomic_fetch_add(x->c->progress, 1, __ATOMIC_RELAXED);
+	if (x->c->run_progress)
+		__atomic_fetch_add(&x->c->run_progress[x->r->policy], 1, __ATOMIC_RELAXED);
 	if (!rc && x->net) {
 		x->t_last[j] = now;
 		x->T[j] = model_time(x->c, job, x->hbc_now[j]);

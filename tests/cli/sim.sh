@@ -165,6 +165,35 @@ run "$tm" sim -t "$cl" --trace "$work/t.swf" --model fluid
 expect_eq "unknown model: exit 2" 2 "$rc"
 expect_contains "unknown model: named" "--model: unknown model 'fluid' (contention, hop-bytes)" "$err"
 
+# contention-aware node choice (issue 20, point 3): the weight in the
+# summary and JSON, what it did; 0 compares by hop-bytes only
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate 200 --policy topomatch --json \
+	--quiet --time-scale 0.3
+expect_eq "--contention-weight: the default in the JSON" "1.0" "$(py 'print(float(d["contention_weight"]))')"
+expect_eq "--contention-weight: jobs whose first choice met load, jobs moved" "True" \
+	"$(py 'p=d["policies"]["topomatch"]; print(p["contention_loaded"] >= p["contention_moved"] >= 0)')"
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate 200 --policy topomatch --quiet \
+	--time-scale 0.3 --contention-weight 2.5
+expect_contains "--contention-weight 2.5: in the summary" \
+	"topomatch: contention weight 2.5: the first choice met running jobs' link loads for" "$out"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy topomatch --contention-weight 0 --quiet
+expect_contains "--contention-weight 0: hop-bytes only" \
+	"topomatch: contention weight 0: node sets compared by hop-bytes only" "$out"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --contention-weight -1
+expect_eq "--contention-weight -1: exit 2" 2 "$rc"
+expect_contains "--contention-weight -1: says why" "--contention-weight: '-1' is not a number in [0, 1e+06]" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --contention-weight lots
+expect_eq "--contention-weight lots: exit 2" 2 "$rc"
+
+# plot axes fit the data (issue 21, point 5): the CDFs' x ranges are set
+# from the curves (1st to 99th percentile), linear when the hop-bytes
+# ratios span less than a factor 20; waits from 0
+expect_eq "plots: an x range per CDF and terminal" 4 "$(grep -c '^set xrange \[' "$work/o.gp")"
+expect_eq "plots: the hand trace's hop-bytes ratios on a linear axis" "unset logscale x" \
+	"$(grep -B1 '^set xrange' "$work/o.gp" | head -n 1)"
+expect_eq "plots: waits from 0" "set xrange [0:" \
+	"$(grep '^set xrange' "$work/o.gp" | sed -n 2p | cut -c1-14)"
+
 # patterns written out
 mkdir "$work/pat"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy topomatch --patterns stencil2d \
