@@ -20,6 +20,9 @@ PACKAGES="$PACKAGES valgrind"
 PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 # topomatch explain reads squeue's JSON with json-c, as Slurm does
 PACKAGES="$PACKAGES libjson-c-dev"
+# Scotch's own tools (gmap, gmk_*): tests/cli/scotch_tools.sh checks that
+# what `topomatch topo export --scotch` writes is a target they read
+PACKAGES="$PACKAGES scotch"
 # the test cluster's accounting, as sites run it: slurmdbd on MariaDB
 # (contrib/testcluster/start.sh --accounting)
 PACKAGES="$PACKAGES slurmdbd mariadb-server"

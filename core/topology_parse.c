@@ -309,8 +309,12 @@ static int parse_target(tparse_t *ps, const tm_token_t *kw, topomatch_topology_t
 				  out);
 	}
 	if (tok_is(kw, "deco"))
+		/* what topo export writes for graphs and grids of multi-core
+		 * nodes: say where the same machine can be read from */
 		return perr(ps, TOPOMATCH_EUNSUPPORTED,
-			    "'deco' (decomposition-defined) targets are not supported yet");
+			    "'deco' (decomposition-defined) targets are not read here yet: "
+			    "give the cluster description they were exported from "
+			    "(-t FILE.yaml)");
 	return perr(ps, TOPOMATCH_EPARSE, "unknown target '%s' (expected %s)",
 		    tm_tok_str(kw, s, sizeof(s)), TARGETS);
 }
