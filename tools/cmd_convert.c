@@ -42,7 +42,7 @@ static const char help[] =
 	"      --metric M          bytes (default) or msgs (message counts)\n"
 	"      --ranks N           the run's number of ranks (default: the highest\n"
 	"                          rank with a file + 1)\n"
-	"      --out FILE          output file (default: stdout)\n"
+	"  -o, --output, --out FILE  output file (default: stdout)\n"
 	"      --format FMT        dense, mm, triplets or grf; default from the\n"
 	"                          --out suffix (.mat dense, .mtx/.mm mm, .grf grf),\n"
 	"                          else triplets\n"
@@ -111,6 +111,7 @@ static int parse_args(int argc, char **argv, struct convert_args *a)
 		{ "metric", required_argument, NULL, C_METRIC },
 		{ "ranks", required_argument, NULL, C_RANKS },
 		{ "out", required_argument, NULL, OPT_OUT },
+		{ "output", required_argument, NULL, OPT_OUT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
 		{ "max-nnz", required_argument, NULL, OPT_MAX_NNZ },
@@ -121,7 +122,9 @@ static int parse_args(int argc, char **argv, struct convert_args *a)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (c == 'o') /* -o, as --out: one meaning of -o in every command */
+			c = OPT_OUT;
 		if (c == 'h') {
 			fputs(help, stdout);
 			exit(CLI_OK);

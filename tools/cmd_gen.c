@@ -45,7 +45,7 @@ static const char help[] =
 	"                          (gaussian/uniform, additive/multiplicative)\n"
 	"      --shuffle SEED      relabel the tasks with a random permutation\n"
 	"                          (applied after the noise)\n"
-	"      --out FILE          output file (default: stdout)\n"
+	"  -o, --output, --out FILE  output file (default: stdout)\n"
 	"      --format FMT        dense, mm, triplets or grf; default from the\n"
 	"                          --out suffix (.mat dense, .mtx/.mm mm, .grf grf),\n"
 	"                          else triplets\n"
@@ -232,6 +232,7 @@ static int parse_args(int argc, char **argv, struct gen_args *g)
 		{ "from-profile", required_argument, NULL, G_FROM },
 		{ "tolerance", required_argument, NULL, G_TOL },
 		{ "out", required_argument, NULL, OPT_OUT },
+		{ "output", required_argument, NULL, OPT_OUT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -239,7 +240,9 @@ static int parse_args(int argc, char **argv, struct gen_args *g)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (c == 'o') /* -o, as --out: one meaning of -o in every command */
+			c = OPT_OUT;
 		if (c == 'h') {
 			fputs(help, stdout);
 			exit(CLI_OK);
@@ -309,7 +312,17 @@ static int from_profile(const struct gen_args *g, topomatch_affinity_t **a, char
 	topomatch_affinity_t *rec = NULL;
 	topomatch_stencil_shape_t s;
 	char was[64], now[64], w[128];
-	int rc = topomatch_affinity_read_file(g->from, TOPOMATCH_FORMAT_AUTO, NULL, &rec, err);
+	char *buf;
+	size_t len;
+	/* as map -c reads a pattern: pipes, stdin and .gz too; its errors are
+	 * printed there, err stays empty (the caller prints nothing more) */
+	if (cli_read_input("gen", g->from, TOPOMATCH_DEFAULT_MAX_BYTES, &buf, &len) != CLI_OK) {
+		err[0] = '\0';
+		return TOPOMATCH_EIO;
+	}
+	int rc = topomatch_affinity_read_buffer(buf, len, strcmp(g->from, "-") ? g->from : "<stdin>",
+						TOPOMATCH_FORMAT_AUTO, NULL, &rec, err);
+	free(buf);
 	if (rc != TOPOMATCH_OK)
 		return rc;
 	rc = topomatch_stencil_detect(rec, g->tolerance, &s, err);
@@ -400,7 +413,8 @@ int cmd_gen(int argc, char **argv)
 	char err[TOPOMATCH_ERRLEN];
 	topomatch_affinity_t *a = NULL;
 	if (generate(&g, &a, err) != TOPOMATCH_OK || transform(&g, &a, err) != TOPOMATCH_OK) {
-		cli_error("gen", "%s", err);
+		if (err[0])
+			cli_error("gen", "%s", err);
 		topomatch_affinity_destroy(a);
 		return CLI_FAIL;
 	}

@@ -46,6 +46,13 @@ for o in -o --output --out; do
 	run "$tm" map -t "$topo" -c "$work/h8.mtx" --mapper round-robin $o "$work/m.map"
 	expect_eq "map $o FILE: the mapping written" "0 1 2 3 4 5 6 7" "$(echo $(cat "$work/m.map"))"
 done
+run "$tm" gen stencil2d --dims 4x4 -o "$work/g1.mtx"
+expect_eq "gen -o FILE" "0 $(cat "$work/s16.mtx")" "$rc $(cat "$work/g1.mtx")"
+run "$tm" gen stencil2d --dims 4x4 --output "$work/g2.mtx"
+expect_eq "gen --output FILE" "0 $(cat "$work/s16.mtx")" "$rc $(cat "$work/g2.mtx")"
+run "$tm" convert "$data/ompi_monitoring/ring_e1" -o "$work/c1.tri"
+"$tm" convert "$data/ompi_monitoring/ring_e1" --out "$work/c2.tri"
+expect_eq "convert -o FILE = --out FILE" "0 $(cat "$work/c2.tri")" "$rc $(cat "$work/c1.tri")"
 run "$tm" map -t "$topo" -c "$work/h8.mtx" -o 2
 expect_eq "map -o 2 (the old oversubscription): exit 2" 2 "$rc"
 expect_contains "map -o 2: the new spelling" \
@@ -96,6 +103,15 @@ expect_eq "cluster description from .yaml.gz" "8 9 10 11 12 13 14 15" "$(echo $o
 run "$tm" map -q -t "$work/fifo" -c "$work/h8.mtx" -w "tm[3-4]" --mapper round-robin -o -
 expect_eq "cluster description from a pipe (recognised by its keys)" \
 	"8 9 10 11 12 13 14 15" "$(echo $out)"
+"$tm" gen stencil2d --dims 8x8 --weights 7,2 -o "$work/p64.mtx"
+gzip -c "$work/p64.mtx" >"$work/p64.mtx.gz"
+run "$tm" gen --from-profile "$work/p64.mtx" --tasks 16 -o "$work/fp1.mtx"
+run "$tm" gen --from-profile - --tasks 16 -o "$work/fp2.mtx" <"$work/p64.mtx.gz"
+expect_eq "gen --from-profile from a compressed stdin" "0 $(cat "$work/fp1.mtx")" \
+	"$rc $(cat "$work/fp2.mtx" 2>/dev/null)"
+run "$tm" gen --from-profile "$work/none.mtx" --tasks 16
+expect_eq "gen --from-profile of a missing file: one message" \
+	"1 topomatch gen: $work/none.mtx: cannot open: No such file or directory" "$rc $err"
 head -c 100 "$work/h8.mtx.gz" >"$work/cut.gz"
 run "$tm" map -t "$topo" -c "$work/cut.gz"
 expect_eq "truncated .gz: exit 1" 1 "$rc"
