@@ -30,6 +30,7 @@
 
 #include "tm_slurm.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -83,9 +84,11 @@ TM_EXPORT int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
  * budget.  Defined here too, like the globals cons_common.c defines, so
  * that the plugin loads in clients; in slurmctld the dynamic linker binds
  * the plugin's references to slurmctld's own (select_topomatch.map keeps
- * the symbol global).
+ * the symbol global, and default visibility keeps it in the dynamic
+ * symbol table: under -fvisibility=hidden the plugin read its own copy,
+ * whose counters never moved, so a window lasted a second, not a pass).
  */
-diag_stats_t slurmctld_diag_stats;
+__attribute__((visibility("default"))) diag_stats_t slurmctld_diag_stats;
 
 
 /* The plugin's decisions (tm_choose.c): settings, cluster, cache, budgets. */
@@ -103,12 +106,17 @@ static __thread uint16_t tm_job_test_mode = SELECT_MODE_RUN_NOW;
  * starts is mapped then (its RUN_NOW test, within the nodes the plan left
  * it).  WILL_RUN tests of other threads (sbatch --test-only) are mapped.
  */
-static bool tm_backfill_plan(void)
+/* Is this thread the one slurmctld named so (prctl PR_SET_NAME)? */
+static bool tm_thread_is(const char *want)
 {
 	char name[17] = "";
 
-	return tm_job_test_mode == SELECT_MODE_WILL_RUN &&
-	       !prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, "bckfl");
+	return !prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, want);
+}
+
+static bool tm_backfill_plan(void)
+{
+	return tm_job_test_mode == SELECT_MODE_WILL_RUN && tm_thread_is("bckfl");
 }
 
 /*
@@ -291,7 +299,16 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 	if (tm_backfill_plan() || (!t.check_only && tm_fit_only(&t)))
 		return tm_cons_tres(&t);
 	t.waiting_users = tm_waiting_users();
-	if (topomatch_narrow(&t, &nar) != TOPOMATCH_NARROWED) {
+	/* 22.05's _sched_agent names itself "sched_agent" */
+	t.main_pass = tm_job_test_mode == SELECT_MODE_RUN_NOW && tm_thread_is("sched_agent");
+	switch (topomatch_narrow(&t, &nar)) {
+	case TOPOMATCH_NARROWED:
+		break;
+	case TOPOMATCH_DEFER:
+		/* not now (tm_choose.c, tm_compute): the main scheduler
+		 * stops this pass at the job, as when resources are busy */
+		return SLURM_ERROR;
+	case TOPOMATCH_KEEP:
 		debug("%pJ: %d candidate nodes, %u-%u wanted: no narrowing, cons_tres chooses",
 		      job_ptr, bit_set_count(node_map), min_nodes, max_nodes);
 		tm_narrowed_free(&nar);
@@ -357,6 +374,17 @@ extern int init(void)
 	if (running_in_slurmctld()) { /* silent and idle in clients */
 		info("cons_tres (Slurm %s) with TopoMatch node narrowing",
 		     SLURM_VERSION_STRING);
+		/*
+		 * slurmctld's schedule() (job_scheduler.c: asks its
+		 * sched_agent thread for a pass): a job that waits for the
+		 * next pass (TOPOMATCH_DEFER) gets one even when no other
+		 * event comes.  Looked up, not linked: clients have no such
+		 * function, and must load the plugin whatever the binding.
+		 */
+		*(void **) &tm_ch.next_pass = dlsym(RTLD_DEFAULT, "schedule");
+		if (!tm_ch.next_pass)
+			error("slurmctld's schedule() not found: a job that waits for the next "
+			      "scheduling pass waits for Slurm's own next one");
 		if (tm_decision_cache_init(&tm_ch.cache, TM_CACHE_DECISIONS))
 			error("out of memory: decisions are not cached");
 		tm_chooser_load(&tm_ch);

@@ -114,8 +114,9 @@ void tm_chooser_stats(tm_chooser_t *ch, const char *when)
 {
 	if (ch->reused || ch->computed)
 		info("%s: %llu decisions computed, %llu reused; %llu fell back to cons_tres' "
-		     "choice; %llu job tests with a pattern took %.0f ms in all", when,
-		     ch->computed, ch->reused, ch->fallbacks, ch->tests, ch->test_ms);
+		     "choice; %llu waited for the next pass; %llu job tests with a pattern "
+		     "took %.0f ms in all", when, ch->computed, ch->reused, ch->fallbacks,
+		     ch->deferred, ch->tests, ch->test_ms);
 }
 
 void tm_chooser_unload(tm_chooser_t *ch)
@@ -962,12 +963,34 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 	topomatch_affinity_t *a;
 	topomatch_narrow_t how = TOPOMATCH_KEEP;
 	/* the user's share of the cycle (tm_cycle_user_left): one user's
-	 * jobs do not take the whole cycle while another user's wait */
-	double mine = tm_cycle_user_left(cycle, job_ptr->user_id, ch->conf.cycle_budget_ms,
-					 ch->conf.job_budget_ms, t->waiting_users);
+	 * jobs do not take the whole cycle while another user's wait.  The
+	 * main scheduler's pass goes in priority order instead (below). */
+	double mine = t->main_pass ? left
+				   : tm_cycle_user_left(cycle, job_ptr->user_id,
+							ch->conf.cycle_budget_ms,
+							ch->conf.job_budget_ms, t->waiting_users);
 	bool by_user = mine < left;
 
 	left = MIN(left, mine);
+	/*
+	 * In the main scheduler's pass, a job whose whole budget the window
+	 * no longer holds waits for the next pass, as Slurm's max_sched_time
+	 * ends a pass: the pass stops at it (its partition fails,
+	 * ESLURM_NODES_BUSY), slurmctld's locks are released (squeue, job
+	 * completions), and the next pass, asked for at once, maps it first
+	 * with its whole budget.  Only once this window computed a decision:
+	 * a fresh window too small for one would make the job wait for ever.
+	 */
+	if (t->main_pass && cycle->used_ms > 0 && left < ch->conf.job_budget_ms) {
+		ch->deferred++;
+		debug("%pJ: the scheduling cycle's budget of %g ms is used up: the job waits for "
+		      "the next pass", job_ptr, ch->conf.cycle_budget_ms);
+		/* asked once a window: the next pass opens a new one (were
+		 * slurmctld's counter not to move, once a second) */
+		if (ch->next_pass && !cycle->next_pass_asked++)
+			ch->next_pass(false);
+		return TOPOMATCH_DEFER;
+	}
 	/* what is left cannot hold a mapping */
 	if (left - (tm_now_ms() - t->start_ms) <= TM_BUDGET_MARGIN * ch->conf.job_budget_ms &&
 	    left < ch->conf.job_budget_ms) {
@@ -1176,7 +1199,9 @@ static topomatch_narrow_t tm_decide(tm_test_t *t, uint64_t pkey, tm_narrowed_t *
 		d = how == TOPOMATCH_NARROWED ? tm_decision_find(&ch->cache, t->job->job_id, base)
 					       : NULL;
 	}
-	if (d && d->kind == TM_DECISION_NODES) {
+	if (how == TOPOMATCH_DEFER) {
+		/* nothing decided */
+	} else if (d && d->kind == TM_DECISION_NODES) {
 		tm_narrowed_from(t, d, nar);
 		how = TOPOMATCH_NARROWED;
 	} else {

@@ -49,10 +49,11 @@ typedef struct tm_chooser {
 	tm_plugin_conf_t conf;
 	topomatch_cluster_t *cluster;
 	tm_choose_nodes_fn cons_tres; /* for cons_tres' own choice; NULL: none */
+	void (*next_pass)(bool full_queue); /* slurmctld's schedule(); NULL: none */
 	pthread_mutex_t mutex;
 	tm_decision_cache_t cache;
 	tm_cycle_t cycles[2];
-	unsigned long long reused, computed, fallbacks, tests;
+	unsigned long long reused, computed, fallbacks, tests, deferred;
 	time_t waiting_at; /* when the waiting users were counted */
 	int waiting_users; /* select_topomatch.c, tm_waiting_users */
 	double test_ms; /* the time of those job tests, in all */
@@ -77,6 +78,8 @@ typedef struct {
 	bool backfill;			/* a WILL_RUN test (backfill's window) */
 	bool check_only;		/* only check the pattern, note why it is
 					 * refused (at submission: TEST_ONLY) */
+	bool main_pass;			/* a RUN_NOW test of the main scheduler's
+					 * pass (its sched_agent thread) */
 	int waiting_users;		/* users with pending pattern jobs (0: unknown) */
 	double start_ms;		/* set by topomatch_narrow: the budget's start */
 	size_t pattern_bytes;		/* set by topomatch_narrow: the pattern's size */
@@ -86,6 +89,8 @@ typedef struct {
 typedef enum {
 	TOPOMATCH_KEEP = 0,	/* no subset: cons_tres chooses among all */
 	TOPOMATCH_NARROWED = 1,	/* *narrowed is the subset to choose in */
+	TOPOMATCH_DEFER = 2,	/* not now: the main pass's budget is used up,
+				 * the job waits for the next pass */
 } topomatch_narrow_t;
 
 /* What topomatch_narrow() hands to cons_tres. */

@@ -114,6 +114,7 @@ typedef struct tm_cycle {
 	int nusers, prev_users;
 	uint32_t uid[TM_CYCLE_USERS];
 	double user_ms[TM_CYCLE_USERS];
+	int next_pass_asked; /* a job of this window waits for the next pass */
 } tm_cycle_t;
 
 #define TM_CYCLE_MAX_AGE_MS 1000.0
