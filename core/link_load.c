@@ -519,6 +519,23 @@ int topomatch_link_load_score(topomatch_link_load_t *ll, const topomatch_affinit
 	return TOPOMATCH_OK;
 }
 
+int64_t topomatch_link_load_route(topomatch_link_load_t *ll, int64_t p, int64_t q, double *met,
+				  int64_t cap)
+{
+	int64_t h = 0;
+	if (!ll || p < 0 || q < 0 || p >= ll->npu || q >= ll->npu || (cap > 0 && !met))
+		return -1;
+	topomatch_router_source(ll->r, p);
+	if (route_to(ll, q, &h, NULL))
+		return -1;
+	for (int64_t i = 0; i < h && i < cap; i++) {
+		int64_t l = ll->route[i];
+		met[i] = l >= 0 && l < ll->nlinks && ll->load[l] > 0 ? ll->load[l] / capacity(ll, i, h)
+								      : 0;
+	}
+	return h;
+}
+
 double topomatch_link_load_get(const topomatch_link_load_t *ll, int64_t link)
 {
 	return ll && link >= 0 && link < ll->nlinks ? ll->load[link] : 0;

@@ -402,6 +402,11 @@ TOPOMATCH_API int topomatch_link_load_score(topomatch_link_load_t *ll,
 					    const topomatch_affinity_t *a, const int64_t *pu,
 					    double weight, topomatch_link_score_t *out,
 					    char *err);
+/* The load a message from topology PU p to q meets, hop by hop: met[i] =
+ * L(l) / c(l) of the route's i-th link (0 inside nodes); returns the
+ * route's length (at most cap written), -1 for p or q out of range. */
+TOPOMATCH_API int64_t topomatch_link_load_route(topomatch_link_load_t *ll, int64_t p, int64_t q,
+						double *met, int64_t cap);
 /* L(l) of router link id l (0 out of range or unused). */
 TOPOMATCH_API double topomatch_link_load_get(const topomatch_link_load_t *ll, int64_t link);
 /* Jobs in the table, and their (job, link) entries. */

@@ -9,8 +9,11 @@
  * The first candidate is topomatch_cluster_select's own choice (its
  * best-fit region, cluster_select.c), so weight 0, an empty table or a
  * first choice that meets no load give exactly the old nodes.  The others
- * are regions of the switch tree where the job's traffic would stay off
- * the loaded uplinks of the first one: (a) below the first region, its
+ * are node sets where the job's traffic would stay off the loaded links
+ * of the first one: the quiet nodes (no load on their way up) of the
+ * first region, then of the whole tree, chosen among as
+ * topomatch_cluster_select chooses; then regions of the switch tree:
+ * (a) below the first region, its
  * child subtrees that hold the job alone (fewer free PUs than the
  * region's slack asks for, so the old walk stopped above them), fewest
  * free PUs first; (b) beside it, the sibling subtrees the walk passed
@@ -150,12 +153,13 @@ static int push(cand_t **v, int64_t *n, int64_t *cap, cand_t c, char *err)
  * the walk stops, the switch subtrees that hold the job alone (kind 0).
  * The first MAX_ALTERNATIVES in cmp_cand's order.
  */
-static int alternatives(const walk_t *w, cand_t *out, int *nout, char *err)
+static int alternatives(const walk_t *w, cand_t *out, int *nout, int *root_depth,
+			int64_t *root_lo, char *err)
 {
 	int64_t *count = NULL, lo = 0, cur = w->m, n = 0, cap = 0;
 	cand_t *v = NULL;
-	int rc = TOPOMATCH_OK;
-	for (int d = 0; !rc && d < w->L; d++) {
+	int rc = TOPOMATCH_OK, d = 0;
+	for (; !rc && d < w->L; d++) {
 		free(count);
 		if (!(count = tm_alloc(w->arity[d], sizeof(*count)))) {
 			rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
@@ -179,6 +183,8 @@ static int alternatives(const walk_t *w, cand_t *out, int *nout, char *err)
 		cur = count[best];
 		lo += best * w->span[d + 1];
 	}
+	*root_depth = d;
+	*root_lo = lo;
 	free(count);
 	if (!rc && n)
 		qsort(v, (size_t)n, sizeof(*v), cmp_cand);
@@ -218,6 +224,53 @@ static int cand_region(const walk_t *w, const int64_t *allowed, const cand_t *cd
 		if (w->tpu[k] >= lo && w->tpu[k] < lo + w->span[d])
 			region[(*nr)++] = allowed[k];
 	return TOPOMATCH_OK;
+}
+
+/*
+ * 1 when no link between node position `pos` and the switch of depth d
+ * above it (whose subtree starts at lo) carries load, either way: the
+ * first half of the route from the node to a PU under another child of
+ * that switch climbs to it, the second half of the route back comes down
+ * (routes on trees go up to the lowest common ancestor and down).
+ */
+static int quiet(topomatch_link_load_t *ll, const walk_t *w, int64_t node_pus, int d,
+		 int64_t lo, int64_t pos)
+{
+	double met[2 * TOPOMATCH_MAX_LEVELS + 8];
+	int64_t cap = (int64_t)(sizeof(met) / sizeof(met[0]));
+	if (d >= w->L || w->arity[d] < 2)
+		return 1;
+	int64_t p = pos * node_pus, ch = (p - lo) / w->span[d + 1];
+	int64_t q = lo + ((ch + 1) % w->arity[d]) * w->span[d + 1];
+	int64_t h = topomatch_link_load_route(ll, p, q, met, cap);
+	for (int64_t i = 0; h > 0 && h <= cap && i < h / 2; i++)
+		if (met[i] > 0)
+			return 0;
+	int64_t back = topomatch_link_load_route(ll, q, p, met, cap);
+	for (int64_t i = back / 2; back > 0 && back <= cap && i < back; i++)
+		if (met[i] > 0)
+			return 0;
+	return h >= 0 && h <= cap && back >= 0 && back <= cap;
+}
+
+/* The allowed PUs below the depth-d switch at lo whose nodes are quiet
+ * up to it, into out (their order kept). */
+static int64_t quiet_pus(topomatch_link_load_t *ll, const walk_t *w, int64_t node_pus,
+			 const int64_t *allowed, int d, int64_t lo, int64_t *out)
+{
+	int64_t n = 0, last = -1;
+	int ok = 0;
+	for (int64_t k = 0; k < w->m; k++) {
+		if (w->tpu[k] < lo || w->tpu[k] >= lo + w->span[d])
+			continue;
+		int64_t pos = w->tpu[k] / node_pus;
+		if (pos != last)
+			ok = quiet(ll, w, node_pus, d, lo, pos);
+		last = pos;
+		if (ok)
+			out[n++] = allowed[k];
+	}
+	return n;
 }
 
 static void used_nodes(const topomatch_cluster_t *c, const int64_t *pu, int64_t n,
@@ -267,19 +320,54 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 		w.span[d + 1] = w.span[d] / w.arity[d];
 	int64_t *tpu = tm_alloc(m, sizeof(*tpu)), *region = tm_alloc(m, sizeof(*region));
 	int64_t *alt = tm_alloc(n, sizeof(*alt)), *best = tm_alloc(n, sizeof(*best));
+	int64_t *nscr = tm_alloc(c->d.nnodes, sizeof(*nscr));
 	cand_t cd[MAX_ALTERNATIVES];
-	int ncd = 0;
-	if (!tpu || !region || !alt || !best)
+	int ncd = 0, root_d = 0;
+	int64_t root_lo = 0;
+	if (!tpu || !region || !alt || !best || !nscr)
 		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	for (int64_t k = 0; !rc && k < m; k++)
 		tpu[k] = topomatch_cluster_pu_to_topology(c, opts->allowed[k]);
 	w.tpu = tpu;
 	if (!rc)
-		rc = alternatives(&w, cd, &ncd, err);
+		rc = alternatives(&w, cd, &ncd, &root_d, &root_lo, err);
 	topomatch_map_result_t best_res = res ? *res : (topomatch_map_result_t){ 0 };
 	bool moved = false;
 	if (!rc)
 		memcpy(best, pu, (size_t)n * sizeof(*best));
+	/* Quiet candidates first: the first region's free PUs on nodes whose
+	 * way up to the region's switch carries no load, then every free PU on
+	 * nodes whose way up to the root carries none (node choice inside
+	 * them as topomatch_cluster_select makes it). */
+	int64_t nreg = 0;
+	for (int64_t k = 0; k < m; k++)
+		nreg += tpu && tpu[k] >= root_lo && tpu[k] < root_lo + w.span[root_d];
+	for (int qi = 0; !rc && qi < 2; qi++) {
+		int d = qi ? 0 : root_d;
+		int64_t lo = qi ? 0 : root_lo, nr, nn;
+		if (qi && d == root_d)
+			break; /* the region is the whole tree: done above */
+		nr = quiet_pus(ll, &w, c->slot_pus, opts->allowed, d, lo, region);
+		if (nr < n || nr == (qi ? m : nreg))
+			continue; /* no room, or nothing left out: the first choice */
+		topomatch_map_opts_t o = *opts;
+		topomatch_map_result_t r;
+		topomatch_link_score_t s;
+		char why[TOPOMATCH_ERRLEN];
+		o.allowed = region;
+		o.nallowed = nr;
+		info->candidates++;
+		if (topomatch_cluster_select(c, a, &o, alt, nscr, &nn, &r, why) || r.fell_back ||
+		    score_of(c, ll, a, alt, weight, &s, why))
+			continue;
+		if (s.score < info->chosen.score) {
+			info->chosen = s;
+			info->chosen_index = info->candidates - 1;
+			memcpy(best, alt, (size_t)n * sizeof(*best));
+			best_res = r;
+			moved = true;
+		}
+	}
 	for (int i = 0; !rc && i < ncd; i++) {
 		int64_t nr = 0;
 		if ((rc = cand_region(&w, opts->allowed, &cd[i], region, &nr, err)))
@@ -319,5 +407,6 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 	free(region);
 	free(alt);
 	free(best);
+	free(nscr);
 	return rc;
 }

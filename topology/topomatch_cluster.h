@@ -170,10 +170,12 @@ typedef struct topomatch_loaded_choice {
  * topomatch_cluster_select (same arguments and results) that compares
  * candidate node sets by topomatch_link_load_score with `weight`: its
  * own choice first; when that meets load (CL > 0) and the network is a
- * tree, up to 3 other switch subtrees of the free PUs (the subtrees below
- * its region that hold the job alone, then the siblings with room that
- * its best-fit walk passed over) are mapped the same way, and the lowest
- * score wins, the first on ties.  weight 0, ll NULL or empty: exactly
+ * tree, other node sets are mapped the same way: the free PUs of the
+ * first choice's region on nodes whose way up to the region's switch
+ * carries no load, the free PUs on nodes whose way up to the root carries
+ * none, and up to 3 switch subtrees (those below the region that hold the
+ * job alone, then the siblings with room that its best-fit walk passed
+ * over); the lowest score wins, the first on ties.  weight 0, ll NULL or empty: exactly
  * topomatch_cluster_select.  Each candidate's mapping gets the options'
  * time budget.  info (may be NULL) gets what was compared.
  */

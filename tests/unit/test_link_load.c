@@ -80,6 +80,13 @@ START_TEST(score_loaded_uplink)
 		      s.hop_bytes, s.contention, s.score);
 	ck_assert(topomatch_link_load_score(ll, b4, y, 1, &s, err) == 0);
 	ck_assert(s.hop_bytes == 40 && s.contention == 0 && s.score == 40);
+	/* 1 -> 5 hop by hop: its node link, L0 up, group 0 down to L1, 5's link */
+	double met[8];
+	ck_assert_int_eq(topomatch_link_load_route(ll, 1, 5, met, 8), 4);
+	ck_assert(met[0] == 0 && met[1] == 1 && met[2] == 1 && met[3] == 0);
+	ck_assert_int_eq(topomatch_link_load_route(ll, 1, 5, NULL, 0), 4);
+	ck_assert_int_eq(topomatch_link_load_route(ll, 1, 16, met, 8), -1);
+	ck_assert_int_eq(topomatch_link_load_route(NULL, 1, 5, met, 8), -1);
 	/* weight 0: hop-bytes decide (X); 0.25: X (39 < 40); 1: Y (40 < 48) */
 	ck_assert(topomatch_link_load_score(ll, b4, x, 0, &s, err) == 0 && s.score == 36);
 	ck_assert(topomatch_link_load_score(ll, b4, x, 0.25, &s, err) == 0 && s.score == 39);
