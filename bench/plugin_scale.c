@@ -473,7 +473,7 @@ static double test_in_cycle(tm_chooser_t *ch, job_record_t *job, const uint32_t 
 	tm_test_t t = { .ch = ch, .job = job, .node_map = s.node_map, .avail_core = s.avail_core,
 			.avail_res = s.avail_res, .min_nodes = 1,
 			.max_nodes = job->details->num_tasks, .req_nodes = 1, .cr_type = CR_CORE,
-			.waiting_users = waiting_users };
+			.waiting_users = waiting_users, .caller = TM_CALLER_BACKFILL };
 	double t0 = tm_now_ms();
 	*how = topomatch_narrow(&t, &nar);
 	double ms = tm_now_ms() - t0;
@@ -508,7 +508,7 @@ static const char *decided_what(bool decided, topomatch_narrow_t how)
 static double one_decision(tm_chooser_t *ch, job_record_t *job, const uint32_t *free_cores,
 			   topomatch_narrow_t *how, tm_narrowed_t *keep)
 {
-	slurmctld_diag_stats.schedule_cycle_counter++;
+	slurmctld_diag_stats.bf_cycle_counter++;
 	return test_in_cycle(ch, job, free_cores, 0, how, keep);
 }
 
@@ -622,7 +622,9 @@ static void chooser_fini(tm_chooser_t *ch)
 
 /*
  * The cycle's budget shared between users (tm_choose.c tm_compute,
- * tm_cycle_user_left): in one scheduling cycle, user 1's pattern jobs
+ * tm_cycle_user_left; backfill's starts and RPCs: the main scheduler's
+ * pass goes in priority order, its jobs beyond the budget wait for the
+ * next pass, tests/slurm/placement.sh (f)): in one backfill cycle, user 1's pattern jobs
  * are tested, then user 2's one.  With two users waiting each has half
  * the cycle, so user 1's jobs are cut off at its half and user 2's job
  * still gets a decision; the next cycle, user 1's first job cut off gets
@@ -669,7 +671,7 @@ static int fair_check(topomatch_cluster_t *c)
 	 * (under ASan, 136 ms decisions and a 2.7 s cycle were never cut) */
 	ch.conf.cycle_budget_ms = fmax(2 * ch.conf.job_budget_ms,
 				       fmin(20 * d, 1.6 * TM_CYCLE_MAX_AGE_MS));
-	slurmctld_diag_stats.schedule_cycle_counter++;
+	slurmctld_diag_stats.bf_cycle_counter++;
 	for (int k = 0; k < JOBS; k++) {
 		jobs[k] = make_job(5000 + (uint32_t)k, a, ch.conf.pattern_kib, &bytes, NULL);
 		jobs[k]->user_id = 1;
@@ -696,7 +698,7 @@ static int fair_check(topomatch_cluster_t *c)
 		bad = 1;
 	}
 	if (cut >= 0) {
-		slurmctld_diag_stats.schedule_cycle_counter++;
+		slurmctld_diag_stats.bf_cycle_counter++;
 		again_decided = test_decides(&ch, jobs[cut], free_cores, 2, &again);
 		if (!again_decided) {
 			fprintf(stderr, "  fair: user 1's job cut off got no decision the next "

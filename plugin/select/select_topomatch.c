@@ -280,8 +280,7 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 	tm_test_t t = { .ch = &tm_ch, .job = job_ptr, .node_map = node_map, .avail_core = avail_core,
 			.avail_res = avail_res_array, .min_nodes = min_nodes,
 			.max_nodes = max_nodes, .req_nodes = req_nodes, .cr_type = cr_type,
-			.prefer_alloc_nodes = prefer_alloc_nodes, .tres_mc = tres_mc_ptr,
-			.backfill = tm_job_test_mode == SELECT_MODE_WILL_RUN };
+			.prefer_alloc_nodes = prefer_alloc_nodes, .tres_mc = tres_mc_ptr };
 	bitstr_t *saved_nodes;
 	bitstr_t **saved_cores;
 	uint16_t *saved_cpus;
@@ -300,7 +299,10 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 		return tm_cons_tres(&t);
 	t.waiting_users = tm_waiting_users();
 	/* 22.05's _sched_agent names itself "sched_agent" */
-	t.main_pass = tm_job_test_mode == SELECT_MODE_RUN_NOW && tm_thread_is("sched_agent");
+	if (tm_job_test_mode == SELECT_MODE_RUN_NOW && tm_thread_is("sched_agent"))
+		t.caller = TM_CALLER_MAIN;
+	else if (tm_job_test_mode == SELECT_MODE_RUN_NOW && tm_thread_is("bckfl"))
+		t.caller = TM_CALLER_BACKFILL;
 	switch (topomatch_narrow(&t, &nar)) {
 	case TOPOMATCH_NARROWED:
 		break;

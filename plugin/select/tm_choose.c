@@ -861,21 +861,22 @@ static uint64_t tm_pattern_key(job_record_t *job_ptr, size_t *bytes)
 }
 
 /*
- * The current scheduling cycle's window, with the time left in it:
- * backfill's cycle for WILL_RUN tests (--test-only: backfill's own plans
- * do not reach the chooser, select_topomatch.c tm_backfill_plan), the
- * main scheduler's for the rest (its passes, submissions, backfill's
- * starts).
+ * The caller's current window, with the time left in it: the main
+ * scheduler's pass and backfill's cycle (the jobs it starts: its plans do
+ * not reach the chooser, select_topomatch.c tm_backfill_plan) end when
+ * slurmctld counts them; the other job tests (RPCs) count in windows of
+ * at most TM_CYCLE_MAX_AGE_MS, as do passes that last longer.
  */
 static tm_cycle_t *tm_cycle_now(const tm_test_t *t, double *left)
 {
 	tm_chooser_t *ch = t->ch;
-	bool bf = t->backfill;
+	uint32_t counter = t->caller == TM_CALLER_MAIN ? slurmctld_diag_stats.schedule_cycle_counter
+			   : t->caller == TM_CALLER_BACKFILL ? slurmctld_diag_stats.bf_cycle_counter
+							     : 0;
 
-	*left = tm_cycle_left(&ch->cycles[bf], bf ? slurmctld_diag_stats.bf_cycle_counter
-						: slurmctld_diag_stats.schedule_cycle_counter,
-			      tm_now_ms(), ch->conf.cycle_budget_ms);
-	return &ch->cycles[bf];
+	*left = tm_cycle_left(&ch->cycles[t->caller], counter, tm_now_ms(),
+			      ch->conf.cycle_budget_ms);
+	return &ch->cycles[t->caller];
 }
 
 void tm_narrowed_free(tm_narrowed_t *nar)
@@ -965,7 +966,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 	/* the user's share of the cycle (tm_cycle_user_left): one user's
 	 * jobs do not take the whole cycle while another user's wait.  The
 	 * main scheduler's pass goes in priority order instead (below). */
-	double mine = t->main_pass ? left
+	double mine = t->caller == TM_CALLER_MAIN ? left
 				   : tm_cycle_user_left(cycle, job_ptr->user_id,
 							ch->conf.cycle_budget_ms,
 							ch->conf.job_budget_ms, t->waiting_users);
@@ -981,7 +982,7 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 	 * with its whole budget.  Only once this window computed a decision:
 	 * a fresh window too small for one would make the job wait for ever.
 	 */
-	if (t->main_pass && cycle->used_ms > 0 && left < ch->conf.job_budget_ms) {
+	if (t->caller == TM_CALLER_MAIN && cycle->used_ms > 0 && left < ch->conf.job_budget_ms) {
 		ch->deferred++;
 		debug("%pJ: the scheduling cycle's budget of %g ms is used up: the job waits for "
 		      "the next pass", job_ptr, ch->conf.cycle_budget_ms);

@@ -38,11 +38,24 @@ typedef int (*tm_choose_nodes_fn)(job_record_t *job_ptr, bitstr_t *node_map,
 #define TM_CACHE_DECISIONS 1024
 
 /*
+ * Who runs the job test, which says whose budget window it counts in
+ * (tm_choose.c, tm_cycle_now): each loop that holds slurmctld's locks
+ * around many job tests has its own.
+ */
+typedef enum {
+	TM_CALLER_OTHER = 0,	/* RPC threads: submissions, srun and salloc,
+				 * --test-only; windows of at most a second */
+	TM_CALLER_MAIN,		/* the main scheduler's pass (sched_agent,
+				 * RUN_NOW): a job it cannot map waits */
+	TM_CALLER_BACKFILL,	/* backfill's starts (bckfl, RUN_NOW) */
+	TM_CALLERS
+} tm_caller_t;
+
+/*
  * Everything a decision reads besides the job test: the settings
  * (topomatch.conf) and the cluster, loaded once in slurmctld (nothing is
  * narrowed without them); the decisions already computed; the time spent
- * in the current main scheduler ([0]) and backfill ([1]) cycles; counters
- * for the log.  slurmctld holds its job and node write locks around job
+ * in the current window of each caller; counters for the log.  slurmctld holds its job and node write locks around job
  * tests; the mutex makes the chooser safe without relying on that.
  */
 typedef struct tm_chooser {
@@ -52,7 +65,7 @@ typedef struct tm_chooser {
 	void (*next_pass)(bool full_queue); /* slurmctld's schedule(); NULL: none */
 	pthread_mutex_t mutex;
 	tm_decision_cache_t cache;
-	tm_cycle_t cycles[2];
+	tm_cycle_t cycles[TM_CALLERS];
 	unsigned long long reused, computed, fallbacks, tests, deferred;
 	time_t waiting_at; /* when the waiting users were counted */
 	int waiting_users; /* select_topomatch.c, tm_waiting_users */
@@ -75,11 +88,9 @@ typedef struct {
 	uint16_t cr_type;
 	bool prefer_alloc_nodes;
 	gres_mc_data_t *tres_mc;
-	bool backfill;			/* a WILL_RUN test (backfill's window) */
 	bool check_only;		/* only check the pattern, note why it is
 					 * refused (at submission: TEST_ONLY) */
-	bool main_pass;			/* a RUN_NOW test of the main scheduler's
-					 * pass (its sched_agent thread) */
+	tm_caller_t caller;		/* whose window the test counts in */
 	int waiting_users;		/* users with pending pattern jobs (0: unknown) */
 	double start_ms;		/* set by topomatch_narrow: the budget's start */
 	size_t pattern_bytes;		/* set by topomatch_narrow: the pattern's size */
