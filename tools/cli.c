@@ -191,16 +191,22 @@ int cli_read_input(const char *cmd, const char *path, int64_t max_bytes, char **
 		cli_error(cmd, "%s: out of memory", name);
 	while (rc == CLI_OK) {
 		if (len == cap) {
-			char *nb = cap < SIZE_MAX / 4 ? realloc(buf, 2 * cap + 1) : NULL;
+			size_t ncap = (uint64_t)cap * 2 > (uint64_t)max_bytes + 1
+					      ? (size_t)((uint64_t)max_bytes + 1) : 2 * cap;
+			char *nb = cap < SIZE_MAX / 4 ? realloc(buf, ncap + 1) : NULL;
 			if (!nb) {
 				cli_error(cmd, "%s: out of memory after %zu bytes", name, len);
 				rc = CLI_FAIL;
 				break;
 			}
 			buf = nb;
-			cap *= 2;
+			cap = ncap;
 		}
+		/* never more than one byte past the limit: a 4 GiB limit must not
+		 * mean an 8 GiB buffer */
+		uint64_t left = (uint64_t)max_bytes + 1 - len;
 		size_t want = cap - len > (1u << 30) ? (1u << 30) : cap - len;
+		want = (uint64_t)want > left ? (size_t)left : want;
 		int got = gzread(gz, buf + len, (unsigned)want);
 		if (got < 0) {
 			int zerr;

@@ -125,6 +125,12 @@ expect_eq "target over --max-bytes: exit 1" 1 "$rc"
 expect_contains "target over --max-bytes: file and line" \
 	"t.tgt.gz:1: larger than the limit of 10 bytes (--max-bytes)" "$err"
 
+# the limit counts decompressed bytes: 300 kB of digits gzip to a few hundred
+head -c 300000 /dev/zero | tr '\0' '1' | gzip -c >"$work/big.gz"
+run "$tm" map -t "$topo" -c "$work/big.gz" --max-bytes 100000
+expect_eq "compressed pattern over --max-bytes once decompressed: exit 1, said" \
+	"1 topomatch map: $work/big.gz:1: larger than the limit of 100000 bytes (--max-bytes)" "$rc $err"
+
 # ---- what was read, and ambiguous files
 run "$tm" map -t "$topo" -c "$work/h8.mtx"
 expect_contains "pattern line: file, format, tasks, entries" \
