@@ -16,7 +16,7 @@
 int cmd_topo(int argc, char **argv);
 
 static const char help[] =
-	"Usage: topomatch topo check FILE [--slurm-conf SLURM_CONF]\n"
+	"Usage: topomatch topo check FILE [--slurm-conf SLURM_CONF] [--json]\n"
 	"       topomatch topo show FILE [--json]\n"
 	"       topomatch topo export --scotch FILE [-o OUT]\n"
 	"       topomatch topo import-slurm TOPOLOGY_CONF [--slurm-conf SLURM_CONF]\n"
@@ -32,7 +32,7 @@ static const char help[] =
 	"      --slurm-conf FILE   check: every node of FILE must be in slurm.conf with\n"
 	"                          the same sockets, cores and threads, and the reverse;\n"
 	"                          import-slurm: take the nodes' hardware from it\n"
-	"      --json              show: one JSON object on stdout\n"
+	"      --json              check, show: one JSON object on stdout\n"
 	"      --scotch            export: the Scotch target format (the only one)\n"
 	"  -o, --output, --out FILE  export: output file (default: stdout)\n"
 	"      --name NAME         import-slurm: the cluster's name\n"
@@ -122,6 +122,22 @@ static int do_check(const struct topo_args *a)
 			cli_error("topo", "%s and %s disagree on %lld node%s", a->file, a->slurm_conf,
 				  (long long)bad, bad > 1 ? "s" : "");
 		rc = bad ? CLI_FAIL : CLI_OK;
+	}
+	if (rc == CLI_OK && a->json) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "file", json_object_new_string(a->file));
+		json_object_object_add(o, "valid", json_object_new_boolean(1));
+		json_object_object_add(o, "cluster", json_object_new_string(topomatch_cluster_name(c)));
+		json_object_object_add(o, "nodes", json_object_new_int64(topomatch_cluster_nnodes(c)));
+		json_object_object_add(o, "pus", json_object_new_int64(topomatch_cluster_npu(c)));
+		json_object_object_add(o, "network",
+				       json_object_new_string(topomatch_cluster_network(c)));
+		/* null: not compared with a slurm.conf */
+		json_object_object_add(o, "agrees_with", a->slurm_conf
+								 ? json_object_new_string(a->slurm_conf)
+								 : NULL);
+		topomatch_cluster_destroy(c);
+		return cli_json_print("topo", o);
 	}
 	if (rc == CLI_OK)
 		printf("%s: valid: cluster %s, %lld nodes, %lld PUs, %s network%s%s\n", a->file,

@@ -241,6 +241,9 @@ expect_eq "topo show --json: pretty-printed" '  "cluster": "tmtest",' "$(printf 
 run "$tm" topo show "$conf/irregular-tree.yaml" --json
 expect_eq "topo show --json: irregular tree: positions and PUs" "768 576" \
 	"$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; j=json.load(sys.stdin); print(j["positions"], j["pus"])')"
+run "$tm" topo check "$cl" --json
+expect_eq "topo check --json: the verdict and the cluster" "True tmtest 4 16 None" \
+	"$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; j=json.load(sys.stdin); print(j["valid"], j["cluster"], j["nodes"], j["pus"], j["agrees_with"])')"
 gzip -c "$cl" >"$work/c.yaml.gz"
 run "$tm" topo check "$work/c.yaml.gz"
 expect_contains "topo check of a .gz" "valid: cluster tmtest, 4 nodes, 16 PUs" "$out"
