@@ -343,6 +343,56 @@ START_TEST(select_avoids_loaded_uplink)
 }
 END_TEST
 
+/*
+ * Off trees the first choice is kept (scored, nothing else mapped): a
+ * ring of 8 one-PU nodes, A on nodes 0 and 2 loading the links between,
+ * B on the free odd nodes, whose ring crosses them.
+ */
+static const char ring_yaml[] = "cluster: ring\nnodes:\n  - names: r[0-7]\n"
+				"    hardware: \"core:1 pu:1\"\nnetwork:\n  type: torus\n"
+				"  dims: [8]\n  wrap: true\n  nodes_per_router: 1\n";
+
+START_TEST(off_trees_first_choice)
+{
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_cluster_t *c = cluster(ring_yaml);
+	topomatch_link_load_t *ll;
+	topomatch_affinity_t *a2 = alltoall(2), *b4 = alltoall(4);
+	const int64_t pa[] = { 0, 2 }, free_pus[] = { 1, 3, 5, 7 };
+	int64_t pu[4], old_pu[4], nodes[8], old[8], nn, nold;
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+	topomatch_loaded_choice_t info;
+	ck_assert_msg(topomatch_cluster_link_load_create(c, 0, &ll, err) == 0, "%s", err);
+	ck_assert_msg(topomatch_cluster_link_load_add(c, ll, 1, a2, pa, 1, err) == 0, "%s", err);
+	topomatch_map_opts_init(&o);
+	o.allowed = free_pus;
+	o.nallowed = 4;
+	ck_assert(topomatch_cluster_select(c, b4, &o, old_pu, old, &nold, &res, err) == 0);
+	ck_assert_msg(topomatch_cluster_select_loaded(c, b4, &o, ll, 16, pu, nodes, &nn, &res, &info,
+						      err) == 0, "%s", err);
+	ck_assert_int_eq(info.candidates, 1);
+	ck_assert_int_eq(info.chosen_index, 0);
+	ck_assert(info.first.contention > 0);
+	ck_assert(nn == nold && !memcmp(nodes, old, (size_t)nn * sizeof(*nodes)));
+	ck_assert(!memcmp(pu, old_pu, sizeof(pu)));
+	/* NULL arguments */
+	ck_assert_int_eq(topomatch_cluster_link_load_add(c, ll, 2, NULL, pa, 1, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "topomatch_cluster_link_load_add: NULL argument");
+	ck_assert_int_eq(topomatch_cluster_link_load_add(NULL, ll, 2, a2, pa, 1, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_cluster_select_loaded(c, b4, NULL, ll, 1, pu, nodes, &nn, NULL,
+							 NULL, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "NULL argument");
+	topomatch_affinity_destroy(a2);
+	topomatch_affinity_destroy(b4);
+	topomatch_link_load_destroy(ll);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("link_load");
@@ -352,6 +402,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, many_jobs);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, select_avoids_loaded_uplink);
+	tcase_add_test(tc, off_trees_first_choice);
 	suite_add_tcase(s, tc);
 	return s;
 }
