@@ -18,7 +18,7 @@
  * job's PUs that its running steps do not hold (SLURM_JOB_NODELIST, or a
  * heterogeneous component's) with libtopomatch (topomatch_cluster_map, the
  * cluster of topomatch.conf's ClusterYAML, no time budget: the same result
- * as `topomatch map --nodes`, and as slurmctld's final placement), writes
+ * as `topomatch map -w`, and as slurmctld's final placement), writes
  * a hostfile (node of each rank, mode 0600) and sets SLURM_HOSTFILE, which
  * srun reads right after its options (so it must be set from the callback:
  * slurm_spank_init_post_opt comes after), and TOPOMATCH_MAP (node and OS

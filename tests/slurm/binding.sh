@@ -5,7 +5,7 @@
 # bind=record (the virtual nodes claim more cores than this machine has).
 #  (a) sbatch -n 64 --comm-pattern: the job's srun (the option reaches it in
 #      the job's environment) starts every rank on the node and core that
-#      `topomatch map --nodes <job nodes>` gives, and the task sees
+#      `topomatch map -w <job nodes>` gives, and the task sees
 #      TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS, TOPOMATCH_BIND=recorded;
 #      twice the same (no dependence on time); the hostfile is removed; a
 #      pattern reduced to fit PatternKiB is laid out from the whole file;
@@ -52,7 +52,7 @@ expected() { # NODELIST [PATTERN [PUS-PER-NODE [CLUSTER-DIR [CPUS-PER-TASK]]]]
 	local per=${3:-16} cdir=${4:-$dir}
 	local -a all
 	mapfile -t all < <(SLURM_CONF=$cdir/slurm.conf sinfo -h -N -o %N | sort -u)
-	"$tm" map -t "$cdir/cluster.yaml" -c "${2:-$work/pat.mat}" --nodes "$1" \
+	"$tm" map -t "$cdir/cluster.yaml" -c "${2:-$work/pat.mat}" -w "$1" \
 		--cpus-per-task "${5:-1}" --out - |
 		awk -v names="${all[*]}" -v per="$per" 'BEGIN { split(names, n, " ") }
 			{ printf "%d %s %d\n", NR - 1, n[int($1 / per) + 1], $1 % per }'
@@ -79,7 +79,7 @@ nodes=$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
 expected "$nodes" >expected.txt
 expect_eq "(a) the expected mapping has 64 ranks" 64 "$(wc -l <expected.txt | tr -d ' ')"
 got=$(awk '{ print $1, $2, $3 }' step0.out | sort -n)
-expect_eq "(a) every rank on the node and CPU of topomatch map --nodes $nodes" \
+expect_eq "(a) every rank on the node and CPU of topomatch map -w $nodes" \
 	"$(cat expected.txt)" "$got"
 awk '{ print $1, $2, $3 }' step0.out >placed.txt
 expect_eq "(a) the placement that runs is slurmctld's: the hop-bytes SystemComment gives" yes \
@@ -292,7 +292,7 @@ inside() { awk -v a="$1" -v b="$2" 'function set(l, s,   i, n, p, r, k) {
 		n = split(l, p, ","); for (i = 1; i <= n; i++) { k = split(p[i], r, "-");
 		for (c = r[1]; c <= (k > 1 ? r[2] : r[1]); c++) s[c] = 1 } }
 	BEGIN { set(a, x); set(b, y); for (c in x) if (!(c in y)) { print 0; exit } print 1 }'; }
-expect_eq "(d) every rank on the node and CPU of topomatch map --nodes $rnodes" \
+expect_eq "(d) every rank on the node and CPU of topomatch map -w $rnodes" \
 	"$(expected "$rnodes" "$work/real.mat" "$per" "$rdir")" "$(awk '{ print $1, $2, $3 }' d-default.out | sort -n)"
 expect_eq "(d) the kernel runs each task on exactly TOPOMATCH_CPUS, in its step's cgroup" "" \
 	"$(applied_bad d-default.out)"
