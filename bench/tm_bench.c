@@ -330,8 +330,21 @@ static const struct target targets[] = {
 	{ "peptide-64", "auto", T_HB_BEST, 1.0,
 	  "hop-bytes <= 1.0 x min(scotch-direct, natural)" },
 	{ "meep-64", "auto", T_HB_BEST, 1.0, "hop-bytes <= 1.0 x min(scotch-direct, natural)" },
-	{ FAT_TREES, "auto", T_HB_BEST_GEOMEAN, 0.97,
-	  "geomean of the tree-1k, frag-1k, tree-4k ratios" },
+	/*
+	 * The geometric mean over tree-1k, frag-1k, tree-4k was to be <= 0.97;
+	 * no placement can reach that.  bench/bound_stencil.py bounds the
+	 * hop-bytes of any one-to-one placement from below, level by level of
+	 * the tree (edge-isoperimetric inequalities of the weighted grid):
+	 * tree-1k >= 8,243,200 and tree-4k >= 34,816,000, both reached (by
+	 * Scotch's best and by auto on tree-1k, by auto on tree-4k: optimal),
+	 * frag-1k >= 8,586,800 (the best placement known: 8,633,600).  Against
+	 * Scotch at its best (8,243,200, 8,681,600, 35,150,400) that is 1.000,
+	 * 0.989 and 0.990, a geometric mean of at least 0.9932 for any mapper
+	 * (0.9950 with the best placements known).  So auto <= 1.0 x Scotch on
+	 * each case (the targets above) and on the mean; the floor is printed.
+	 */
+	{ FAT_TREES, "auto", T_HB_BEST_GEOMEAN, 1.0,
+	  "geomean of the 3 ratios (any mapper >= 0.9932)" },
 	{ "torus-4k", "auto", T_AVG_HOPS, 1.2, "average hops a byte travels (ideal 1.00)" },
 	/* issue 19, point 3: constrained mapping on fragmented allocations,
 	 * against Scotch's sub-architecture at its best */
@@ -1655,8 +1668,9 @@ static double avg_hops(const struct case_result *cr, const struct row *r)
  * (stencils and recorded profiles): there the reference is already
  * optimal or nearly (tree-4k-nat: Scotch finds the 8x4x1-block optimum,
  * 34.816 M; no mapper beats the profiles' natural placement), each case
- * has its own <= 1.0 target, and 0.97 over them would ask for less than
- * the optimum.
+ * has its own <= 1.0 target, and a mean well below 1 over them would ask
+ * for less than the optimum (on these three too, 0.97 did: the target's
+ * comment, bench/bound_stencil.py).
  */
 static bool fat_tree(const struct bench_case *c)
 {
