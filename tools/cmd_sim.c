@@ -449,10 +449,12 @@ static void progress(struct prog *p, bool final)
 			double rest = (t - p->t_runs) * (double)(p->n - d) / (double)d;
 			eta = rest > eta ? rest : eta;
 		}
-		if (!final && known && eta > 0) {
+		if (!final && known && eta >= 0.5) {
 			char e[32];
 			fmt_dur(e, sizeof(e), eta);
 			snprintf(left, sizeof(left), ", about %s left", e);
+		} else if (!final && known && eta > 0) {
+			snprintf(left, sizeof(left), ", less than a second left");
 		} else if (!final && !known) {
 			snprintf(left, sizeof(left), ", time left not known yet");
 		}
