@@ -86,13 +86,37 @@
 # switches by a seeded local search and scores the placement (the socket
 # and node cuts optimal, the switch cut what the search finds): the
 # optimum lies between the two numbers printed.  A stronger bound there
-# would need the parts' shapes coupled (e.g. an integer programme over the
-# tile grid), which this script does not attempt.
+# would need the parts' shapes coupled, which this script does not attempt
+# in general; but it settles the placements whose node cut is at its
+# bound (node_optimal_frag()).  The node cut is at its bound
+# only if every node's 32 tasks P have B(P) = g(32).  For ANY set P (no
+# compression), with s_z, r_z, c_z the cells, y-rows and x-columns of its
+# layer z: each x-line (y-row) met has >= 2 boundary faces, and so on, so
+#   B(P) / 2 >= sum_z (w_x r_z + w_y c_z) + w_z |P_xy|,
+#   s_z <= min(|P_xy|, r_z c_z):
+# the relaxation of part 3 without the monotone extents.  Enumerated
+# (layer_optima()), its minimum for 32 cells in 16x8x8 is g(32) / 2 and is
+# reached only by one layer with r = 4, c = 8, |P_xy| = 32: equality then
+# means one layer, 32 = 4 x 8 cells filling the product of 4 rows and 8
+# columns, each line an interval: an 8x4x1 box.  So the node cut is at its
+# bound only when the 32 nodes are 8x4x1 boxes tiling 16x8x8, i.e. the
+# 2 x 2 x 8 grid of tiles of upper_frag() (each layer 16x8 is tiled by
+# 8x4 rectangles in one way).  The switch cut is then a partition of that
+# tile grid into parts of 4, 2, 3, 3, 6, 6, 4, 4 tiles, and part 2's
+# argument on the tile grid
+# (faces 4,000 across x and y, 3,200 across z; its g() checked against
+# every tile set of those sizes) bounds it by 96,800 bytes one way.  Cuts
+# of the tile grid are multiples of 800 (5a + 4b of them), so 96,800 is
+# possible only if every part has its optimal shape; no tiling by such
+# shapes exists (an exhaustive exact cover), so every such placement has a
+# switch cut of at least 97,600 bytes one way, 195,200 directed: the
+# script's placement, 8,633,600 hop-bytes, is the best of them, and any
+# better placement gives up the node optimum.
 #
 # Needs numpy (Debian: python3-numpy).
 # SPDX-License-Identifier: GPL-2.0-or-later
+import itertools
 import math
-import re
 import subprocess
 import sys
 
@@ -328,6 +352,79 @@ def upper_frag(box, arity, free, restarts=40, seed=1):
     return hop_bytes(pu, arity)
 
 
+def layer_optima(m, box, w, target):
+    """The configurations (|P_xy|, the layers' (c_z, r_z)) of the
+    relaxation without monotone extents (header, the last paragraph) that
+    cost at most target; it bounds B(P) / 2 for any set P of m cells."""
+    a, b, c = box
+    wx, wy, wz = w
+    sols = []
+    for k in range(1, min(m, a * b) + 1):
+        budget = target - wz * k
+        lay = sorted(((wx * q + wy * p, min(k, p * q), p, q)
+                      for p in range(1, a + 1) for q in range(1, b + 1)),
+                     key=lambda t: (-t[1], t[0]))
+
+        def rec(i, left, vol, cost, acc):
+            if vol >= m:
+                sols.append((cost + wz * k, k, tuple(acc)))
+                return
+            for j in range(i, len(lay) if left else i):
+                cst, v, p, q = lay[j]
+                if cost + cst <= budget:
+                    rec(j, left - 1, vol + v, cost + cst, acc + [(p, q)])
+        rec(0, c, 0, 0.0, [])
+    return sols
+
+
+def node_optimal_frag(free, per=16):
+    """The least switch cut (bytes one way) of the placements of frag-1k
+    with the node cut at its bound (header, the last paragraph); None when
+    the node's optimal shape is not the one box this relies on."""
+    if layer_optima(32, (16, 8, 8), FACE, iso_half(32, (16, 8, 8))) != \
+            [(11200.0, 32, ((8, 4),))]:
+        return None
+    tiles = 32  # 2 x 2 x 8, tile id = i + 2 j + 4 z
+    tbox, tw = (2, 2, 8), (4 * FACE[0], 8 * FACE[1], 32 * FACE[2])
+    wm = np.zeros((tiles, tiles))
+    for t in range(tiles):
+        i, j, z = t % 2, (t // 2) % 2, t // 4
+        for d, (u, wt) in enumerate(((t ^ 1, tw[0]), (t ^ 2, tw[1]), (t + 4, tw[2]))):
+            if d < 2 or z < 7:
+                wm[t, u] = wm[u, t] = wt
+    face = 2.0 * sum(tw)  # all six faces of a tile
+    sizes = sorted((sum(1 for n in free if n // per == s) for s in set(n // per for n in free)),
+                   reverse=True)
+    opt = {}
+    for m in set(sizes):
+        gm = 2.0 * iso_half(m, tbox, tw)
+        combos = np.array(list(itertools.combinations(range(tiles), m)), dtype=np.int64)
+        inner = np.zeros(len(combos))
+        for x, y in itertools.combinations(range(m), 2):
+            inner += wm[combos[:, x], combos[:, y]]
+        bnd = face * m - 2.0 * inner
+        if bnd.min() < gm:
+            sys.exit('bound_stencil.py: a tile set below g(%d): a bug' % m)
+        opt[m] = [sum(1 << int(t) for t in c) for c in combos[bnd == gm]]
+    lb = (sum(2.0 * iso_half(m, tbox, tw) for m in sizes) - surface(tbox, tw)) / 2
+
+    def cover(used, left):  # a tiling by optimal shapes? lowest free tile first
+        if not left:
+            return True
+        t = next(k for k in range(tiles) if not used >> k & 1)
+        for m in set(left):
+            rest = list(left)
+            rest.remove(m)
+            for s in opt[m]:
+                if s >> t & 1 and not s & used and cover(used | s, rest):
+                    return True
+        return False
+    if not cover(0, sizes):  # above lb, and a multiple of the faces' gcd
+        step = math.gcd(*(int(x) for x in tw))
+        lb = (math.floor(lb / step) + 1) * step
+    return lb
+
+
 def measure(tm_bench, name):
     out = subprocess.run([tm_bench, '--case', name], check=True,
                          capture_output=True, text=True).stdout
@@ -375,6 +472,12 @@ def main():
            gmean([r[3] / r[0] for r in rows]), gmean([r[1] / r[2] for r in rows])))
     print('# no placement gets the geometric mean of hop-bytes / scotch below %.5f'
           % gmean([r[2] / r[0] for r in rows]))
+    name, box, arity, free = CASES[1]
+    lbs, cuts = lower_bound(box, arity, free, cache)
+    sw = node_optimal_frag(free, arity[1])
+    if sw is not None:
+        print('# %s with the node cut at its bound: switch cut >= %d directed, '
+              'hop-bytes >= %d' % (name, 2 * sw, lbs + 2.0 * (2 * sw - cuts[0])))
 
 
 if __name__ == '__main__':
