@@ -388,7 +388,7 @@ def node_optimal_frag(free, per=16):
     tbox, tw = (2, 2, 8), (4 * FACE[0], 8 * FACE[1], 32 * FACE[2])
     wm = np.zeros((tiles, tiles))
     for t in range(tiles):
-        i, j, z = t % 2, (t // 2) % 2, t // 4
+        z = t // 4
         for d, (u, wt) in enumerate(((t ^ 1, tw[0]), (t ^ 2, tw[1]), (t + 4, tw[2]))):
             if d < 2 or z < 7:
                 wm[t, u] = wm[u, t] = wt
