@@ -287,6 +287,30 @@ static void used_nodes(const topomatch_cluster_t *c, const int64_t *pu, int64_t 
 
 /* ----------------------------------------------------------- select */
 
+/*
+ * The candidate mapping alt (info->candidates-th) becomes the best when it
+ * scores lower than the best so far; one that did not map fully
+ * (fell_back) or cannot be scored is passed over.  True when it did.
+ */
+static bool keep_better(const topomatch_cluster_t *c, topomatch_link_load_t *ll,
+			const topomatch_affinity_t *a, double weight, const int64_t *alt,
+			const topomatch_map_result_t *r, topomatch_loaded_choice_t *info,
+			int64_t *best, topomatch_map_result_t *best_res)
+{
+	topomatch_link_score_t s;
+	char why[TOPOMATCH_ERRLEN];
+	int64_t n = topomatch_affinity_ntasks(a);
+
+	if (r->fell_back || score_of(c, ll, a, alt, weight, &s, why) ||
+	    !(s.score < info->chosen.score))
+		return false;
+	info->chosen = s;
+	info->chosen_index = info->candidates - 1;
+	memcpy(best, alt, (size_t)n * sizeof(*best));
+	*best_res = *r;
+	return true;
+}
+
 int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 				    const topomatch_affinity_t *a,
 				    const topomatch_map_opts_t *opts, topomatch_link_load_t *ll,
@@ -352,21 +376,12 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 			continue; /* no room, or nothing left out: the first choice */
 		topomatch_map_opts_t o = *opts;
 		topomatch_map_result_t r;
-		topomatch_link_score_t s;
 		char why[TOPOMATCH_ERRLEN];
 		o.allowed = region;
 		o.nallowed = nr;
 		info->candidates++;
-		if (topomatch_cluster_select(c, a, &o, alt, nscr, &nn, &r, why) || r.fell_back ||
-		    score_of(c, ll, a, alt, weight, &s, why))
-			continue;
-		if (s.score < info->chosen.score) {
-			info->chosen = s;
-			info->chosen_index = info->candidates - 1;
-			memcpy(best, alt, (size_t)n * sizeof(*best));
-			best_res = r;
-			moved = true;
-		}
+		if (!topomatch_cluster_select(c, a, &o, alt, nscr, &nn, &r, why))
+			moved |= keep_better(c, ll, a, weight, alt, &r, info, best, &best_res);
 	}
 	for (int i = 0; !rc && i < ncd; i++) {
 		int64_t nr = 0;
@@ -374,22 +389,12 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 			break;
 		topomatch_map_opts_t o = *opts;
 		topomatch_map_result_t r;
-		topomatch_link_score_t s;
 		char why[TOPOMATCH_ERRLEN];
 		o.allowed = region;
 		o.nallowed = nr;
 		info->candidates++;
-		/* a candidate that cannot be mapped or scored is passed over */
-		if (nr < n || topomatch_cluster_map(c, a, &o, alt, &r, why) || r.fell_back ||
-		    score_of(c, ll, a, alt, weight, &s, why))
-			continue;
-		if (s.score < info->chosen.score) {
-			info->chosen = s;
-			info->chosen_index = info->candidates - 1;
-			memcpy(best, alt, (size_t)n * sizeof(*best));
-			best_res = r;
-			moved = true;
-		}
+		if (nr >= n && !topomatch_cluster_map(c, a, &o, alt, &r, why))
+			moved |= keep_better(c, ll, a, weight, alt, &r, info, best, &best_res);
 	}
 	if (!rc && moved) {
 		unsigned char *used = tm_alloc(c->d.nnodes, 1);
