@@ -18,12 +18,18 @@
 #include <unistd.h>
 #include <zlib.h>
 
+/* "topomatch CMD: KIND<message>" on stderr, without the newline */
+static void cli_vsay(const char *cmd, const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "topomatch %s: %s", cmd, kind);
+	vfprintf(stderr, fmt, ap);
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "topomatch %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vsay(cmd, "", fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -31,9 +37,8 @@ void cli_error(const char *cmd, const char *fmt, ...)
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "topomatch %s: warning: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vsay(cmd, "warning: ", fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -41,9 +46,8 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "topomatch %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vsay(cmd, "", fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'topomatch %s --help'.\n", cmd);
 	return CLI_USAGE;
