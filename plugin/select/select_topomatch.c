@@ -97,6 +97,14 @@ static tm_chooser_t tm_ch = { .mutex = PTHREAD_MUTEX_INITIALIZER };
 /* The mode of the select_p_job_test in progress on this thread. */
 static __thread uint16_t tm_job_test_mode = SELECT_MODE_RUN_NOW;
 
+/* Is this thread the one slurmctld named so (prctl PR_SET_NAME)? */
+static bool tm_thread_is(const char *want)
+{
+	char name[17] = "";
+
+	return !prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, want);
+}
+
 /*
  * Is this sched/backfill's thread (22.05's backfill_agent names itself
  * "bckfl")?  Its WILL_RUN tests plan when and where each pending job could
@@ -106,14 +114,6 @@ static __thread uint16_t tm_job_test_mode = SELECT_MODE_RUN_NOW;
  * starts is mapped then (its RUN_NOW test, within the nodes the plan left
  * it).  WILL_RUN tests of other threads (sbatch --test-only) are mapped.
  */
-/* Is this thread the one slurmctld named so (prctl PR_SET_NAME)? */
-static bool tm_thread_is(const char *want)
-{
-	char name[17] = "";
-
-	return !prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, want);
-}
-
 static bool tm_backfill_plan(void)
 {
 	return tm_job_test_mode == SELECT_MODE_WILL_RUN && tm_thread_is("bckfl");
