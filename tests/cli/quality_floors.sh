@@ -168,15 +168,20 @@ floor "frag-1k, scotch (recorded)" "$(row frag-1k scotch)" 12153600
 # with the ratio to it: frag3-10 auto 7,513,600 (0.977), topomatch-const
 # 7,525,600 (0.979); frag4-10 auto 8,996,000 (0.973), topomatch-const
 # 9,031,200 (0.977).  Before point 3: 1.014, 1.014, 0.986 and 0.999.
-for c in frag3-10 frag4-10; do
-	run "$TM_BENCH" --case $c --json
-	expect_eq "tm_bench --case $c --json exits 0" 0 "$rc"
+# bench_case CASE: tm_bench's rows of CASE into $work/quick.json (for
+# row), and its fair Scotch value into $fair
+bench_case() {
+	run "$TM_BENCH" --case "$1" --json
+	expect_eq "tm_bench --case $1 --json exits 0" 0 "$rc"
 	printf '%s' "$out" >"$work/quick.json"
-	fair=$(row $c scotch-direct)
+	fair=$(row "$1" scotch-direct)
 	case $fair in
-	[0-9]*) ok "$c: fair Scotch value $fair" ;;
-	*) not_ok "$c: no fair Scotch value: $fair" ;;
+	[0-9]*) ok "$1: fair Scotch value $fair" ;;
+	*) not_ok "$1: no fair Scotch value: $fair" ;;
 	esac
+}
+for c in frag3-10 frag4-10; do
+	bench_case $c
 	case $c in
 	frag3-10) fa=7513600 fc=7525600 ;;
 	*) fa=8996000 fc=9031200 ;;
@@ -197,14 +202,7 @@ done
 # gmx-64-c8 2,668,199,356 = 0.99995 x 2,668,344,112 (TOPOMATCHCONST),
 # gmx-128-c8 8,009,178,862 = 0.9983 x 8,023,051,500 (Scotch, refined).
 for c in foam-64-c32 gmx-64-c8 gmx-128-c8; do
-	run "$TM_BENCH" --case $c --json
-	expect_eq "tm_bench --case $c --json exits 0" 0 "$rc"
-	printf '%s' "$out" >"$work/quick.json"
-	fair=$(row $c scotch-direct)
-	case $fair in
-	[0-9]*) ok "$c: fair Scotch value $fair" ;;
-	*) not_ok "$c: no fair Scotch value: $fair" ;;
-	esac
+	bench_case $c
 	floor "$c, auto (fair Scotch)" "$(row $c auto)" "$fair"
 done
 
