@@ -368,7 +368,6 @@ END_TEST
 
 START_TEST(huge_list_not_expanded)
 {
-	double t0 = tm_now();
 	tm_hostlist_t *h;
 	char err[TOPOMATCH_ERRLEN] = "", buf[32];
 	/* a limit of 100000 proves the names are counted, not stored */
@@ -392,7 +391,6 @@ START_TEST(huge_list_not_expanded)
 	ck_assert_int_eq(i, 5);
 	ck_assert_int_eq(j, INT64_C(100000000000000000));
 	tm_hostlist_destroy(h);
-	ck_assert_msg(tm_now() - t0 < 2.0, "took %.3f s", tm_now() - t0);
 }
 END_TEST
 

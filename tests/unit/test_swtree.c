@@ -408,7 +408,7 @@ START_TEST(api_deep_chain)
 	}
 	double t0 = tm_now();
 	resolve_ok(&t);
-	ck_assert_msg(tm_now() - t0 < 5.0, "resolve took %.2f s", tm_now() - t0);
+	tm_assert_within(t0, 5.0, "resolve");
 	ck_assert_int_eq(t.height, n - 1);
 	ck_assert_int_eq(t.sw[t.root].depth, 0);
 	ck_assert_str_eq(t.sw[t.root].name, "c0");
@@ -451,7 +451,7 @@ START_TEST(api_many_nodes)
 				      "big:1001:40: node n4242 is attached to two switches "
 				      "('s42' at 44:40 and 's999')");
 		}
-		ck_assert_msg(tm_now() - t0 < 5.0, "resolve took %.2f s", tm_now() - t0);
+		tm_assert_within(t0, 5.0, "resolve");
 		tm_swtree_free(&t);
 	}
 	free(list);
@@ -737,7 +737,7 @@ START_TEST(conf_input_limits)
 	ck_assert_int_eq(tm_slurm_topology_parse(many, strlen(many), "t.conf", &t, err),
 			 TOPOMATCH_ELIMIT);
 	ck_assert_contains(err, "more than 4194304 nodes");
-	ck_assert_msg(tm_now() - t0 < 1.0, "took %.2f s", tm_now() - t0);
+	tm_assert_within(t0, 1.0, "refusing 17.8M nodes");
 	/* one node past TM_SLURM_TOPO_MAX_NODES, named where it is */
 	static const char over[] = "SwitchName=leaf Nodes=n[0000000-4194304]\n";
 	ck_assert_int_eq(tm_slurm_topology_parse(over, strlen(over), "t.conf", &t, err),

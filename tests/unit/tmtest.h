@@ -28,6 +28,21 @@ static inline const char *tm_data(const char *rel)
 	ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' does not contain '%s'", (hay), \
 		      (needle))
 
+/*
+ * Guard against an algorithm gone quadratic or expanding (minutes instead of
+ * milliseconds): fails when more than `limit` seconds passed since t0
+ * (tm_now()).  Off under tests/unit/run_valgrind.sh (TM_UVG_BUILD set):
+ * valgrind's 20-50x slowdown on a loaded 2-core machine makes any bound a
+ * coin toss there, and its 20-minute limit per suite still stands.
+ */
+#define tm_assert_within(t0, limit, what)                                                  \
+	do {                                                                               \
+		double tm_took_ = tm_now() - (t0);                                         \
+		if (!getenv("TM_UVG_BUILD"))                                               \
+			ck_assert_msg(tm_took_ < (limit), "%s took %.3f s (limit %g s)",   \
+				      (what), tm_took_, (double)(limit));                  \
+	} while (0)
+
 /* Run one suite; exit status for the automake harness. */
 static inline int tm_run_suite(Suite *s)
 {
