@@ -14,13 +14,20 @@ cd "$top"
 ./contrib/slurm-source.sh >/dev/null
 
 fail=0
+t0=$(date +%s)
+# "== TITLE [m:ss]": each stage with the time since check.sh began, so that
+# the CI log shows where the minutes go (the suite must stay under 30)
+stage() {
+	el=$(($(date +%s) - t0))
+	printf '== %s [%d:%02d]\n' "$1" $((el / 60)) $((el % 60))
+}
 run_suite() { # NAME DIR [configure args...]
 	name=$1
 	dir=$2
 	shift 2
-	echo "== $name: build"
+	stage "$name: build"
 	./contrib/build.sh "$dir" "$@"
-	echo "== $name: make check"
+	stage "$name: make check"
 	if ! make -s -C "$dir" -j"$(nproc)" check >"$dir/check.out" 2>&1; then
 		fail=1
 		cat "$dir/check.out"
@@ -38,7 +45,7 @@ run_script() {
 	script=$2
 	log=$top/build/$3
 	shift 3
-	echo "== $title"
+	stage "$title"
 	if ! "$top/$script" "$top/build" "$@" >"$log" 2>&1; then
 		fail=1
 	fi
@@ -59,14 +66,14 @@ run_script "MPI profiler" tests/mpi/commprof.sh mpi-commprof.log
 run_script "MPI monitoring convert" tests/mpi/convert.sh mpi-convert.log
 # the CLI scripts again with every topomatch run under valgrind memcheck
 # (tests/cli/run_valgrind.sh; third-party suppressions in tests/valgrind.supp)
-echo "== valgrind: CLI tests"
+stage "valgrind: CLI tests"
 if ! "$top/tests/cli/run_valgrind.sh" "$top/build" >"$top/build/valgrind.out" 2>&1; then
 	fail=1
 	cat "$top/build/valgrind.out"
 fi
 grep -E '^(PASS|FAIL|SKIP|valgrind: [0-9]+ runs)' "$top/build/valgrind.out" || true
 # the unit suites under valgrind memcheck too (tests/unit/run_valgrind.sh)
-echo "== valgrind: unit tests"
+stage "valgrind: unit tests"
 if ! "$top/tests/unit/run_valgrind.sh" "$top/build" >"$top/build/valgrind-unit.out" 2>&1; then
 	fail=1
 	cat "$top/build/valgrind-unit.out"
@@ -87,8 +94,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 run_suite "ASan+UBSan build" "$top/build-asan" CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined"
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS CK_TIMEOUT_MULTIPLIER
 
-echo "== make distcheck"
-if ! make -s -C "$top/build" distcheck >"$top/build/distcheck.out" 2>&1; then
+stage "make distcheck"
+# -j: distcheck's own build and make check are half of its time
+if ! make -s -C "$top/build" -j"$(nproc)" distcheck >"$top/build/distcheck.out" 2>&1; then
 	fail=1
 	tail -n 60 "$top/build/distcheck.out"
 	echo "distcheck: FAILED"
@@ -109,5 +117,6 @@ failed=${total#* }
 if [ "$fail" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	failed=1 # a build step or distcheck failed outside the counted tests
 fi
+stage "end"
 echo "$passed passed, $failed failed"
 [ "$fail" -eq 0 ] && [ "$failed" -eq 0 ]
