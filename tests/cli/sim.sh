@@ -10,6 +10,13 @@
 conf=$top_srcdir/conf
 traces=$top_srcdir/../shared/traces
 cl=$conf/local-test-cluster.yaml # tm1-tm4, 2 leaf switches, 4 cores per node
+# Under valgrind (tests/cli/run_valgrind.sh) the streams run the same code
+# on fewer jobs: at full size three runs took 4 of sim.sh's 6 minutes there.
+if [ "${TM_VALGRIND:-0}" = 1 ]; then
+	stream=40 atlas=30
+else
+	stream=200 atlas=150
+fi
 
 # Fields: job submit wait run alloc cpu mem req_procs req_time mem status
 # user group exe queue partition prev think.  With 4 cores per node:
@@ -167,12 +174,12 @@ expect_contains "unknown model: named" "--model: unknown model 'fluid' (contenti
 
 # contention-aware node choice (issue 20, point 3): the weight in the
 # summary and JSON, what it did; 0 compares by hop-bytes only
-run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate 200 --policy topomatch --json \
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate $stream --policy topomatch --json \
 	--quiet --time-scale 0.3
 expect_eq "--contention-weight: the default in the JSON" "1.0" "$(py 'print(float(d["contention_weight"]))')"
 expect_eq "--contention-weight: jobs whose first choice met load, jobs moved" "True" \
 	"$(py 'p=d["policies"]["topomatch"]; print(p["contention_loaded"] >= p["contention_moved"] >= 0)')"
-run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate 200 --policy topomatch --quiet \
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate $stream --policy topomatch --quiet \
 	--time-scale 0.3 --contention-weight 2.5
 expect_contains "--contention-weight 2.5: in the summary" \
 	"topomatch: contention weight 2.5: the first choice met running jobs' link loads for" "$out"
@@ -268,9 +275,9 @@ expect_contains "bad matrix: file and line" "bad.sum.mat:2" "$err"
 # real traces: Atlas on its cluster file, Curie's first jobs on its own
 if [ -r "$traces/LLNL-Atlas-2006-2.1-cln.swf.gz" ]; then
 	run "$tm" sim -t "$conf/atlas-fattree.yaml" --trace "$traces/LLNL-Atlas-2006-2.1-cln.swf.gz" \
-		--jobs 150 --json --quiet
+		--jobs $atlas --json --quiet
 	expect_eq "Atlas: exit 0" 0 "$rc"
-	expect_eq "Atlas: 150 jobs, 8 cores per node" "150 8 1152" \
+	expect_eq "Atlas: $atlas jobs, 8 cores per node" "$atlas 8 1152" \
 		"$(py 'print(d["jobs"]["simulated"], d["cores_per_node"], d["nodes"])')"
 	expect_eq "Atlas: topomatch no worse than random in hop-bytes" "True" \
 		"$(py 'p=d["policies"]; print(p["topomatch"]["mean_hop_bytes"] <= p["random"]["mean_hop_bytes"])')"
