@@ -91,6 +91,16 @@ static int score_of(const topomatch_cluster_t *c, topomatch_link_load_t *ll,
 	return rc;
 }
 
+int topomatch_cluster_link_load_score(const topomatch_cluster_t *c, topomatch_link_load_t *ll,
+				      const topomatch_affinity_t *a, const int64_t *pu,
+				      double weight, topomatch_link_score_t *out, char *err)
+{
+	if (!c || !ll || !a || !pu || !out)
+		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_link_load_score: NULL "
+			      "argument");
+	return score_of(c, ll, a, pu, weight, out, err);
+}
+
 /* ------------------------------------------------------- candidates */
 
 typedef struct cand {

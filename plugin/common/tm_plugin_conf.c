@@ -35,6 +35,14 @@ static void defaults(tm_plugin_conf_t *c)
 	 * for a gain in the noise would waste it (tm_choose.c, tm_weigh) */
 	c->node_weight_gain = 10;
 	c->enabled = 1;
+	/* TOPOMATCH_CONTENTION_WEIGHT and the simulator's defaults
+	 * (--contention-weight 1, --comm-share 0.2), measured there
+	 * (topomatch-sim(1), "CONTENTION-AWARE NODE CHOICE") */
+	c->contention_weight = 1;
+	c->contention_share = 0.2;
+	/* 16 bytes an entry: 16 MiB at most in slurmctld; a job loads a few
+	 * links per node it spans, so 10^6 holds thousands of large jobs */
+	c->contention_entries = 1000000;
 }
 
 void tm_plugin_conf_path(const char *slurm_conf, char *buf, size_t len)
@@ -122,12 +130,33 @@ static int setting(tm_plugin_conf_t *c, const char *key, const char *v, const ch
 		*why = "NodeWeightGain: expected a percentage from 0 to 100";
 		return number(v, 0, 100, &c->node_weight_gain);
 	}
+	if (!strcasecmp(key, "ContentionWeight")) {
+		*why = "ContentionWeight: expected a number from 0 to 1000000";
+		return number(v, 0, 1e6, &c->contention_weight);
+	}
+	if (!strcasecmp(key, "ContentionShare")) {
+		/* 0 would add jobs that load nothing */
+		*why = "ContentionShare: expected a share above 0, at most 1";
+		if (number(v, 0, 1, &x) || x <= 0)
+			return -1;
+		c->contention_share = x;
+		return 0;
+	}
+	if (!strcasecmp(key, "ContentionEntries")) {
+		/* 2^30 entries are 16 GiB: past any slurmctld host */
+		*why = "ContentionEntries: expected a whole number from 1 to 1073741824";
+		if (number(v, 1, 1 << 30, &x) || x != floor(x))
+			return -1;
+		c->contention_entries = (int64_t)x;
+		return 0;
+	}
 	if (!strcasecmp(key, "Mapper"))
 		return string(v, c->mapper, sizeof(c->mapper));
 	if (!strcasecmp(key, "Enabled"))
 		return boolean(v, &c->enabled);
 	*why = "unknown key (known: ClusterYAML, JobBudgetMs, CycleBudgetMs, MaxTasks, "
-	       "PatternKiB, NodeWeightGain, Mapper, Enabled)";
+	       "PatternKiB, NodeWeightGain, ContentionWeight, ContentionShare, "
+	       "ContentionEntries, Mapper, Enabled)";
 	return -1;
 }
 

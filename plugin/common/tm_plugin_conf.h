@@ -21,6 +21,9 @@ typedef struct tm_plugin_conf {
 	int pattern_kib;         /* PatternKiB: cap of a job's pattern (48) */
 	double node_weight_gain; /* NodeWeightGain: % of hop-bytes a heavier node must save (10) */
 	int enabled;             /* Enabled: yes/no (yes): off switch for admins */
+	double contention_weight;   /* ContentionWeight: W of hop-bytes + W x load met (1) */
+	double contention_share;    /* ContentionShare: a running job's activity (0.2) */
+	int64_t contention_entries; /* ContentionEntries: (job, link) entries at most (10^6) */
 } tm_plugin_conf_t;
 
 /* Defaults, then the file's settings.  A missing file is ENOENT-like:

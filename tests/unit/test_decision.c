@@ -313,6 +313,35 @@ START_TEST(conf_node_weight_gain)
 }
 END_TEST
 
+/* The contention settings: the simulator's measured defaults (weight 1,
+ * share 0.2), 10^6 entries; each refused out of its range. */
+START_TEST(conf_contention)
+{
+	static const char *const bad_w[] = { "ContentionWeight=-0.5\n", "ContentionWeight=inf\n",
+					     "ContentionWeight=1000001\n", "ContentionWeight=x\n" };
+	static const char *const bad_s[] = { "ContentionShare=0\n", "ContentionShare=1.01\n",
+					     "ContentionShare=-1\n", "ContentionShare=\n" };
+	static const char *const bad_e[] = { "ContentionEntries=0\n", "ContentionEntries=2.5\n",
+					     "ContentionEntries=1073741825\n",
+					     "ContentionEntries=lots\n" };
+	tm_plugin_conf_t c;
+	char err[TOPOMATCH_ERRLEN] = "", path[32];
+
+	ck_assert_int_eq(read_conf("ClusterYAML=/etc/slurm/c.yaml\n", &c, err, path), 0);
+	ck_assert(c.contention_weight == 1 && c.contention_share == 0.2);
+	ck_assert_int_eq(c.contention_entries, 1000000);
+	ck_assert_int_eq(read_conf("contentionweight = 0\nContentionShare=1\n"
+				   "ContentionEntries=1073741824\n", &c, err, path), 0);
+	ck_assert(c.contention_weight == 0 && c.contention_share == 1);
+	ck_assert_int_eq(c.contention_entries, INT64_C(1) << 30);
+	ck_assert_int_eq(read_conf("ContentionWeight=2.5\n", &c, err, path), 0);
+	ck_assert(c.contention_weight == 2.5);
+	expect_refused(bad_w, "ContentionWeight: expected a number from 0 to 1000000");
+	expect_refused(bad_s, "ContentionShare: expected a share above 0, at most 1");
+	expect_refused(bad_e, "ContentionEntries: expected a whole number from 1 to 1073741824");
+}
+END_TEST
+
 /* entries env_array_merge drops or merges are moved behind the kept ones */
 START_TEST(spank_env_repair)
 {
@@ -383,6 +412,7 @@ int main(void)
 	tcase_add_test(tc, conf_max_tasks);
 	tcase_add_test(tc, conf_pattern_kib);
 	tcase_add_test(tc, conf_node_weight_gain);
+	tcase_add_test(tc, conf_contention);
 	tcase_add_test(tc, spank_env_repair);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);

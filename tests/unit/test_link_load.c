@@ -344,6 +344,58 @@ START_TEST(select_avoids_loaded_uplink)
 END_TEST
 
 /*
+ * topomatch_cluster_link_load_score scores a placement given in cluster
+ * PUs, as select/topomatch scores cons_tres' own choice: A (n01, n05) at
+ * activity 1 loads the uplinks of L0 and L1; 4 all-to-all tasks on n02,
+ * n03, n04, n06 have HB 36 and meet load 12 (the select test's first
+ * choice), on n09, n10, n13, n14 HB 40 and no load.  Its error paths.
+ */
+START_TEST(score_cluster_pus)
+{
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_cluster_t *c = cluster(c16_yaml);
+	topomatch_link_load_t *ll;
+	topomatch_affinity_t *a2 = alltoall(2), *b4 = alltoall(4);
+	const int64_t pa[] = { 0, 4 }, loaded[] = { 1, 2, 3, 5 }, quiet[] = { 8, 9, 12, 13 };
+	topomatch_link_score_t s;
+	ck_assert_msg(topomatch_cluster_link_load_create(c, 0, &ll, err) == 0, "%s", err);
+	ck_assert_msg(topomatch_cluster_link_load_add(c, ll, 1, a2, pa, 1, err) == 0, "%s", err);
+	ck_assert_msg(topomatch_cluster_link_load_score(c, ll, b4, loaded, 2, &s, err) == 0, "%s",
+		      err);
+	ck_assert_msg(s.hop_bytes == 36 && s.contention == 12 && s.score == 60, "%g %g %g",
+		      s.hop_bytes, s.contention, s.score);
+	ck_assert_msg(topomatch_cluster_link_load_score(c, ll, b4, quiet, 2, &s, err) == 0, "%s",
+		      err);
+	ck_assert_msg(s.hop_bytes == 40 && s.contention == 0 && s.score == 40, "%g %g %g",
+		      s.hop_bytes, s.contention, s.score);
+	/* errors: NULL arguments, a PU outside the cluster, a bad weight */
+	ck_assert_int_eq(topomatch_cluster_link_load_score(NULL, ll, b4, quiet, 1, &s, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "topomatch_cluster_link_load_score: NULL argument");
+	ck_assert_int_eq(topomatch_cluster_link_load_score(c, NULL, b4, quiet, 1, &s, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_cluster_link_load_score(c, ll, NULL, quiet, 1, &s, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_cluster_link_load_score(c, ll, b4, NULL, 1, &s, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_cluster_link_load_score(c, ll, b4, quiet, 1, NULL, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_int_eq(topomatch_cluster_link_load_score(c, ll, b4, (const int64_t[]){ 8, 9, 12,
+											   16 },
+							   1, &s, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "task 3 is on PU 16, not one of the cluster's 16");
+	ck_assert_int_eq(topomatch_cluster_link_load_score(c, ll, b4, quiet, -1, &s, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "contention weight -1 is not a finite number >= 0");
+	topomatch_affinity_destroy(a2);
+	topomatch_affinity_destroy(b4);
+	topomatch_link_load_destroy(ll);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+/*
  * Off trees the first choice is kept (scored, nothing else mapped): a
  * ring of 8 one-PU nodes, A on nodes 0 and 2 loading the links between,
  * B on the free odd nodes, whose ring crosses them.
@@ -403,6 +455,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, select_avoids_loaded_uplink);
 	tcase_add_test(tc, off_trees_first_choice);
+	tcase_add_test(tc, score_cluster_pus);
 	suite_add_tcase(s, tc);
 	return s;
 }
