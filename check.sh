@@ -53,7 +53,7 @@ run_script() {
 }
 
 # the plugins on a real Slurm test cluster (contrib/testcluster)
-for t in placement binding reorder safety scale; do
+for t in placement binding reorder safety scale contention; do
 	run_script "Slurm: $t" "tests/slurm/$t.sh" "slurm-$t.log"
 done
 # topomatch sim's topomatch policy against the real select/topomatch

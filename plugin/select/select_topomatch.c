@@ -67,6 +67,13 @@ TM_EXPORT int fini(void);
 extern int cons_common_reconfigure(void);
 TM_EXPORT int select_p_reconfigure(void);
 
+/* cons_common's select_p_select_nodeinfo_set and select_p_job_fini
+ * (plugin/select/slurm/common_cons_common.c). */
+extern int cons_common_select_nodeinfo_set(job_record_t *job_ptr);
+extern int cons_common_job_fini(job_record_t *job_ptr);
+TM_EXPORT int select_p_select_nodeinfo_set(job_record_t *job_ptr);
+TM_EXPORT int select_p_job_fini(job_record_t *job_ptr);
+
 /* cons_tres' select_p_job_test (plugin/select/slurm/tres_select_cons_tres.c). */
 extern int cons_tres_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			      uint32_t min_nodes, uint32_t max_nodes,
@@ -394,6 +401,34 @@ extern int init(void)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * The link loads rebuilt from slurmctld's running jobs (its job list:
+ * here, not in tm_contention.c, which bench/plugin_scale links without
+ * slurmctld), their ranks mapped within CycleBudgetMs in all, in Slurm's
+ * block order beyond.
+ */
+static void tm_loads_rebuild(tm_chooser_t *ch)
+{
+	double t0 = tm_now_ms(), end = t0 + ch->conf.cycle_budget_ms;
+	ListIterator it;
+	job_record_t *job;
+
+	if (!ch->loads.ll || !job_list)
+		return;
+	it = list_iterator_create(job_list);
+	while ((job = list_next(it))) {
+		double left = end - tm_now_ms();
+		if (IS_JOB_RUNNING(job))
+			tm_loads_job_start(ch, job, MIN(left, ch->conf.job_budget_ms));
+	}
+	list_iterator_destroy(it);
+	info("link loads rebuilt from the running jobs: %lld pattern jobs, %lld entries, in "
+	     "%.0f ms (ContentionWeight=%g, ContentionShare=%g)",
+	     (long long) topomatch_link_load_jobs(ch->loads.ll),
+	     (long long) topomatch_link_load_entries(ch->loads.ll), tm_now_ms() - t0,
+	     ch->conf.contention_weight, ch->conf.contention_share);
+}
+
 /* `scontrol reconfigure`: cons_common's, then topomatch.conf and the
  * cluster description again (an admin's files, as slurm.conf is). */
 extern int select_p_reconfigure(void)
@@ -405,6 +440,10 @@ extern int select_p_reconfigure(void)
 		tm_chooser_stats(&tm_ch, "reconfigure");
 		tm_chooser_unload(&tm_ch);
 		tm_chooser_load(&tm_ch);
+		/* slurmctld calls it at its start too, once the jobs' state
+		 * is restored (read_slurm_conf): the running jobs' link loads
+		 * come back from their records */
+		tm_loads_rebuild(&tm_ch);
 		slurm_mutex_unlock(&tm_ch.mutex);
 	}
 	return rc;
@@ -508,6 +547,45 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		/* it starts now */
 		tm_spank_env_guard(job_ptr);
 		tm_outcome(job_ptr, node_bitmap);
+		slurm_mutex_lock(&tm_ch.mutex);
+		tm_ch.loads.starting = job_ptr->job_id;
+		slurm_mutex_unlock(&tm_ch.mutex);
+	}
+	return rc;
+}
+
+/*
+ * slurmctld calls it as a job starts (select_nodes, once the job runs on
+ * the resources the job test chose) and for every job as it rebuilds its
+ * state (read_slurm_conf).  The job the last RUN_NOW test allowed joins
+ * the link loads here, not at its job test: slurmctld may still fail to
+ * start it after the test (burst buffers, select_g_job_begin).  The
+ * others come back at select_p_reconfigure, which follows each rebuild.
+ */
+extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
+{
+	int rc = cons_common_select_nodeinfo_set(job_ptr);
+
+	if (!running_in_slurmctld())
+		return rc;
+	slurm_mutex_lock(&tm_ch.mutex);
+	if (job_ptr->job_id == tm_ch.loads.starting && IS_JOB_RUNNING(job_ptr)) {
+		tm_ch.loads.starting = 0;
+		tm_loads_job_start(&tm_ch, job_ptr, tm_ch.conf.job_budget_ms);
+	}
+	slurm_mutex_unlock(&tm_ch.mutex);
+	return rc;
+}
+
+/* A job ends (or is requeued): its traffic leaves the link loads. */
+extern int select_p_job_fini(job_record_t *job_ptr)
+{
+	int rc = cons_common_job_fini(job_ptr);
+
+	if (running_in_slurmctld()) {
+		slurm_mutex_lock(&tm_ch.mutex);
+		tm_loads_job_end(&tm_ch, job_ptr);
+		slurm_mutex_unlock(&tm_ch.mutex);
 	}
 	return rc;
 }

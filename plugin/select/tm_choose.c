@@ -130,6 +130,7 @@ void tm_chooser_unload(tm_chooser_t *ch)
 	ch->cl_of = ch->slurm_of = NULL;
 	ch->index_node = NULL;
 	ch->index_table = NULL;
+	tm_loads_free(ch);
 }
 
 /* Read topomatch.conf and the cluster YAML it names (slurmctld only). */
@@ -166,6 +167,7 @@ void tm_chooser_load(tm_chooser_t *ch)
 	     (long long) topomatch_cluster_nnodes(ch->cluster),
 	     (long long) topomatch_cluster_npu(ch->cluster), tm_now_ms() - t0,
 	     ch->conf.job_budget_ms);
+	tm_loads_reset(ch);
 }
 
 static uint16_t tm_cpt(const tm_test_t *t)
@@ -467,7 +469,7 @@ static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a, 
  * The mapper the job asked for (sbatch --comm-mapper, TOPOMATCH_MAPPER in
  * its spank_job_env), as srun uses it, else topomatch.conf's.
  */
-static const char *tm_job_mapper(const tm_chooser_t *ch, job_record_t *job_ptr)
+const char *tm_job_mapper(const tm_chooser_t *ch, job_record_t *job_ptr)
 {
 	static const char key[] = "TOPOMATCH_MAPPER=";
 
@@ -560,12 +562,13 @@ static double tm_placement(const tm_chooser_t *ch, const topomatch_affinity_t *a
  * The job without the pattern's node choice: cons_tres' own nodes, with
  * the ranks in Slurm's block order (*hb_block, what the job gets without
  * --comm-pattern) and mapped there as srun would (*hb_cons, within
- * ms_left).  Each -1 when not evaluated.
+ * ms_left; pu_cons[], room for the tasks, that placement).  Each -1 when
+ * not evaluated.
  */
 static void tm_cons_tres_hop_bytes(const tm_test_t *t, const topomatch_affinity_t *a,
 				   const topomatch_map_opts_t *o, const int64_t *pus,
 				   int64_t npus, double ms_left, double *hb_block,
-				   double *hb_cons)
+				   double *hb_cons, int64_t *pu_cons)
 {
 	tm_chooser_t *ch = t->ch;
 	int64_t n = topomatch_affinity_ntasks(a), m = 0, *got = NULL;
@@ -577,7 +580,7 @@ static void tm_cons_tres_hop_bytes(const tm_test_t *t, const topomatch_affinity_
 		got = tm_cons_pus(t, n, pus, npus, cons, &m);
 	if (got && m == n) {
 		*hb_block = tm_hop_bytes(ch, a, got);
-		*hb_cons = tm_map_onto(ch, a, o, got, ms_left, NULL, &res);
+		*hb_cons = tm_map_onto(ch, a, o, got, ms_left, pu_cons, &res);
 	}
 	xfree(got);
 	xfree(cons);
@@ -601,6 +604,43 @@ static const topomatch_map_opts_t *tm_node_choice_opts(const tm_chooser_t *ch,
 		    TOPOMATCH_TOPO_TREE)
 		sel->mapper = "topomatch-const";
 	return sel;
+}
+
+/*
+ * The node choice: libtopomatch's, scored against the running jobs' link
+ * loads when the table is consulted (topomatch_cluster_select_loaded:
+ * hop-bytes + ContentionWeight x the load the job's traffic would meet,
+ * the simulator's choice too), else topomatch_cluster_select.  *lc says
+ * what was compared (zeroed without the table).
+ */
+static int tm_select(const tm_chooser_t *ch, const topomatch_affinity_t *a,
+		     const topomatch_map_opts_t *o, int64_t *pu, int64_t *nodes, int64_t *nn,
+		     topomatch_map_result_t *res, topomatch_loaded_choice_t *lc, char *err)
+{
+	memset(lc, 0, sizeof(*lc));
+	if (tm_loads_active(ch))
+		return topomatch_cluster_select_loaded(ch->cluster, a, o, ch->loads.ll,
+						       ch->conf.contention_weight, pu, nodes, nn,
+						       res, lc, err);
+	return topomatch_cluster_select(ch->cluster, a, o, pu, nodes, nn, res, err);
+}
+
+/*
+ * The score a placement (cluster PUs) gets against the link loads:
+ * hop-bytes + ContentionWeight x the load met; its hop-bytes hb when the
+ * table is not consulted or cannot score it.
+ */
+static double tm_score(const tm_chooser_t *ch, const topomatch_affinity_t *a,
+		       const int64_t *pu, double hb)
+{
+	topomatch_link_score_t s;
+	char err[TOPOMATCH_ERRLEN];
+
+	if (!tm_loads_active(ch) ||
+	    topomatch_cluster_link_load_score(ch->cluster, ch->loads.ll, a, pu,
+					      ch->conf.contention_weight, &s, err))
+		return hb;
+	return s.score;
 }
 
 /*
@@ -630,8 +670,9 @@ static bool tm_weigh(const tm_test_t *t, const topomatch_affinity_t *a,
 	o.allowed = pus;
 	o.nallowed = npus;
 	o.time_budget_s = ms_left / 1e3;
+	topomatch_loaded_choice_t lc;
 	if (gain < 1 && ms_left > 0 &&
-	    !topomatch_cluster_select(ch->cluster, a, &o, pu2, nodes2, &nn2, &res, err) &&
+	    !tm_select(ch, a, &o, pu2, nodes2, &nn2, &res, &lc, err) &&
 	    !res.fell_back && nn2 >= t->min_nodes && nn2 <= t->max_nodes &&
 	    (hb2 = tm_hop_bytes(ch, a, pu2)) >= 0 && hb2 < *hb * (1 - gain)) {
 		memcpy(pu, pu2, n * sizeof(*pu));
@@ -697,6 +738,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 	int64_t *tasks = xcalloc(nnodes + 1, sizeof(*tasks));
 	topomatch_map_opts_t o, sel;
 	topomatch_map_result_t res;
+	topomatch_loaded_choice_t lc; /* what the link loads made of the choice */
 	char err[TOPOMATCH_ERRLEN], note[TM_DECISION_NOTE];
 	double t0 = tm_now_ms(), ms = 0;
 	double end = t0 + budget_ms - TM_BUDGET_MARGIN * ch->conf.job_budget_ms;
@@ -716,8 +758,8 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 			snprintf(note, sizeof(note), "%lld tasks, %lld free PUs on the candidate nodes",
 				 (long long) n, (long long) npus);
 	} else if (o.time_budget_s > 0 && /* 0 would be no budget at all */
-		   topomatch_cluster_select(ch->cluster, a, tm_node_choice_opts(ch, &o, &sel), pu,
-					    nodes, &nn, &res, err)) {
+		   tm_select(ch, a, tm_node_choice_opts(ch, &o, &sel), pu, nodes, &nn, &res,
+			     &lc, err)) {
 		snprintf(note, sizeof(note), "mapping failed: %.200s", err);
 	} else if (o.time_budget_s <= 0 || res.fell_back || (ms = tm_now_ms() - t0) > budget_ms) {
 		/* the guard cuts a run short only where it checks the time.
@@ -757,24 +799,44 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 			hb = tm_hop_bytes(ch, a, pu);
 		}
 		/* compared with cons_tres' own nodes, the ranks mapped there too,
-		 * when the budget allows: the better by hop-bytes is kept */
+		 * when the budget allows: the better by hop-bytes is kept, by
+		 * the same score as the node choice when the link loads count
+		 * (else cons_tres' nodes would win back the loaded links the
+		 * choice avoided for the hop-bytes it paid) */
 		bool late = tm_now_ms() >= end;
+		int64_t *pu_cons = xcalloc(n + 1, sizeof(*pu_cons));
+		double sc = hb, sc_cons;
 		hb_block = hb_cons = -1;
 		if (!late) /* cons_tres' choice costs Slurm's time */
 			tm_cons_tres_hop_bytes(t, a, &o, pus, npus, tm_room(end, ms), &hb_block,
-					       &hb_cons);
+					       &hb_cons, pu_cons);
+		sc_cons = hb_cons;
+		if (hb_cons >= 0 && tm_loads_active(ch)) {
+			sc = tm_score(ch, a, pu, hb);
+			sc_cons = tm_score(ch, a, pu_cons, hb_cons);
+		}
+		xfree(pu_cons);
 		ms = tm_now_ms() - t0;
-		if (hb_cons >= 0 && hb_cons < hb * (1 - 1e-9)) {
+		if (hb_cons >= 0 && sc_cons < sc * (1 - 1e-9)) {
 			/* noted (tm_note) and remembered as kept, below */
 			snprintf(note, sizeof(note), "cons_tres chooses: the ranks mapped on its "
 				 "nodes give %.6g hop-bytes, on the nodes the pattern chose %.6g",
 				 hb_cons, hb);
+			if (sc != hb || sc_cons != hb_cons)
+				snprintf(note + strlen(note), sizeof(note) - strlen(note),
+					 " (with the links' load %.6g and %.6g)", sc_cons, sc);
 		} else {
 			tm_decision_note(t, a, hb, hb_block, late, res.mapper, nn, note, sizeof(note));
 			if (heavier)
 				snprintf(note + strlen(note), sizeof(note) - strlen(note),
 					 "; heavier nodes (Weight) for x%.2f the hop-bytes of the "
 					 "lightest", ratio);
+			if (lc.chosen_index > 0)
+				snprintf(note + strlen(note), sizeof(note) - strlen(note),
+					 "; off loaded links (load met %.3g, the hop-bytes-best "
+					 "nodes' %.3g)", lc.chosen.contention,
+					 lc.first.contention);
+			tm_loads_stash(ch, job_ptr->job_id, pu, n);
 			tm_decision_store(&ch->cache, job_ptr->job_id, base, TM_DECISION_NODES, nodes,
 					  tasks, nn, &t->extent, note);
 			how = TOPOMATCH_NARROWED;
@@ -1035,7 +1097,7 @@ static bool tm_node_index_current(const tm_chooser_t *ch)
  * when slurmctld's node table moves, grows or changes a record (dynamic
  * nodes).  -1 when out of memory (no decision).
  */
-static int tm_node_index(tm_chooser_t *ch)
+int tm_node_index(tm_chooser_t *ch)
 {
 	int64_t nn = topomatch_cluster_nnodes(ch->cluster);
 

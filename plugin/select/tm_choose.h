@@ -52,6 +52,26 @@ typedef enum {
 } tm_caller_t;
 
 /*
+ * The link loads of the running pattern jobs (libtopomatch's
+ * topomatch_link_load_*, tm_contention.c), which the node choice scores
+ * candidate node sets against (topomatch_cluster_select_loaded, as the
+ * simulator does).  A job joins the table when slurmctld starts it
+ * (select_p_select_nodeinfo_set after the job test that allowed it),
+ * leaves it at select_p_job_fini, and the table is built again from the
+ * running jobs at each select_p_reconfigure (slurmctld's start, after
+ * its state is restored, and scontrol reconfigure).
+ */
+typedef struct tm_loads {
+	topomatch_link_load_t *ll; /* NULL: not kept (no cluster,
+				    * ContentionWeight=0, no memory) */
+	bool full_said;		   /* over ContentionEntries: said once */
+	uint32_t starting;	   /* the job whose RUN_NOW test just passed */
+	uint32_t stash_job;	   /* the job whose ranks' PUs stash_pu holds: */
+	int64_t stash_n, *stash_pu; /* the last node choice's placement */
+	unsigned long long added, removed, refused, blocked;
+} tm_loads_t;
+
+/*
  * Everything a decision reads besides the job test: the settings
  * (topomatch.conf) and the cluster, loaded once in slurmctld (nothing is
  * narrowed without them); the decisions already computed; the time spent
@@ -75,6 +95,7 @@ typedef struct tm_chooser {
 	int index_count;
 	void *index_table;  /* the node_record_table_ptr they were made for */
 	void **index_node;  /* and the node records it held */
+	tm_loads_t loads;   /* running pattern jobs' link loads */
 } tm_chooser_t;
 
 /* One job test as cons_tres hands it to choose_nodes. */
@@ -149,5 +170,30 @@ void tm_comment(job_record_t *job_ptr, const char *msg);
 /* The same in its AdminComment (an admin's lines kept), which slurmdbd
  * stores: sacct's view of the decision. */
 void tm_admin_comment(job_record_t *job_ptr, const char *msg);
+
+/* Slurm's node index <-> cluster node (cl_of, slurm_of) made current;
+ * -1 when out of memory. */
+int tm_node_index(tm_chooser_t *ch);
+/* The mapper the job asked for (TOPOMATCH_MAPPER), else topomatch.conf's. */
+const char *tm_job_mapper(const tm_chooser_t *ch, job_record_t *job_ptr);
+
+/* tm_contention.c: the table of running pattern jobs' link loads. */
+/* A new empty table for ch->cluster (none when ContentionWeight=0). */
+void tm_loads_reset(tm_chooser_t *ch);
+/* The table and the stash freed. */
+void tm_loads_free(tm_chooser_t *ch);
+/* The node choice's placement for job_id (n cluster PUs, srun's), used
+ * when that job starts on those nodes. */
+void tm_loads_stash(tm_chooser_t *ch, uint32_t job_id, const int64_t *pu, int64_t n);
+/* A running job joins the table: its pattern (decoded again from its
+ * spank_job_env), its ranks' PUs (the stash, else mapped onto its
+ * allocated cores within budget_ms, else Slurm's block order).  Any
+ * failure leaves it out, said at debug (info once when the table is
+ * full).  Call with ch->mutex held. */
+void tm_loads_job_start(tm_chooser_t *ch, job_record_t *job_ptr, double budget_ms);
+/* The job leaves the table (nothing when it is not there). */
+void tm_loads_job_end(tm_chooser_t *ch, job_record_t *job_ptr);
+/* Is the table to be consulted (jobs in it, a weight above 0)? */
+bool tm_loads_active(const tm_chooser_t *ch);
 
 #endif /* TM_CHOOSE_H */
