@@ -655,6 +655,40 @@ static int build_exact_deco(tm_starget_t *x, const topomatch_topology_t *t,
 	return arch_job_start(x, j, m * m, deadline, err);
 }
 
+int tm_exact_deco_text(const topomatch_topology_t *t, char **text, size_t *len, char *err)
+{
+	*text = NULL;
+	*len = 0;
+	if (t->npu < 2 || t->npu > DECO_MAX_TERMS)
+		return tm_err(err, TOPOMATCH_ELIMIT, "Scotch: exact deco targets take 2 to %d PUs "
+			      "(not %lld)", DECO_MAX_TERMS, (long long)t->npu);
+	int64_t m = t->npu;
+	struct tm_arch_job j = { 0 };
+	struct deco *d = calloc(1, sizeof(*d));
+	if (d) {
+		*d = (struct deco){ .t = t, .n = m };
+		d->dist = tm_alloc(m * m, sizeof(*d->dist));
+		d->dom = tm_alloc(m, sizeof(*d->dom));
+	}
+	if (!d || !d->dist || !d->dom) {
+		deco_free(d);
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	}
+	SCOTCH_Num dmax;
+	int rc = deco_distances(d, &dmax, 0, err);
+	if (rc != TOPOMATCH_OK) {
+		deco_free(d);
+		return rc;
+	}
+	j.deco = d; /* deco_write frees it */
+	rc = deco_write(&j);
+	if (rc != TOPOMATCH_OK)
+		return tm_err(err, rc, "%s", j.err);
+	*text = j.text;
+	*len = j.len;
+	return TOPOMATCH_OK;
+}
+
 /* Targets that Scotch has no algorithmic class for. */
 static bool graph_like(const topomatch_topology_t *t)
 {
@@ -779,6 +813,38 @@ static int topo_graph_build(struct topo_graph *g, const topomatch_topology_t *t,
 	double d = 2.0 * (double)g->ecc * (double)(uniform ? 1 : cmax);
 	*dmax = d < SCOTCH_NUMMAX ? (SCOTCH_Num)d : SCOTCH_NUMMAX;
 	return TOPOMATCH_OK;
+}
+
+int tm_target_graph(const topomatch_topology_t *t, tm_tgraph_t *out, char *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (t->kind != TOPOMATCH_TOPO_GRAPH || t->npu < 1)
+		return tm_err(err, TOPOMATCH_EINVAL, "Scotch: no graph topology");
+	if (t->nvert > SCOTCH_NUMMAX - 1 || 2 * t->nedges > SCOTCH_NUMMAX)
+		return tm_err(err, TOPOMATCH_ELIMIT, "Scotch: topology graph too large for 32-bit "
+			      "Scotch (%lld vertices, %lld links)",
+			      (long long)t->nvert, (long long)t->nedges);
+	struct topo_graph g = { 0 };
+	SCOTCH_Num dmax;
+	int rc = topo_graph_build(&g, t, &dmax);
+	if (rc) {
+		topo_graph_free(&g);
+		return tm_err(err, rc, "out of memory (Scotch target of a %lld-vertex graph)",
+			      (long long)t->nvert);
+	}
+	*out = (tm_tgraph_t){ .nv = (SCOTCH_Num)g.nv, .vert = g.vert, .edge = g.edge,
+			      .edlo = g.edlo, .list = g.list };
+	free(g.id);
+	return TOPOMATCH_OK;
+}
+
+void tm_target_graph_free(tm_tgraph_t *g)
+{
+	free(g->vert);
+	free(g->edge);
+	free(g->edlo);
+	free(g->list);
+	memset(g, 0, sizeof(*g));
 }
 
 /* archBuild2's target of a topology graph, its terminals the m PUs of

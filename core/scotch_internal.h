@@ -69,6 +69,24 @@ void tm_starget_free(tm_starget_t *x);
 /* The target to map onto: the sub-architecture when there is one. */
 SCOTCH_Arch *tm_starget_arch(tm_starget_t *x);
 
+/*
+ * The Scotch graph of a graph topology, as its "deco" targets see it: the
+ * vertices that PU 0 reaches, in vertex order (nv), parallel links merged,
+ * CSR vert/edge, edlo the link costs made integers (the cheapest 1, 10 or
+ * 100; NULL when they are all equal), list[p] the vertex of PU p.
+ */
+typedef struct tm_tgraph {
+	SCOTCH_Num nv;
+	SCOTCH_Num *vert, *edge, *edlo, *list;
+} tm_tgraph_t;
+
+int tm_target_graph(const topomatch_topology_t *t, tm_tgraph_t *g, char *err);
+/* The exact "deco 0" text of all the PUs of t (2 to 2048 PUs; graphs and
+ * grids with node trees): what the mapper's targets load, our distances
+ * and a balanced decomposition (malloc'd, *len bytes). */
+int tm_exact_deco_text(const topomatch_topology_t *t, char **text, size_t *len, char *err);
+void tm_target_graph_free(tm_tgraph_t *g);
+
 /* The largest total arc weight a graph mapped onto a target of distances
  * up to dmax may carry: Scotch sums weight x distance in 32-bit integers. */
 SCOTCH_Num tm_scotch_weight_budget(SCOTCH_Num dmax);

@@ -1,14 +1,16 @@
 /*
  * topology_parse.c - Scotch target strings and target files ("tleaf",
- * "torus2D/3D/XD", "mesh2D/3D/XD", "hcub"), grids with the clauses of our
- * own ("wrap", "local", "cost": grids of routers with a tree below each),
- * with messages that name the file and line.
+ * "torus2D/3D/XD", "mesh2D/3D/XD", "hcub", type-2 "deco" through
+ * topology_deco.c), grids with the clauses of our own ("wrap", "local",
+ * "cost": grids of routers with a tree below each), with messages that
+ * name the file and line.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
 #include "textscan.h"
+#include "topology_deco.h"
 #include "topology_internal.h"
 
 #include <errno.h>
@@ -308,13 +310,14 @@ static int parse_target(tparse_t *ps, const tm_token_t *kw, topomatch_topology_t
 		return parse_grid(ps, targets[i].ndims, targets[i].ndims < 0, targets[i].wrap,
 				  out);
 	}
-	if (tok_is(kw, "deco"))
+	if (tok_is(kw, "deco")) {
 		/* what topo export writes for graphs and grids of multi-core
-		 * nodes: say where the same machine can be read from */
-		return perr(ps, TOPOMATCH_EUNSUPPORTED,
-			    "'deco' (decomposition-defined) targets are not read here yet: "
-			    "give the cluster description they were exported from "
-			    "(-t FILE.yaml)");
+		 * nodes: type 2, read as the graph it carries */
+		ps->kw = "deco";
+		int rc = tm_topology_parse_deco(&ps->sc, kw->line, out, ps->err);
+		ps->line = ps->sc.line;
+		return rc;
+	}
 	return perr(ps, TOPOMATCH_EPARSE, "unknown target '%s' (expected %s)",
 		    tm_tok_str(kw, s, sizeof(s)), TARGETS);
 }
@@ -374,7 +377,10 @@ static int load_file(const char *path, topomatch_topology_t **out, char *err)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return tm_err(err, TOPOMATCH_EIO, "%s: cannot open: %s", path, strerror(errno));
-	int rc = tm_read_all(f, path, TM_MAX_TOPOLOGY_BYTES, &buf, &len, err);
+	/* not TM_MAX_TOPOLOGY_BYTES (1 MiB, enough for a target string): the
+	 * "deco" of a large machine is megabytes, and the command line reads
+	 * up to --max-bytes (default this) */
+	int rc = tm_read_all(f, path, TOPOMATCH_DEFAULT_MAX_BYTES, &buf, &len, err);
 	fclose(f);
 	if (rc)
 		return rc;
