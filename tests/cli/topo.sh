@@ -78,6 +78,63 @@ expect_eq "export fat tree: a tleaf" "tleaf
 run "$tm" topo export --scotch "$conf/graph-example.yaml" --out "$work/g.tgt"
 expect_eq "export graph: exit 0" 0 "$rc"
 expect_eq "export graph: a deco target" "deco" "$(head -n 1 "$work/g.tgt")"
+expect_eq "export graph: golden (exact distances, then the graph)" \
+	"$(cat "$data/topo/graph-example.tgt")" "$(cat "$work/g.tgt")"
+
+# export -> map -t -> the same machine (issue 21 pt 3): one mapping, found on
+# the cluster description, has the same hop-bytes on the exported target; a
+# dragonfly and a graph (deco 0 then 2), a torus of 4096 PUs (deco 2 alone),
+# a fat tree (tleaf)
+"$tm" gen stencil2d --dims 16x16 --shuffle 3 --out "$work/rt.mtx"
+for c in dragonfly graph-example bgp-torus plafrim2-fattree; do
+	"$tm" topo export --scotch "$conf/$c.yaml" -o "$work/$c.tgt"
+	# the graph example has 32 PUs: 8 tasks each
+	os=1
+	[ "$c" = graph-example ] && os=8
+	run "$tm" map -q -t "$conf/$c.yaml" -c "$work/rt.mtx" --oversub $os -o "$work/$c.map" --json
+	yhb=$(json_get hop_bytes)
+	run "$tm" eval -t "$conf/$c.yaml" -c "$work/rt.mtx" -s "$work/$c.map" --oversub $os --json
+	expect_eq "round trip $c: eval on the .yaml, as map said" "$yhb" "$(json_get hop_bytes)"
+	run "$tm" eval -t "$work/$c.tgt" -c "$work/rt.mtx" -s "$work/$c.map" --oversub $os --json
+	expect_eq "round trip $c: eval on the exported .tgt, the same hop-bytes" "0 $yhb" \
+		"$rc $(json_get hop_bytes)"
+	run "$tm" map -q -t "$work/$c.tgt" -c "$work/rt.mtx" --oversub $os --mapper round-robin --json
+	rr=$(json_get hop_bytes)
+	run "$tm" map -q -t "$conf/$c.yaml" -c "$work/rt.mtx" --oversub $os --mapper round-robin --json
+	expect_eq "round trip $c: map -t .tgt and .yaml, the same round-robin hop-bytes" \
+		"$rr" "$(json_get hop_bytes)"
+done
+# the graph read back is the same graph
+run "$tm" map -q -t "$work/dragonfly.tgt" -c "$work/rt.mtx" --mapper scotch --json
+expect_contains "round trip dragonfly: the same graph" \
+	'"description": "graph 1260 vertices, 1314 links, 1152 PUs' "$out"
+
+# deco errors name FILE:LINE (map -t, eval -t alike); --max-bytes bounds targets
+head -c 500 "$work/g.tgt" >"$work/cut0.tgt"
+run "$tm" map -t "$work/cut0.tgt" -c "$work/rt.mtx"
+expect_contains "deco cut in its distances: refused with the way out" \
+	"cut0.tgt:1: 'deco' type-0 targets (a distance for every pair of terminals) are read only with the machine graph that topomatch topo export --scotch writes after the distances (none here: another writer, or a truncated file): give the cluster description it was exported from (-t FILE.yaml)" \
+	"$rc $err"
+awk 'f || (/^deco$/ && NR > 1) { f = 1 } f' "$work/g.tgt" >"$work/g2.tgt"
+head -n 100 "$work/g2.tgt" >"$work/cut2.tgt"
+run "$tm" eval -t "$work/cut2.tgt" -c "$work/rt.mtx" -s "$work/graph-example.map"
+expect_eq "deco 2 cut in its graph: exit 1, FILE:LINE" \
+	"1 topomatch eval: $work/cut2.tgt:100: deco: truncated: the file ends before level 0 graph: base" \
+	"$rc $err"
+sed '5s/.*/5 x/' "$work/g2.tgt" >"$work/bad2.tgt"
+run "$tm" map -t "$work/bad2.tgt" -c "$work/rt.mtx"
+expect_eq "deco 2 with a word for a number: FILE:LINE" \
+	"1 topomatch map: $work/bad2.tgt:5: deco: vertex of terminal 1: 'x' is not an integer" "$rc $err"
+printf 'deco\n2\n2 1 1\n0 0\n1 1\n1 2 2 0 -1 1 2 0 0\n2 1 1 0 0 -1 -1 0 0\n3 1 1 1 0 -1 -1 0 0\n0\n2 1\n0 000\n1 1\n0\n1\n0\n' >"$work/asym.tgt"
+run "$tm" map -t "$work/asym.tgt" -c "$work/rt.mtx"
+expect_eq "deco 2 whose graph has one direction of a link: FILE:LINE" \
+	"1 topomatch map: $work/asym.tgt:15: deco: the level-0 graph is not symmetric (1 arcs to higher vertices, 0 back)" \
+	"$rc $err"
+run "$tm" map -q -t "$work/g2.tgt" -c "$work/rt.mtx" --oversub 8 --max-bytes 1000
+expect_eq "deco over --max-bytes: refused naming the option" \
+	"1 topomatch map: $work/g2.tgt:70: larger than the limit of 1000 bytes (--max-bytes)" "$rc $err"
+run "$tm" map -q -t "$work/g2.tgt" -c "$work/rt.mtx" --oversub 8 --max-bytes 100000
+expect_eq "deco under a raised --max-bytes: read" 0 "$rc"
 
 # map and eval on a cluster: PU ids are the cluster's (576 real PUs)
 "$tm" gen stencil2d --dims 16x16 --shuffle 2 --out "$work/s.mtx"
