@@ -298,6 +298,22 @@ static void used_nodes(const topomatch_cluster_t *c, const int64_t *pu, int64_t 
 /* ----------------------------------------------------------- select */
 
 /*
+ * What is left of the call's time budget (opts', from t0) into o for the
+ * next candidate: false when it is spent (no budget: always true).
+ * slurmctld holds its locks around the whole call.
+ */
+static bool budget_left(const topomatch_map_opts_t *opts, double t0, topomatch_map_opts_t *o)
+{
+	double left = opts->time_budget_s - (tm_now() - t0);
+	if (!(opts->time_budget_s > 0))
+		return true;
+	if (left <= 0)
+		return false;
+	o->time_budget_s = left;
+	return true;
+}
+
+/*
  * The candidate mapping alt (info->candidates-th) becomes the best when it
  * scores lower than the best so far; one that did not map fully
  * (fell_back) or cannot be scored is passed over.  True when it did.
@@ -329,6 +345,7 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 				    char *err)
 {
 	topomatch_loaded_choice_t dummy;
+	double t0 = tm_now();
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
@@ -387,6 +404,8 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 		topomatch_map_opts_t o = *opts;
 		topomatch_map_result_t r;
 		char why[TOPOMATCH_ERRLEN];
+		if (!budget_left(opts, t0, &o))
+			break;
 		o.allowed = region;
 		o.nallowed = nr;
 		info->candidates++;
@@ -400,6 +419,8 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 		topomatch_map_opts_t o = *opts;
 		topomatch_map_result_t r;
 		char why[TOPOMATCH_ERRLEN];
+		if (!budget_left(opts, t0, &o))
+			break;
 		o.allowed = region;
 		o.nallowed = nr;
 		info->candidates++;

@@ -186,8 +186,11 @@ typedef struct topomatch_loaded_choice {
  * none, and up to 3 switch subtrees (those below the region that hold the
  * job alone, then the siblings with room that its best-fit walk passed
  * over); the lowest score wins, the first on ties.  weight 0, ll NULL or empty: exactly
- * topomatch_cluster_select.  Each candidate's mapping gets the options'
- * time budget.  info (may be NULL) gets what was compared.
+ * topomatch_cluster_select.  The options' time budget (> 0) is the whole
+ * call's, as a scheduler holding its locks needs: each candidate's
+ * mapping gets what is left of it, and none starts once it is spent
+ * (the best so far is kept; info->candidates says how many were
+ * mapped).  info (may be NULL) gets what was compared.
  */
 TOPOMATCH_API int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 						  const topomatch_affinity_t *a,

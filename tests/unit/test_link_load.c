@@ -310,7 +310,27 @@ START_TEST(select_avoids_loaded_uplink)
 
 	pick(c, ll, 1, free_pus, 10, nodes, &nn, &info);
 	ck_assert_int_gt(info.chosen_index, 0);
+	ck_assert_int_ge(info.candidates, 2); /* no budget: every candidate */
 	ck_assert(info.chosen.hop_bytes == 40 && info.chosen.contention == 0);
+
+	/* a budget spent by the first choice: no other candidate is mapped
+	 * (slurmctld's locks are held around the whole call) */
+	{
+		topomatch_affinity_t *b4 = alltoall(4);
+		topomatch_map_opts_t o;
+		topomatch_map_result_t res;
+		int64_t pu[4], nb[16], nnb;
+		topomatch_map_opts_init(&o);
+		o.allowed = free_pus;
+		o.nallowed = 10;
+		o.time_budget_s = 1e-12;
+		ck_assert_msg(topomatch_cluster_select_loaded(c, b4, &o, ll, 1, pu, nb, &nnb, &res,
+							      &info, err) == 0, "%s", err);
+		ck_assert_msg(info.first.contention > 0, "%g", info.first.contention);
+		ck_assert_int_eq(info.candidates, 1); /* met load, compared nothing */
+		ck_assert_int_eq(info.chosen_index, 0);
+		topomatch_affinity_destroy(b4);
+	}
 	ck_assert_int_eq(nn, 4);
 	ck_assert(nodes[0] == 8 && nodes[1] == 9 && nodes[2] == 12 && nodes[3] == 13);
 
