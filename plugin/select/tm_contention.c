@@ -29,8 +29,10 @@
 
 bool tm_loads_active(const tm_chooser_t *ch)
 {
+	/* entries, not jobs: jobs within one node load no link, and a
+	 * table of only those changes no score */
 	return ch->loads.ll && ch->conf.contention_weight > 0 &&
-	       topomatch_link_load_jobs(ch->loads.ll) > 0;
+	       topomatch_link_load_entries(ch->loads.ll) > 0;
 }
 
 void tm_loads_free(tm_chooser_t *ch)
@@ -86,6 +88,13 @@ static topomatch_affinity_t *tm_loads_pattern(const tm_chooser_t *ch, job_record
 	topomatch_affinity_t *a = NULL;
 	size_t total = 0;
 
+	/* as the job test (tm_choose.c, topomatch_narrow): a longer
+	 * spank_job_env is not looked through (Slurm takes millions) */
+	if (job_ptr->spank_job_env_size > TOPOMATCH_BLOB_MAX_ENTRIES + 4096) {
+		snprintf(err, TOPOMATCH_ERRLEN, "spank_job_env has %u entries: not read",
+			 job_ptr->spank_job_env_size);
+		return NULL;
+	}
 	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
 		const char *e = job_ptr->spank_job_env[i];
 		if (e && !strncmp(e, TOPOMATCH_PATTERN_ENV, plen) &&
