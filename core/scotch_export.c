@@ -1,16 +1,22 @@
 /*
  * scotch_export.c - a topology written as a Scotch target file
- * (`topomatch topo export --scotch`).  Trees, tori, meshes of up to three
- * dimensions and hypercubes are Scotch's own algorithmic targets (tleaf,
- * torusXD, mesh2D/3D, hcub), saved with SCOTCH_archSave.  Everything else
- * (graphs, grids with node trees below their routers or with only some
- * dimensions wrapping, meshes of more than three dimensions) is written as
- * its machine graph, switches included: Scotch's type-2 "deco" target
- * (SCOTCH_archBuild2), whose first level is that graph.  It grows with the
- * links, not with the square of the PUs (the dragonfly of conf/: 31 kB
- * where the exact distance table of the type-1 "deco" took 16.8 MB), and
- * topomatch_topology_parse reads it back as the same graph (topology_deco.c).
- * Scotch estimates the distances of far-apart PUs of such a target itself.
+ * (`topomatch topo export --scotch`), which `topomatch map -t` and Scotch's
+ * own tools both read.  Trees, tori, meshes of up to three dimensions and
+ * hypercubes are Scotch's own algorithmic targets (tleaf, torusXD,
+ * mesh2D/3D, hcub), saved with SCOTCH_archSave.  Everything else (graphs,
+ * grids with node trees below their routers or with only some dimensions
+ * wrapping, meshes of more than three dimensions) is written as its
+ * machine graph, switches included: a type-2 "deco" target whose first
+ * level is that graph (topology_deco.c reads it back as the same graph),
+ * written here with a decomposition of our own (see write_deco2).  It
+ * grows with the links: 559 kB for the 4096 PUs of conf/bgp-torus.yaml,
+ * 9.9 MB for a dragonfly of 67,584 PUs.  Up to 2048 PUs our exact
+ * distances come first, as the "deco 0" text the Scotch mapper loads
+ * (scotch_arch.c): Scotch reads that target and stops, so that its tools
+ * see the exact distances; the type 2 follows for us (conf/dragonfly.yaml,
+ * 1,152 PUs: 1.5 MB in all, where SCOTCH_archSave's type 1 of the same
+ * distances took 16.8 MB).  Beyond, Scotch estimates the distances of
+ * far-apart PUs from the type 2's coarser levels.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -1,8 +1,8 @@
 /*
  * topology_deco.c - Scotch "deco" (decomposition-defined) targets read as
  * topologies: the type-2 targets that `topomatch topo export --scotch`
- * writes for graphs (Scotch's SCOTCH_archBuild2/archSave, format of
- * Scotch 7.0.3's arch_deco2.c), read back as the graph they carry.
+ * writes for graphs (in the format in which Scotch 7.0.3's arch_deco2.c
+ * saves SCOTCH_archBuild2's), read back as the graph they carry.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -22,8 +22,8 @@
  *
  * Only level 0 and the terminals make the topology: the graph's edge
  * loads are the link costs (1 without loads), PU p is the vertex of
- * terminal p.  The rest is checked as Scotch's loader checks it (so that
- * what is read here also loads in Scotch) and not kept: memory is linear
+ * terminal p.  The rest is checked for the ranges Scotch's loader checks
+ * (archDeco2ArchLoad2, graphLoad) and not kept: memory is linear
  * in the file's values, and a count is believed only when the bytes left
  * can hold that many values (a corrupt header cannot ask for gigabytes).
  * Types 0 and 1 store a distance for every pair of terminals or domains
@@ -344,8 +344,9 @@ static int deco_links(dreader_t *r, const deco2_t *d, const int64_t *id, tm_coo_
 		}
 	}
 	if (up != down)
-		return derr(r, TOPOMATCH_EPARSE, "the level-0 graph is not symmetric (%lld arcs to "
-			    "higher vertices, %lld back)", (long long)up, (long long)down);
+		return derr(r, TOPOMATCH_EPARSE, "the level-0 graph is not symmetric: arcs to "
+			    "higher-numbered vertices %lld, back %lld", (long long)up,
+			    (long long)down);
 	if (tm_coo_reserve(l, up))
 		return derr(r, TOPOMATCH_ENOMEM, "out of memory (%lld links)", (long long)up);
 	for (int64_t u = 0; u < g->nv; u++)
