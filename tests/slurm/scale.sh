@@ -2,11 +2,12 @@
 # tests/slurm/scale.sh BUILD_DIR - check.sh's small version of
 # bench/slurm_scale.sh (issue 18, points 3 and 4) on the test cluster:
 #  throughput: 64 nodes, 300 short jobs (half with patterns) released at
-#      once, under select/cons_tres and then select/topomatch with its
-#      EpilogSlurmctld: every job completes, every pattern job's decision
-#      reaches sacct; jobs per minute and scontrol ping / squeue latency
-#      are printed (timings on a shared CI machine are not asserted: the
-#      full run, bench/slurm_scale.sh throughput, holds the targets);
+#      once under select/topomatch: every job completes, every pattern
+#      job's decision reaches sacct; jobs per minute and scontrol ping /
+#      squeue latency are printed.  Not under cons_tres too: timings on a
+#      shared CI machine compare nothing (the full run, bench/slurm_scale.sh
+#      throughput, holds the targets side by side), and that second stream
+#      cost check.sh two of its 30 minutes;
 #  memory: 1,000 held jobs without and then with patterns at PatternKiB:
 #      every job pending; slurmctld's memory per job printed.
 # Prints "slurm: N passed, M failed".
@@ -23,17 +24,20 @@ port=${TM_SCALE_PORT:-32001}
 need_select_plugin scale.sh
 
 for mode in throughput memory; do
-	out=$(BUILD_DIR=$build "$top/bench/slurm_scale.sh" "$mode" --small --dir "$dir" \
+	only=
+	[ "$mode" = memory ] || only="--only topomatch"
+	# shellcheck disable=SC2086 # $only: none or two words
+	out=$(BUILD_DIR=$build "$top/bench/slurm_scale.sh" "$mode" --small $only --dir "$dir" \
 		--port-base "$port" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
 	case $mode in
-	throughput) what="300 jobs on 64 nodes, cons_tres then topomatch: every job completes, every pattern job's decision in sacct" ;;
+	throughput) what="300 jobs on 64 nodes under topomatch: every job completes, every pattern job's decision in sacct" ;;
 	memory) what="1,000 held jobs, without and with patterns: all pending, memory measured" ;;
 	esac
 	expect_eq "$mode: $what" 0 "$rc"
 	case $mode in
-	throughput) expect_contains "throughput: both schedulers measured" "topomatch / cons_tres jobs per minute: " "$out" ;;
+	throughput) expect_contains "throughput: the stream measured" "topomatch: the decisions of " "$out" ;;
 	memory) expect_contains "memory: the patterns' cost per job" "KiB per job" "$out" ;;
 	esac
 done
