@@ -247,8 +247,10 @@ TOPOMATCH_API int topomatch_topology_graph(int64_t nvert, int64_t nlinks,
  * "cost c" (router links); what topomatch_topology_describe writes reads
  * back to the same topology.
  * `name` locates the text in messages ("NAME:LINE: ..."; NULL: "topology").
- * The target may span several lines with '#' comments; "deco" targets give
- * TOPOMATCH_EUNSUPPORTED.
+ * The target may span several lines with '#' comments.  A type-2 "deco"
+ * target (the machine graph, as `topomatch topo export --scotch` writes
+ * it) is read as a graph topology; a "deco" of distances alone (types 0
+ * and 1, one value per pair of PUs) gives TOPOMATCH_EUNSUPPORTED.
  */
 TOPOMATCH_API int topomatch_topology_parse(const char *text, const char *name,
 					   topomatch_topology_t **out, char *err);

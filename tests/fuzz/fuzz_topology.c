@@ -2,9 +2,12 @@
  * fuzz_topology.c - libFuzzer harness of the Scotch target strings
  * (core/topology_parse.c: "tleaf ...", "torus3D ...", "meshXD ... wrap ...
  * local ... cost ...", "hcub d"), as topomatch_topology_load() reads them
- * from a file (not NUL-terminated, any bytes).  A target that parses must
- * describe itself in text that parses back to the same description, and
- * answer distance queries and the Scotch export without trouble.
+ * from a file (not NUL-terminated, any bytes), type-2 "deco" targets
+ * (core/topology_deco.c) included.  A target that parses must describe
+ * itself in text that parses back to the same description (a graph, read
+ * from a "deco", has no such text: its Scotch export must read back to the
+ * same distances instead), and answer distance queries and the Scotch
+ * export without trouble.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -47,6 +50,43 @@ static void queries(const topomatch_topology_t *t)
 	}
 }
 
+/* A graph (from a "deco") exported as Scotch's target and read back:
+ * same PUs, same distances between the queried ones (small graphs only,
+ * as the export in queries(); a graph of one PU is exported as "cmplt 1",
+ * which only Scotch reads). */
+static void graph_round_trip(const topomatch_topology_t *t)
+{
+	int64_t n = topomatch_topology_npu(t);
+	char *text = NULL, err[TOPOMATCH_ERRLEN];
+	size_t len = 0;
+	if (n < 2 || n > 256)
+		return;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	fz_err_init(err);
+	int rc = topomatch_topology_write_scotch(t, f, err);
+	fz_check_err(rc, err);
+	fclose(f);
+	topomatch_topology_t *u = NULL;
+	if (rc == TOPOMATCH_OK) {
+		fz_err_init(err);
+		rc = tm_topology_parse_buf(text, len, "exported", &u, err);
+		if (rc != TOPOMATCH_OK)
+			fprintf(stderr, "fuzz: a graph's export does not read back: %s\n", err);
+		FZ_ASSERT(rc == TOPOMATCH_OK);
+		FZ_ASSERT(topomatch_topology_npu(u) == n);
+		int64_t pick[] = { 0, 1, n / 2, n - 1 };
+		for (size_t i = 0; i < 4; i++)
+			for (size_t j = 0; j < 4; j++)
+				if (pick[i] < n && pick[j] < n)
+					FZ_ASSERT(topomatch_topology_hops(t, pick[i], pick[j]) ==
+						  topomatch_topology_hops(u, pick[i], pick[j]));
+		topomatch_topology_destroy(u);
+	}
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[TOPOMATCH_ERRLEN], desc[4096], desc2[4096];
@@ -61,7 +101,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = tm_topology_parse_buf(buf, size, "fuzz", &t, err);
 	fz_check_err(rc, err);
 	FZ_ASSERT((rc == TOPOMATCH_OK) == (t != NULL));
-	if (t) {
+	if (t && topomatch_topology_kind(t) == TOPOMATCH_TOPO_GRAPH) {
+		queries(t);
+		graph_round_trip(t);
+		topomatch_topology_destroy(t);
+	} else if (t) {
 		rc = topomatch_topology_describe(t, desc, sizeof(desc));
 		FZ_ASSERT(rc == TOPOMATCH_OK);
 		fz_err_init(err);
