@@ -79,20 +79,6 @@ sim_nodes() {
 }
 
 # the real cluster: each job waits to run before the next is submitted
-declare -A slurm_id
-submit() {
-	local j=$1 k=$2 n=$(($2 * 16)) opt=() id state
-	[ -f "$work/p$n.mtx" ] && opt=(--comm-pattern="$work/p$n.mtx")
-	id=$(sbatch --parsable -N "$k" -n "$n" --exclusive -t 600 "${opt[@]}" -o /dev/null \
-		--wrap "sleep 3600")
-	slurm_id[$j]=$id
-	for _ in $(seq 100); do
-		state=$(squeue -h -j "$id" -o %T)
-		[ "$state" = RUNNING ] && break
-		sleep 0.2
-	done
-	expect_eq "job $j ($k nodes, ${opt[*]:-no pattern}) runs" RUNNING "$state"
-}
 compare() {
 	local j=$1 real sim
 	real=$(squeue -h -j "${slurm_id[$j]}" -o %N)

@@ -99,22 +99,6 @@ expect_contains "sim, weight 1: job 7's first choice met load and another node s
 expect_eq "sim: the weight decides job 7's nodes" yes \
 	"$([ "$(sim_nodes 1 7)" != "$(sim_nodes 0 7)" ] && echo yes || echo "no: $(sim_nodes 1 7)")"
 
-declare -A slurm_id
-# submit J K: job J of K nodes (its pattern when there is one of its task
-# count), once it runs
-submit() {
-	local j=$1 k=$2 n=$(($2 * 16)) opt=() id state
-	[ -f "$work/p$n.mtx" ] && opt=(--comm-pattern="$work/p$n.mtx")
-	id=$(sbatch --parsable -N "$k" -n "$n" --exclusive -t 600 "${opt[@]}" -o /dev/null \
-		--wrap "sleep 3600")
-	slurm_id[$j]=$id
-	for _ in $(seq 100); do
-		state=$(squeue -h -j "$id" -o %T)
-		[ "$state" = RUNNING ] && break
-		sleep 0.2
-	done
-	expect_eq "job $j ($k nodes, ${opt[*]:-no pattern}) runs" RUNNING "$state"
-}
 real_nodes() { squeue -h -j "${slurm_id[$1]}" -o %N; }
 idle_nodes() { sinfo -h -t idle -o %D | awk '{ s += $1 } END { print s + 0 }'; }
 # wave2 WHAT WEIGHT: job 7 submitted, its nodes against the simulator's

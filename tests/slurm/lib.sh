@@ -37,6 +37,25 @@ finish() {
 	exit $?
 }
 
+# submit J K: job J of a two-wave stream (tests/sim/plugin_match.sh,
+# contention.sh), K whole nodes of 16 cores running `sleep`, with the
+# pattern $work/pN.mtx when there is one of its N = 16 K tasks; returns once
+# it runs (20 s at most), its Slurm id in slurm_id[J]
+declare -A slurm_id
+submit() {
+	local j=$1 k=$2 n=$(($2 * 16)) opt=() id state
+	[ -f "$work/p$n.mtx" ] && opt=(--comm-pattern="$work/p$n.mtx")
+	id=$(sbatch --parsable -N "$k" -n "$n" --exclusive -t 600 "${opt[@]}" -o /dev/null \
+		--wrap "sleep 3600")
+	slurm_id[$j]=$id
+	for _ in $(seq 100); do
+		state=$(squeue -h -j "$id" -o %T)
+		[ "$state" = RUNNING ] && break
+		sleep 0.2
+	done
+	expect_eq "job $j ($k nodes, ${opt[*]:-no pattern}) runs" RUNNING "$state"
+}
+
 # wait_done JOBID: 0 once the job has left the queue (30 s at most).
 wait_done() {
 	for _ in $(seq 150); do
