@@ -22,9 +22,10 @@
 # The same by hand for one script: TM_VALGRIND=1 make check TESTS=tests/cli/gen.sh
 # Third-party reports are suppressed in tests/valgrind.supp, each with its reason.
 #
-# Time, on the 2-core development machine shared with other work: 322
-# topomatch runs, 5 minutes of CPU, 4m27s wall with 2 jobs (the plain
-# `make check` of the same scripts: 33 s); sim.sh alone takes 2.5 minutes.
+# Time, on the idle 2-core machine (2026-11-27): 637 topomatch runs in
+# 13.5 minutes with 2 jobs, the longest of check.sh's stages; most runs
+# are short and valgrind's start-up dominates (sim.sh 4 minutes,
+# conventions.sh 3, topo.sh 2.5, explain.sh 2).
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 
