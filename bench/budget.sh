@@ -18,6 +18,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Debian's python3: a pyenv shim on PATH takes 0.4 s a start
+py=${PYTHON3:-/usr/bin/python3}
 build=${1:-$top/build}
 tm=$build/tools/topomatch
 [ -x "$tm" ] || { echo "budget.sh: no $tm (build first: contrib/build.sh $build)" >&2; exit 2; }
@@ -37,7 +39,7 @@ map1() { # NAME TOPO MAPPER [ARGS...]
 	shift 3
 	/usr/bin/time -f "%M" -o "$work/rss" "$tm" map -t "$t" -c "$work/$n.mtx" --mapper "$m" \
 		--json "$@" >"$work/out.json" 2>"$work/err" || { cat "$work/err" >&2; return 1; }
-	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["time_s"], j["hop_bytes"], j["mapper"], open(sys.argv[2]).read().strip())' \
+	"$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["time_s"], j["hop_bytes"], j["mapper"], open(sys.argv[2]).read().strip())' \
 		"$work/out.json" "$work/rss"
 }
 # the fastest of REPEAT runs: "time_s hop_bytes mapper peak_KiB" (hop-bytes:
@@ -52,13 +54,13 @@ EOF
 		if [ -z "$hb0" ]; then hb0=$hb picked=$p; fi
 		[ "$hb" = "$hb0" ] || [ "$#" -gt 3 ] ||
 			echo "budget.sh: $3 on $2: hop-bytes differ between runs ($hb0, $hb)" >&2
-		b=$(python3 -c 'import sys; print(min(float(x) for x in sys.argv[1:] if x))' "$b" "$t")
+		b=$("$py" -c 'import sys; print(min(float(x) for x in sys.argv[1:] if x))' "$b" "$t")
 		[ "$k" -gt "$rss" ] && rss=$k
 	done
 	echo "$b $hb0 $picked $rss"
 }
 check() { # DESC VALUE LIMIT
-	if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)" "$2" "$3"; then
+	if "$py" -c "import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)" "$2" "$3"; then
 		echo "  (target) $1: $2 <= $3: PASS"
 	else
 		echo "  (target) $1: $2 <= $3: FAIL"
@@ -81,11 +83,11 @@ EOF
 		set -- $(best "$name" "$topo" $m)
 		[ "$m" = scotch ] && ts=$1
 		printf '%-10s %-10s %10.4f %14s %9.3f %8.1f  %s\n' "$name" "$m" "$1" "$2" \
-			"$(python3 -c "print($1 / $ts)")" "$(python3 -c "print($4 / 1024)")" "$3"
+			"$("$py" -c "print($1 / $ts)")" "$("$py" -c "print($4 / 1024)")" "$3"
 		if [ "$m" = auto ]; then
 			check "$name auto time (s)" "$1" "$limit"
 			[ "$name" = s64k ] && check "$name auto peak RSS (MiB, 256 MB)" \
-				"$(python3 -c "print($4 / 1024)")" "$(python3 -c "print(256e6 / 1048576)")"
+				"$("$py" -c "print($4 / 1024)")" "$("$py" -c "print(256e6 / 1048576)")"
 		fi
 	done
 done
@@ -103,11 +105,11 @@ EOF
 	for m in $mappers; do
 		for b in $BUDGETS; do
 			set -- $(best "$name" "$topo" "$m" --time-budget "$b")
-			lim=$(python3 -c "print($b * 1.1 + 0.01)")
-			ok=$(python3 -c "print('ok' if $1 <= $lim else 'OVER')")
+			lim=$("$py" -c "print($b * 1.1 + 0.01)")
+			ok=$("$py" -c "print('ok' if $1 <= $lim else 'OVER')")
 			[ "$ok" = ok ] || status=1
 			printf '%-34s %-16s %7s %10.4f %8.3f %7.3f  %s %s\n' "$name [$topo]" "$m" "$b" "$1" \
-				"$lim" "$(python3 -c "print($2 / $hbn)")" "$3" "$ok"
+				"$lim" "$("$py" -c "print($2 / $hbn)")" "$3" "$ok"
 		done
 	done
 done
