@@ -3,9 +3,9 @@
 #
 # As a program, `valgrind.sh ARGS...` stands for `topomatch ARGS...`:
 # tests/cli/common.sh puts it in $tm when TM_VALGRIND=1, with
-#   TM_VG_REAL  the libtool wrapper $builddir/tools/topomatch (make check's
-#               $TOPOMATCH); `$builddir/libtool --mode=execute` finds the real
-#               binary and the uninstalled libtopomatch.so
+#   TM_VG_BIN   the real binary behind make check's $TOPOMATCH (a libtool
+#   TM_VG_LIBPATH wrapper) and the LD_LIBRARY_PATH that finds the
+#               uninstalled libtopomatch.so, as libtool's execute mode says
 #   TM_VG_DIR   each run writes TM_VG_DIR/run.XXXXXX/vg.PID, a log a process
 #   TM_VG_PATH  the PATH to find libtool, valgrind and the shell tools, so
 #               that a test may run topomatch with PATH=/nonexistent (sim.sh):
@@ -76,7 +76,7 @@ if [ "${1-}" = --scan ]; then
 	exit
 fi
 
-: "${TM_VG_REAL:?the topomatch to run (set by tests/cli/common.sh)}"
+: "${TM_VG_BIN:?the topomatch to run (set by tests/cli/common.sh)}"
 : "${TM_VG_DIR:?the log directory (set by tests/cli/common.sh)}"
 : "${top_srcdir:?run through make check}"
 caller_path=${PATH-}
@@ -86,16 +86,15 @@ vg=$(command -v valgrind) || {
 	echo "valgrind.sh: valgrind not found" >&2
 	exit 97
 }
-builddir=$(cd "$(dirname "$TM_VG_REAL")/.." && pwd)
 logs=$(mktemp -d "$TM_VG_DIR/run.XXXXXX") || exit 97
 # word splitting of $TM_VG_OPTS is wanted
 # shellcheck disable=SC2086
-"$builddir/libtool" --mode=execute env PATH="$caller_path" "$vg" \
+env PATH="$caller_path" LD_LIBRARY_PATH="$TM_VG_LIBPATH" "$vg" \
 	--tool=memcheck --error-exitcode=97 --leak-check=full \
 	--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
 	--num-callers=30 --suppressions="$top_srcdir/tests/valgrind.supp" \
 	--log-file="$logs/vg.%p" ${TM_VG_OPTS-} \
-	"$TM_VG_REAL" "$@"
+	"$TM_VG_BIN" "$@"
 rc=$?
 # valgrind that did not start or was killed writes no summary: never let
 # that pass for topomatch's own exit code
