@@ -173,10 +173,7 @@ expect_eq "(c) salloc + srun --comm-pattern: the mapping of $snodes" "$(expected
 
 # a node shared with another job: the ranks get the job's own cores
 other=$(sbatch --parsable -w n016 -n 8 -o /dev/null --wrap "sleep 300")
-for _ in $(seq 50); do
-	[ "$(squeue -h -j "$other" -o %T)" = RUNNING ] && break
-	sleep 0.2
-done
+wait_running "$other" 10 >/dev/null
 "$tm" gen hierarchical --arity 4,2 --shuffle 2 --out "$work/pat8.mat"
 # shellcheck disable=SC2016 # expanded in the allocation
 out=$(salloc -w n016 -n 8 sh -c 'scontrol show job -d $SLURM_JOB_ID | sed -n "s/.* CPU_IDs=\([^ ]*\) .*/IDS=\1/p"
@@ -386,7 +383,7 @@ expect_contains "(e) -N 2: SystemComment says the mapping over 2 nodes" "mapped 
 # a task of 300 MB (a job holds 900 of its 1024), so the one-task job goes
 # to the second node at once (no fallback), bound there
 blocker=$(sbatch --parsable -w "${rn[0]}" -n 1 --mem=900 -o /dev/null --wrap "sleep 120")
-for _ in $(seq 50); do [ "$(squeue -h -j "$blocker" -o %T)" = RUNNING ] && break; sleep 0.2; done
+wait_running "$blocker" 10 >/dev/null
 printf '0\n' >"$work/one.mat"
 id=$(sbatch --parsable -n 1 --mem=300 --comm-pattern="$work/one.mat" -o e-mem.out -e e-mem.err \
 	--wrap "srun $work/rank.sh")

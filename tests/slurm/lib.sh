@@ -43,17 +43,24 @@ finish() {
 # it runs (20 s at most), its Slurm id in slurm_id[J]
 declare -A slurm_id
 submit() {
-	local j=$1 k=$2 n=$(($2 * 16)) opt=() id state
+	local j=$1 k=$2 n=$(($2 * 16)) opt=() id
 	[ -f "$work/p$n.mtx" ] && opt=(--comm-pattern="$work/p$n.mtx")
 	id=$(sbatch --parsable -N "$k" -n "$n" --exclusive -t 600 "${opt[@]}" -o /dev/null \
 		--wrap "sleep 3600")
 	slurm_id[$j]=$id
-	for _ in $(seq 100); do
-		state=$(squeue -h -j "$id" -o %T)
+	expect_eq "job $j ($k nodes, ${opt[*]:-no pattern}) runs" RUNNING "$(wait_running "$id" 20)"
+}
+
+# wait_running JOBID SECONDS: print the job's state once it is RUNNING, or
+# its last state after SECONDS
+wait_running() {
+	local state=
+	for _ in $(seq $(($2 * 5))); do
+		state=$(squeue -h -j "$1" -o %T)
 		[ "$state" = RUNNING ] && break
 		sleep 0.2
 	done
-	expect_eq "job $j ($k nodes, ${opt[*]:-no pattern}) runs" RUNNING "$state"
+	echo "$state"
 }
 
 # wait_done JOBID: 0 once the job has left the queue (30 s at most).

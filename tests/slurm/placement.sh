@@ -214,11 +214,7 @@ weights "" 1
 
 # a real run too: the job starts where --test-only said
 id=$(sbatch --parsable -n 64 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 5")
-for _ in $(seq 50); do
-	state=$(squeue -h -j "$id" -o %T)
-	[ "$state" = RUNNING ] && break
-	sleep 0.2
-done
+wait_running "$id" 10 >/dev/null
 expect_eq "(a) the job runs on them" "n[005-008]" "$(squeue -h -j "$id" -o %N)"
 decision=$(comment_of "$id" | sed 's/ *$//')
 # log levels: each decision at debug; one info line for the job, as it starts
@@ -310,13 +306,7 @@ if gcc -std=gnu11 -I"$top/core" "$top/tests/slurm/forge_blob.c" -L"$build/core/.
 	-Wl,-rpath,"$build/core/.libs" -ltopomatch -lslurm -o "$work/forge_blob" 2>"$work/cc.log"; then
 	for mode in garbage flip huge; do
 		id=$("$work/forge_blob" "$mode" 64 "$work/groups.mat")
-		state=
-		for _ in $(seq 50); do
-			state=$(squeue -h -j "$id" -o %T)
-			[ "$state" = RUNNING ] && break
-			sleep 0.2
-		done
-		expect_eq "(d) $mode blob: the job still runs" RUNNING "$state"
+		expect_eq "(d) $mode blob: the job still runs" RUNNING "$(wait_running "$id" 10)"
 		expect_contains "(d) $mode blob: rejected, and why" "topomatch: pattern rejected:" \
 			"$(scontrol show job "$id")"
 		scancel "$id"
