@@ -1,6 +1,6 @@
 /*
  * topology_parse.c - Scotch target strings and target files ("tleaf",
- * "torus2D/3D/XD", "mesh2D/3D/XD", "hcub", type-2 "deco" through
+ * "cmplt", "torus2D/3D/XD", "mesh2D/3D/XD", "hcub", type-2 "deco" through
  * topology_deco.c), grids with the clauses of our own ("wrap", "local",
  * "cost": grids of routers with a tree below each), with messages that
  * name the file and line.
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define TARGETS "tleaf, torus2D, torus3D, torusXD, mesh2D, mesh3D, meshXD, hcub"
+#define TARGETS "tleaf, cmplt, torus2D, torus3D, torusXD, mesh2D, mesh3D, meshXD, hcub, deco"
 
 /* Parser state: Scotch files may spread a target over several lines. */
 typedef struct tparse {
@@ -151,6 +151,21 @@ static int parse_tleaf(tparse_t *ps, topomatch_topology_t **out)
 	char msg[TOPOMATCH_ERRLEN];
 	int rc = parse_levels(ps, "", &n, arity, cost);
 	if (!rc && (rc = topomatch_topology_tree(n, arity, cost, out, msg)))
+		rc = model_err(ps, rc, msg);
+	return rc;
+}
+
+/* Scotch's complete graph of n terminals: one switch above n PUs, a tree
+ * of one level (what `topo export --scotch` writes for one PU, where
+ * Scotch reads no tleaf).  Distances count the switch's two links, as on
+ * every tree here: 2 hops where Scotch counts 1, the same mappings. */
+static int parse_cmplt(tparse_t *ps, topomatch_topology_t **out)
+{
+	int n;
+	double cost = 1.0;
+	char msg[TOPOMATCH_ERRLEN];
+	int rc = read_int(ps, "terminal count", 1, 1, &n);
+	if (!rc && (rc = topomatch_topology_tree(1, &n, &cost, out, msg)))
 		rc = model_err(ps, rc, msg);
 	return rc;
 }
@@ -291,12 +306,12 @@ static int parse_target(tparse_t *ps, const tm_token_t *kw, topomatch_topology_t
 {
 	static const struct {
 		const char *name;
-		int ndims; /* 0: tleaf, -1: hcub, -2: XD (count given) */
+		int ndims; /* 0: tleaf, -1: hcub, -2: XD (count given), -3: cmplt */
 		int wrap;
 	} targets[] = {
 		{ "tleaf", 0, 0 },    { "torus2D", 2, 1 }, { "torus3D", 3, 1 },
 		{ "torusXD", -2, 1 }, { "mesh2D", 2, 0 },  { "mesh3D", 3, 0 },
-		{ "meshXD", -2, 0 },  { "hcub", -1, 0 },
+		{ "meshXD", -2, 0 },  { "hcub", -1, 0 },   { "cmplt", -3, 0 },
 	};
 	char s[40];
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
@@ -307,6 +322,8 @@ static int parse_target(tparse_t *ps, const tm_token_t *kw, topomatch_topology_t
 			return parse_tleaf(ps, out);
 		if (targets[i].ndims == -1)
 			return parse_hcub(ps, out);
+		if (targets[i].ndims == -3)
+			return parse_cmplt(ps, out);
 		return parse_grid(ps, targets[i].ndims, targets[i].ndims < 0, targets[i].wrap,
 				  out);
 	}

@@ -103,6 +103,28 @@ for c in dragonfly graph-example bgp-torus plafrim2-fattree; do
 	expect_eq "round trip $c: map -t .tgt --mapper $m, the same hop-bytes as on the .yaml" \
 		"0 $yhb" "$rc $(json_get hop_bytes)"
 done
+# one PU: Scotch reads no one-leaf tleaf, so the export is Scotch's
+# "cmplt 1", which map -t reads too
+cat >"$work/one.yaml" <<'EOF'
+cluster: one
+nodes:
+  - names: a1
+    hardware: "pack:1 core:1 pu:1"
+network:
+  type: graph
+  switches: sw[0-1]
+  links:
+    - [sw0, sw1]
+  attach:
+    - switch: sw0
+      nodes: a1
+EOF
+run "$tm" topo export --scotch "$work/one.yaml" -o "$work/one.tgt"
+expect_eq "export of a 1-PU graph: Scotch's cmplt 1" "0 cmplt 1" "$rc $(tr '\n' ' ' <"$work/one.tgt" | sed 's/ $//')"
+printf '0\n' >"$work/one.mat"
+run "$tm" map -q -t "$work/one.tgt" -c "$work/one.mat" --json
+expect_eq "map -t reads it back: 1 PU, hop-bytes 0" "0 1 0" \
+	"$rc $(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; j=json.load(sys.stdin); print(j["topology"]["pus"], j["hop_bytes"])')"
 # the graph read back is the same graph
 run "$tm" map -q -t "$work/dragonfly.tgt" -c "$work/rt.mtx" --mapper round-robin --json
 expect_contains "round trip dragonfly: the same graph" \

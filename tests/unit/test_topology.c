@@ -68,6 +68,16 @@ START_TEST(parse_tleaf)
 	t = must_parse("tleaf 1 4 2.5");
 	check_describe(t, "tleaf 1 4 2.5");
 	topomatch_topology_destroy(t);
+
+	/* Scotch's complete graph: one switch above its PUs, 1 PU included
+	 * (what topo export writes for one PU: Scotch reads no "tleaf 1 1 1") */
+	t = must_parse("cmplt 6");
+	check_describe(t, "tleaf 1 6 1");
+	ck_assert_int_eq(topomatch_topology_hops(t, 0, 5), 2);
+	topomatch_topology_destroy(t);
+	t = must_parse("cmplt\n1\n");
+	ck_assert_int_eq(topomatch_topology_npu(t), 1);
+	topomatch_topology_destroy(t);
 }
 END_TEST
 
@@ -120,8 +130,12 @@ END_TEST
 START_TEST(parse_errors)
 {
 	parse_fails("tleef 2 2 10 3 1", "topo.tgt", TOPOMATCH_EPARSE,
-		    "topo.tgt:1: unknown target 'tleef' (expected tleaf, torus2D, torus3D, "
-		    "torusXD, mesh2D, mesh3D, meshXD, hcub)");
+		    "topo.tgt:1: unknown target 'tleef' (expected tleaf, cmplt, torus2D, "
+		    "torus3D, torusXD, mesh2D, mesh3D, meshXD, hcub, deco)");
+	parse_fails("cmplt", NULL, TOPOMATCH_EPARSE,
+		    "topology:1: cmplt needs 1 value, got 0 (missing terminal count)");
+	parse_fails("cmplt 0", NULL, TOPOMATCH_EPARSE,
+		    "topology:1: cmplt: terminal count must be >= 1 (got 0)");
 	parse_fails("", NULL, TOPOMATCH_EPARSE, "topology:1: empty target");
 	parse_fails("# nothing\n\n", NULL, TOPOMATCH_EPARSE, "topology:1: empty target");
 	/* too few values: 2 sizes due, 1 given */
