@@ -23,9 +23,9 @@
 # Third-party reports are suppressed in tests/valgrind.supp, each with its reason.
 #
 # Time, on the idle 2-core machine (2026-11-27): 637 topomatch runs in
-# 13.5 minutes with 2 jobs, the longest of check.sh's stages; most runs
-# are short and valgrind's start-up dominates (sim.sh 4 minutes,
-# conventions.sh 3, topo.sh 2.5, explain.sh 2).
+# 8.3 minutes with 2 jobs (valgrind's own start-up is 0.6 s a run; sim.sh
+# is the longest script).  check.sh runs it at nice 19 behind the Slurm
+# suites.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 
