@@ -12,6 +12,8 @@ trap 'rm -rf "$work"' EXIT
 # TM_VALGRIND=1: every "$tm" runs under valgrind memcheck (valgrind.sh here),
 # logs in $TM_VG_DIR/SCRIPT when TM_VG_DIR is set, else in $work (removed)
 if [ "${TM_VALGRIND:-0}" = 1 ]; then
+	# make check's topomatch, for runs a script keeps out of valgrind
+	# (time_budget.sh)
 	TM_VG_REAL=$TOPOMATCH
 	TM_VG_PATH=$PATH
 	# the binary behind libtool's wrapper and its library path, found once

@@ -7,7 +7,7 @@
 #   TM_VG_LIBPATH wrapper) and the LD_LIBRARY_PATH that finds the
 #               uninstalled libtopomatch.so, as libtool's execute mode says
 #   TM_VG_DIR   each run writes TM_VG_DIR/run.XXXXXX/vg.PID, a log a process
-#   TM_VG_PATH  the PATH to find libtool, valgrind and the shell tools, so
+#   TM_VG_PATH  the PATH to find valgrind and the shell tools, so
 #               that a test may run topomatch with PATH=/nonexistent (sim.sh):
 #               topomatch itself gets the caller's PATH
 #   TM_VG_OPTS  extra valgrind options (e.g. --track-origins=yes)
