@@ -5,14 +5,15 @@
 # fuzzing harnesses, unit and CLI tests again under ASan+UBSan, then
 # `make distcheck`.  Idempotent; ends with "N passed, N failed".
 #
-# Two lines of work at once, so that the suite fits in CI's 2 cores: the
-# Slurm and MPI suites in front (a test cluster that waits on its daemons
-# most of the time: 36-55 % of the 2 CPUs busy), and behind them, at nice 19
-# on the CPU time the cluster leaves, the stages whose verdict does not
-# depend on the wall clock (the ASan+UBSan build, valgrind, fuzzing,
-# distcheck; not the two make checks, whose CLI scripts time the mappers'
-# budgets).  Measured on the idle 2-core machine: safety.sh took 463 s
-# instead of 416 s with valgrind behind it, its slurmctld pings no slower.
+# Two lines of work at once, so that the suite fits in CI's 2 cores: in
+# front the normal build's make check, then the Slurm and MPI suites (a test
+# cluster that waits on its daemons most of the time: 36-55 % of the 2 CPUs
+# busy); behind them, at nice 19 on the CPU time they leave, the stages whose
+# verdict does not depend on the wall clock: the ASan+UBSan build and its
+# make check (but Makefile.am's WALL_CLOCK_TESTS, run in front at the end),
+# valgrind, fuzzing, distcheck.  Measured on the idle 2-core machine:
+# safety.sh took 463 s instead of 416 s with valgrind behind it, its
+# slurmctld pings no slower.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 top=$(cd "$(dirname "$0")" && pwd)
@@ -24,22 +25,35 @@ stage() {
 	el=$(($(date +%s) - t0))
 	printf '== %s [%d:%02d]\n' "$1" $((el / 60)) $((el % 60))
 }
-run_suite() { # NAME DIR [configure args...]: build DIR, then make check in it
+# make_check NAME DIR [make variables, e.g. TESTS=...]: returns 1 (and
+# sets fail) when a test failed
+make_check() {
 	name=$1
 	dir=$2
 	shift 2
-	stage "$name: build"
-	./contrib/build.sh "$dir" "$@"
-	make_check "$name" "$dir"
-}
-make_check() { # NAME DIR
-	stage "$1: make check"
-	if ! make -s -C "$2" -j"$(nproc)" check >"$2/check.out" 2>&1; then
+	stage "$name: make check"
+	if ! make -s -C "$dir" -j"$(nproc)" check "$@" >"$dir/check.out" 2>&1; then
 		fail=1
-		cat "$2/check.out"
-		[ -f "$2/test-suite.log" ] && cat "$2/test-suite.log"
+		cat "$dir/check.out"
+		[ -f "$dir/test-suite.log" ] && cat "$dir/test-suite.log"
+		return 1
 	fi
-	grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP|# )' "$2/check.out" || true
+	grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP|# )' "$dir/check.out" || true
+}
+# run_checked TITLE OUT PATTERN CMD...: a stage whose command writes OUT,
+# printed whole when the command fails, else its lines matching PATTERN
+run_checked() {
+	title=$1
+	out=$2
+	pattern=$3
+	shift 3
+	stage "$title"
+	if ! "$@" >"$out" 2>&1; then
+		fail=1
+		cat "$out"
+	else
+		grep -E "$pattern" "$out" || true
+	fi
 }
 # run_script TITLE SCRIPT LOG [ARGS...]: a suite script that takes the
 # build directory (then ARGS) and prints "slurm:", "mpi:" or "fuzz:"
@@ -61,48 +75,43 @@ SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 asan_env() {
 	export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 	# sanitized code runs 2-5x slower: Check's per-test timeouts x 4 (the
-	# 2 x 10^6-node YAML limit test took 2.4 s of the default 4 under ASan)
-	export CK_TIMEOUT_MULTIPLIER=4
+	# 2 x 10^6-node YAML limit test took 2.4 s of the default 4 under ASan),
+	# x 10 at nice 19
+	export CK_TIMEOUT_MULTIPLIER="${1:-4}"
 	export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 }
 
 # check.sh --behind: the stages that check.sh runs at nice 19 behind the
 # Slurm suites, those whose verdict does not depend on the wall clock
-# (valgrind turns the unit suites' time guards off, and the CLI scripts'
-# under TM_VALGRIND; distcheck runs the unit suites only, whose guards
-# count CPU time); exit 1 if one failed
+# (Check's time guards count CPU time; valgrind turns them off, and the CLI
+# scripts' under TM_VALGRIND; distcheck runs the unit suites only); exit 1
+# if one failed
 if [ "${1-}" = --behind ]; then
 	t0=$TM_CHECK_T0
 	fail=0
-	# first, so that its make check can run in front as soon as the Slurm
-	# suites are done: the ASan+UBSan build with its test programs (make
-	# check with no tests); then $asan_built says so
+	# the ASan+UBSan build and its make check, but the tests that time the
+	# mappers, which check.sh runs in front once $asan_built says so
 	stage "ASan+UBSan build"
-	asan_env
-	if ./contrib/build.sh "$top/build-asan" CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" &&
-		make -s -C "$top/build-asan" -j"$(nproc)" check TESTS= >"$top/build-asan/build-check.out" 2>&1; then
+	if (asan_env && ./contrib/build.sh "$top/build-asan" CFLAGS="$SAN" \
+		LDFLAGS="-fsanitize=address,undefined" &&
+		make -s -C "$top/build-asan" -j"$(nproc)" check TESTS= \
+			>"$top/build-asan/build-check.out" 2>&1); then
+		# shellcheck disable=SC2016 # $(...): make's
+		(asan_env 10 && make_check "ASan+UBSan build" "$top/build-asan" \
+			'TESTS=$(UNIT_TESTS) $(filter-out $(WALL_CLOCK_TESTS),$(CLI_TESTS))') || fail=1
 		touch "$asan_built"
 	else
 		fail=1
 		cat "$top/build-asan/build-check.out" 2>/dev/null || true
 	fi
-	unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS CK_TIMEOUT_MULTIPLIER
-	# the unit suites under valgrind memcheck (tests/unit/run_valgrind.sh)
-	stage "valgrind: unit tests"
-	if ! "$top/tests/unit/run_valgrind.sh" "$top/build" >"$top/build/valgrind-unit.out" 2>&1; then
-		fail=1
-		cat "$top/build/valgrind-unit.out"
-	fi
-	grep -E '^valgrind-unit: ' "$top/build/valgrind-unit.out" || true
-	# the CLI scripts again with every topomatch run under valgrind memcheck
-	# (tests/cli/run_valgrind.sh; third-party suppressions in tests/valgrind.supp)
-	stage "valgrind: CLI tests"
-	if ! "$top/tests/cli/run_valgrind.sh" "$top/build" >"$top/build/valgrind.out" 2>&1; then
-		fail=1
-		cat "$top/build/valgrind.out"
-	fi
-	grep -E '^(PASS|FAIL|SKIP|valgrind: [0-9]+ runs)' "$top/build/valgrind.out" || true
+	# the unit suites and the CLI scripts of Makefile.am's VALGRIND_CLI_TESTS
+	# with every topomatch run under valgrind memcheck (third-party
+	# suppressions in tests/valgrind.supp)
+	run_checked "valgrind: unit tests" "$top/build/valgrind-unit.out" '^valgrind-unit: ' \
+		"$top/tests/unit/run_valgrind.sh" "$top/build"
+	run_checked "valgrind: CLI tests" "$top/build/valgrind.out" \
+		'^(PASS|FAIL|SKIP|valgrind: [0-9]+ runs)' "$top/tests/cli/run_valgrind.sh" "$top/build"
 	# every parser and decoder under libFuzzer with ASan+UBSan: the committed
 	# corpora and regression inputs, then 100,000 inputs each from a fixed
 	# seed, so that the same code gets the same verdict (tests/fuzz/run.sh;
@@ -113,6 +122,7 @@ if [ "${1-}" = --behind ]; then
 	# scripts are make check's, run from the same files: the tarball holds
 	# every file git tracks (but .gitignore), checked below
 	stage "make distcheck"
+	# shellcheck disable=SC2016
 	if ! CK_TIMEOUT_MULTIPLIER=10 make -s -C "$top/build" -j"$(nproc)" distcheck 'TESTS=$(UNIT_TESTS)' \
 		>"$top/build/distcheck.out" 2>&1; then
 		fail=1
@@ -144,13 +154,15 @@ fi
 
 fail=0
 t0=$(date +%s)
-run_suite "normal build" "$top/build"
+stage "normal build"
+./contrib/build.sh "$top/build"
 asan_built=$top/build/asan-built
 rm -f "$asan_built"
 export asan_built
-stage "behind, at nice 19: the ASan+UBSan build, valgrind, fuzzing, distcheck (build/behind.out)"
+stage "behind, at nice 19: the ASan+UBSan build and make check, valgrind, fuzzing, distcheck (build/behind.out)"
 TM_CHECK_T0=$t0 nice -n 19 "$top/check.sh" --behind >"$top/build/behind.out" 2>&1 &
 behind=$!
+make_check "normal build" "$top/build" || true
 
 # the plugins on a real Slurm test cluster (contrib/testcluster)
 for t in placement binding reorder safety scale contention; do
@@ -165,15 +177,15 @@ run_script "MPI helper" tests/mpi/reorder.sh mpi-reorder.log
 run_script "MPI profiler" tests/mpi/commprof.sh mpi-commprof.log
 run_script "MPI monitoring convert" tests/mpi/convert.sh mpi-convert.log
 
-# the ASan+UBSan build's make check, in front (its tests have time guards)
-# once the build behind is done
+# the ASan+UBSan build's tests that time the mappers, at normal priority
+# once its make check behind is done (the two would share build-asan)
 while [ ! -f "$asan_built" ] && kill -0 "$behind" 2>/dev/null; do
 	sleep 5
 done
 if [ -f "$asan_built" ]; then
-	asan_env
-	make_check "ASan+UBSan build" "$top/build-asan"
-	unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS CK_TIMEOUT_MULTIPLIER
+	# shellcheck disable=SC2016
+	(asan_env && make_check "ASan+UBSan build, tests on the wall clock" "$top/build-asan" \
+		'TESTS=$(filter $(WALL_CLOCK_TESTS),$(CLI_TESTS))') || fail=1
 fi
 stage "waiting for the stages behind"
 if ! wait "$behind"; then

@@ -1,6 +1,7 @@
 #!/bin/sh
-# tests/cli/run_valgrind.sh BUILD_DIR [tests/cli/NAME.sh...] - the CLI test
-# scripts (Makefile.am's CLI_TESTS, or the ones named) with every topomatch
+# tests/cli/run_valgrind.sh BUILD_DIR [--all | tests/cli/NAME.sh...] - the
+# CLI test scripts (Makefile.am's VALGRIND_CLI_TESTS, all of CLI_TESTS with
+# --all, or the ones named) with every topomatch
 # run under valgrind memcheck (tests/cli/valgrind.sh), in BUILD_DIR (a
 # configured build, e.g. by contrib/build.sh; brought up to date first).
 # Only topomatch is wrapped: tm_bench and the other programs the scripts
@@ -22,9 +23,10 @@
 # The same by hand for one script: TM_VALGRIND=1 make check TESTS=tests/cli/gen.sh
 # Third-party reports are suppressed in tests/valgrind.supp, each with its reason.
 #
-# Time, on the idle 2-core machine (2026-11-27): 637 topomatch runs in
-# 8.3 minutes with 2 jobs (valgrind's own start-up is 0.6 s a run; sim.sh
-# is the longest script).  check.sh runs it at nice 19 behind the Slurm
+# Time, on the idle 2-core machine (2026-11-27), one script at a time:
+# VALGRIND_CLI_TESTS' 420 topomatch runs in 7 minutes, --all's 637 in 15
+# (valgrind's own start-up is 0.6 s a run; sim.sh, 220 s, is the longest
+# script).  check.sh runs the default list at nice 19 behind the Slurm
 # suites.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
@@ -57,10 +59,15 @@ command -v valgrind >/dev/null || {
 	exit 2
 }
 make -s -C "$b" -j"$(nproc)" >/dev/null
+list=VALGRIND_CLI_TESTS
+if [ "${1-}" = --all ]; then
+	list=CLI_TESTS
+	shift
+fi
 # make check's environment and list of scripts, from the build's Makefile;
 # $(...) below is make's
 # shellcheck disable=SC2016
-mk=$(printf 'tm-rvg-env:\n\t$(info $(AM_TESTS_ENVIRONMENT))@:\ntm-rvg-tests:\n\t$(info $(CLI_TESTS))@:\n')
+mk=$(printf 'tm-rvg-env:\n\t$(info $(AM_TESTS_ENVIRONMENT))@:\ntm-rvg-tests:\n\t$(info $(%s))@:\n' "$list")
 env_setup=$(echo "$mk" | make -s -C "$b" -f Makefile -f - tm-rvg-env)
 if [ $# -eq 0 ]; then
 	# shellcheck disable=SC2046 # the words are wanted

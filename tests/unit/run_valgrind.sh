@@ -14,10 +14,10 @@
 #
 #   JOBS=N        suites in parallel (default: nproc)
 #
-# Time on the 2-core development machine: 28 suites in about 5 minutes with
-# 2 jobs, test_scotch the longest (Scotch's mappings); test_blob's 65,536-
-# rank round trip takes 73 s, its mutation loop runs 1,000 rounds here
-# instead of 10,000 (tm_under_valgrind, tests/unit/tmtest.h).  check.sh
+# Time on the idle 2-core machine (2026-11-27): 28 suites in about 10
+# minutes one at a time, test_blob the longest (100 s: its 65,536-rank round
+# trip; its mutation loop runs 250 rounds here instead of 10,000,
+# tm_under_valgrind, tests/unit/tmtest.h), then test_scotch (69 s).  check.sh
 # runs it at nice 19 behind the Slurm suites.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
