@@ -24,7 +24,7 @@
 # Third-party reports are suppressed in tests/valgrind.supp, each with its reason.
 #
 # Time, on the idle 2-core machine (2026-11-27), one script at a time:
-# VALGRIND_CLI_TESTS' 420 topomatch runs in 7 minutes, --all's 637 in 15
+# VALGRIND_CLI_TESTS' 266 topomatch runs in 4 minutes, --all's 637 in 15
 # (valgrind's own start-up is 0.6 s a run; sim.sh, 220 s, is the longest
 # script).  check.sh runs the default list at nice 19 behind the Slurm
 # suites.

@@ -16,7 +16,7 @@
 #
 # Time on the idle 2-core machine (2026-11-27): 28 suites in about 10
 # minutes one at a time, test_blob the longest (100 s: its 65,536-rank round
-# trip; its mutation loop runs 250 rounds here instead of 10,000,
+# trip; its mutation loop runs 100 rounds here instead of 10,000,
 # tm_under_valgrind, tests/unit/tmtest.h), then test_scotch (69 s).  check.sh
 # runs it at nice 19 behind the Slurm suites.
 # SPDX-License-Identifier: GPL-2.0-or-later

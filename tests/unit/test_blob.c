@@ -1412,7 +1412,7 @@ START_TEST(fuzz_mutations)
 	int n1, n2, ok = 0;
 	char **v1 = enc(a, 0.0, &l, &n1, NULL), **v2 = enc(s, 0.0, &l, &n2, NULL);
 
-	int rounds = tm_under_valgrind() ? 250 : 10000;
+	int rounds = tm_under_valgrind() ? 100 : 10000;
 
 	topomatch_rng_seed(&r, 2026);
 	fuzz_one(v1, n1, &l, 4 * 40, &r, rounds, &ok);
