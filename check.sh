@@ -12,7 +12,8 @@
 # busy); behind them, at nice 19 on the CPU time they leave, the stages whose
 # verdict does not depend on the wall clock: the ASan+UBSan build and its
 # make check (but Makefile.am's WALL_CLOCK_TESTS, run in front at the end),
-# valgrind, fuzzing, distcheck.  Measured on the idle 2-core machine:
+# valgrind, fuzzing, distcheck.  The suite's time is CPU-bound: on 2 cores
+# every minute of test work cut is about half a minute of check.sh.  Measured on the idle 2-core machine:
 # safety.sh took 463 s instead of 416 s with valgrind behind it, its
 # slurmctld pings no slower.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -90,8 +91,9 @@ asan_env() {
 if [ "${1-}" = --behind ]; then
 	t0=$TM_CHECK_T0
 	fail=0
-	# the ASan+UBSan build and its make check, but the tests that time the
-	# mappers, which check.sh runs in front once $asan_built says so
+	# the ASan+UBSan build and its make check, but Makefile.am's
+	# ASAN_SKIP_TESTS and WALL_CLOCK_TESTS (the tests that time the
+	# mappers, which check.sh runs in front once $asan_built says so)
 	stage "ASan+UBSan build"
 	if (asan_env && ./contrib/build.sh "$top/build-asan" CFLAGS="$SAN" \
 		LDFLAGS="-fsanitize=address,undefined" &&

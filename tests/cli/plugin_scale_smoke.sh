@@ -9,13 +9,21 @@
 # and is made again when a node is freed or one of its own is taken; two
 # users share a scheduling cycle's budget.
 # Timings
-# are the benchmark's business (bench/README.md), not asserted here.
+# are the benchmark's business (bench/README.md), not asserted here: a
+# cache hit over its 1 ms target makes plugin_scale exit 1, not this test
+# fail (it did, once, beside check.sh's ASan build).
 # SPDX-License-Identifier: GPL-2.0-or-later
 . "$top_srcdir/tests/cli/common.sh"
 : "${PLUGIN_SCALE:?run through make check (PLUGIN_SCALE = the plugin_scale binary)}"
 
 run "$PLUGIN_SCALE" --quick --reps 2 --budget 100000
-expect_eq "plugin_scale --quick exits 0 (no case failed)" 0 "$rc"
+# exit 1 is also a time target missed (a cache hit over 1 ms at p99 on a
+# busy machine): the rows' other verdicts are checked below, a crash or a
+# usage error here
+expect_eq "plugin_scale --quick ran every case (exit 0, or 1 on a FAIL)" yes \
+	"$([ "$rc" -le 1 ] && echo yes || echo "exit $rc")"
+expect_eq "no case's hop-bytes or node choice failed (every row's hb and stand)" "" \
+	"$(printf '%s\n' "$out" | grep -E 'hb:FAIL|stand:FAIL')"
 for net in fattree torus dragonfly graph; do
 	row=$(printf '%s\n' "$out" | awk -v n="$net" '$1 == n && $2 == 1024')
 	expect_contains "$net: a row for 1,024 nodes, 30 % free, 1,024 tasks" "30% stencil    1024" "$row"
