@@ -58,6 +58,10 @@
 #   --only S          run the stream with cons_tres or topomatch only
 #   --tm-conf "K=V .."  settings added to select/topomatch's topomatch.conf
 #                     (e.g. CycleBudgetMs=200), read with scontrol reconfigure
+#   --login-probe     a second squeue probe on the last CPU under SCHED_FIFO,
+#                     standing for a login node (its client gets a CPU when
+#                     it wants one; with --cpus split it takes that CPU from
+#                     the nodes' side), 0.25 s after the first
 # Environment: BUILD_DIR (default build).
 # Exit status: 1 when a job failed or did not run, or (without --small) a
 # target failed; 2 on bad usage.
@@ -78,7 +82,7 @@ throughput | memory) shift ;;
 *) echo "slurm_scale.sh: MODE is throughput or memory (see --help)" >&2; exit 2 ;;
 esac
 nodes= jobs= share=0.5 kib=48 small=0 keep=0 epilog=0 snice=10 cpus=split
-sparams= only= tmconf= ncpu=$(nproc)
+sparams= only= tmconf= login=0 ncpu=$(nproc)
 dir=/tmp/tm-slurm-scale port_base=30001
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -96,6 +100,7 @@ while [ $# -gt 0 ]; do
 	--sched-params) sparams=,$2; shift ;;
 	--only) only=$2; shift ;;
 	--tm-conf) tmconf=$2; shift ;;
+	--login-probe) login=1 ;;
 	-h | --help) sed -n '2,/^# SPDX/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "slurm_scale.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -202,12 +207,15 @@ cpu_share() {
 		printf " the rest (slurmstepd, jobs, clients) %.0f\n", left }'
 }
 
-# probe OUT-PREFIX: time scontrol ping and squeue every 0.5 s until killed
+# probe OUT-PREFIX [squeue-only]: time scontrol ping and squeue every 0.5 s
+# until killed
 probe() {
 	local t0 t1
 	while :; do
-		t0=$(now); scontrol ping >/dev/null 2>&1; t1=$(now)
-		echo "$t0 $t1" | awk '{ printf "%.1f\n", 1000 * ($2 - $1) }' >>"$1.ping"
+		if [ -z "${2:-}" ]; then
+			t0=$(now); scontrol ping >/dev/null 2>&1; t1=$(now)
+			echo "$t0 $t1" | awk '{ printf "%.1f\n", 1000 * ($2 - $1) }' >>"$1.ping"
+		fi
 		t0=$(now); squeue -h >/dev/null 2>&1; t1=$(now)
 		echo "$t0 $t1" | awk '{ printf "%.1f\n", 1000 * ($2 - $1) }' >>"$1.squeue"
 		sleep 0.5
@@ -232,8 +240,15 @@ run_stream() {
 	"$load" --jobs "$jobs" --pattern-share "$share" --pattern-kib "$kib" --hold \
 		--name "load-$s" >"$work/$s.ids" 2>"$work/$s.load" ||
 		fail "$s: submission failed: $(cat "$work/$s.load")"
+	sdiag -r >/dev/null 2>&1 # the stream's own RPC and cycle counts
 	probe "$work/$s" &
-	local pp=$! c0
+	local pp=$! c0 lp=
+	if [ $login = 1 ]; then
+		(sleep 0.25; taskset -p -c $((ncpu - 1)) "$BASHPID" >/dev/null &&
+			chrt -f -p 10 "$BASHPID" || fail "$s: the login probe's CPU or priority"
+			probe "$work/$s.login" squeue-only) &
+		lp=$!
+	fi
 	c0=$(cpu_ticks | paste -sd' ')
 	t0=$(now)
 	scontrol release "$(paste -sd, "$work/$s.ids")"
@@ -247,14 +262,20 @@ run_stream() {
 		fi
 		sleep 1
 	done
-	kill "$pp" 2>/dev/null
-	wait "$pp" 2>/dev/null
-	# how long Slurm's own loops held their locks (squeue waits for them)
+	kill "$pp" $lp 2>/dev/null
+	wait "$pp" $lp 2>/dev/null
+	[ -z "$lp" ] || echo "$s: squeue from the login probe, p50 / p99 / max ms:" \
+		"$(pct "$work/$s.login.squeue" | sed 's# # / #g')" >&2
+	# how long Slurm's own loops held their locks (squeue waits for them),
+	# and how long slurmctld spent in squeue's requests from the decoded
+	# request on (lock waits included)
 	sdiag | awk -v s="$s" '/^Main schedule statistics/ { w = "main" }
 		/^Backfilling stats/ { w = "backfill" }
 		w && /Max cycle:/ { mx[w] = $3 } w && /Mean cycle:/ { mn[w] = $3 }
-		END { printf "%s: sdiag cycles, mean / max ms: main %.0f / %.0f, backfill %.0f / %.0f\n",
-			s, mn["main"] / 1000, mx["main"] / 1000, mn["backfill"] / 1000, mx["backfill"] / 1000 }' >&2
+		/^[ \t]*REQUEST_JOB_INFO / && !ji { ji = $0; sub(/.*count:/, "", ji); split(ji, f, /[ :]+/) }
+		END { printf "%s: sdiag cycles, mean / max ms: main %.0f / %.0f, backfill %.0f / %.0f;" \
+			" REQUEST_JOB_INFO mean %.0f ms (%d calls)\n", s, mn["main"] / 1000, mx["main"] / 1000,
+			mn["backfill"] / 1000, mx["backfill"] / 1000, f[3] / 1000, f[1] }' >&2
 	echo "$s: CPU from the release to the queue's end: $(cpu_share "$c0" \
 		"$(cpu_ticks | paste -sd' ')" "$(awk -v t0="$t0" -v t1="$(now)" 'BEGIN { print t1 - t0 }')")" >&2
 	# sacct: every job COMPLETED, and its start time
