@@ -256,11 +256,22 @@ static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, ch
 {
 	topomatch_affinity_t *seen = p->a ? as_plugin_sees(p->a, p->tm->max_tasks) : NULL;
 	int64_t *used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1), nused = 0;
-	int rc = used ? TOPOMATCH_OK : oom(err);
-	if (!rc && seen && tm_select(p, seen, pu, used, &nused, err) == TOPOMATCH_OK)
+	int rc = used ? TOPOMATCH_OK : oom(err), sel = TOPOMATCH_EINVAL;
+	if (!rc && seen)
+		sel = tm_select(p, seen, pu, used, &nused, err);
+	if (!rc && sel == TOPOMATCH_OK)
 		rc = narrow(p, used, nused, nodes, pu, err);
 	else if (!rc) {
-		p->stats->fallback++; /* no pattern, or the mapping failed: cons_tres */
+		/* cons_tres chooses, as in the plugin: say why */
+		p->stats->fallback++;
+		if (!p->a)
+			p->stats->no_pattern++;
+		else if (topomatch_affinity_ntasks(p->a) > p->tm->max_tasks)
+			p->stats->over_max++;
+		else if (sel == TOPOMATCH_EBUDGET)
+			p->stats->over_budget++;
+		else
+			p->stats->map_failed++;
 		rc = cons_tres(p->m, p->f, NULL, p->k, nodes, err);
 		if (!rc)
 			rc = sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err);

@@ -345,6 +345,7 @@ START_TEST(topomatch_falls_back)
 	ck_assert_str_eq(list(nodes, 3), "4,5,6");
 	ck_assert_str_eq(list(pu, 6), "8,9,10,11,12,13");
 	ck_assert_int_eq(st.fallback, 1);
+	ck_assert_int_eq(st.no_pattern, 1);
 	char err[TOPOMATCH_ERRLEN];
 	topomatch_rng_t rng;
 	topomatch_rng_seed(&rng, 1);
@@ -355,6 +356,8 @@ START_TEST(topomatch_falls_back)
 	ck_assert(sim_policy_select(&p, nodes, pu, err) == TOPOMATCH_OK);
 	ck_assert_str_eq(list(nodes, 2), "0,1");
 	ck_assert_int_eq(st.fallback, 2);
+	ck_assert_int_eq(st.over_max, 1); /* each reason counted once */
+	ck_assert_int_eq(st.no_pattern + st.over_budget + st.map_failed, 1);
 	ck_assert_int_eq(st.narrowed, 0);
 	topomatch_affinity_destroy(a);
 	world_close(&w);
