@@ -58,10 +58,11 @@
 #   --only S          run the stream with cons_tres or topomatch only
 #   --tm-conf "K=V .."  settings added to select/topomatch's topomatch.conf
 #                     (e.g. CycleBudgetMs=200), read with scontrol reconfigure
-#   --login-probe     a second squeue probe on the last CPU under SCHED_FIFO,
-#                     standing for a login node (its client gets a CPU when
-#                     it wants one; with --cpus split it takes that CPU from
-#                     the nodes' side), 0.25 s after the first
+#   --login-probe     a second squeue probe on the last CPU under SCHED_FIFO
+#                     (where permitted), standing for a login node (its
+#                     client gets a CPU when it wants one; with --cpus split
+#                     it takes that CPU from the nodes' side), 0.25 s after
+#                     the first
 # Environment: BUILD_DIR (default build).
 # Exit status: 1 when a job failed or did not run, or (without --small) a
 # target failed; 2 on bad usage.
@@ -244,8 +245,10 @@ run_stream() {
 	probe "$work/$s" &
 	local pp=$! c0 lp=
 	if [ $login = 1 ]; then
-		(sleep 0.25; taskset -p -c $((ncpu - 1)) "$BASHPID" >/dev/null &&
-			chrt -f -p 10 "$BASHPID" || fail "$s: the login probe's CPU or priority"
+		(sleep 0.25
+			taskset -p -c $((ncpu - 1)) "$BASHPID" >/dev/null || fail "$s: taskset (login probe)"
+			chrt -f -p 10 "$BASHPID" 2>/dev/null || echo "slurm_scale.sh: SCHED_FIFO not" \
+				"permitted here: the login probe runs at the default priority" >&2
 			probe "$work/$s.login" squeue-only) &
 		lp=$!
 	fi

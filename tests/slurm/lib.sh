@@ -13,6 +13,8 @@ ok() { passed=$((passed + 1)); echo "ok - $1"; }
 not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; }
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
 expect_contains() { case $3 in *"$2"*) ok "$1" ;; *) not_ok "$1: '$2' not in: $3" ;; esac; }
+# expect_match TITLE ERE TEXT: a line of TEXT matches ERE
+expect_match() { if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1: /$2/ not in: $3"; fi; }
 
 # need_select_plugin NAME: exit with one failure when the build has no
 # select_topomatch.so (configure found no Slurm source).

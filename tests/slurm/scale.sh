@@ -4,7 +4,8 @@
 #  throughput: 64 nodes, 300 short jobs (half with patterns) released at
 #      once under select/topomatch: every job completes, every pattern
 #      job's decision reaches sacct; jobs per minute and scontrol ping /
-#      squeue latency are printed.  Not under cons_tres too: timings on a
+#      squeue latency are printed, squeue's also from the login probe
+#      (--login-probe), with slurmctld's own time in squeue's requests.  Not under cons_tres too: timings on a
 #      shared CI machine compare nothing (the full run, bench/slurm_scale.sh
 #      throughput, holds the targets side by side), and that second stream
 #      cost check.sh two of its 30 minutes;
@@ -25,8 +26,8 @@ need_select_plugin scale.sh
 
 for mode in throughput memory; do
 	only=
-	[ "$mode" = memory ] || only="--only topomatch"
-	# shellcheck disable=SC2086 # $only: none or two words
+	[ "$mode" = memory ] || only="--only topomatch --login-probe"
+	# shellcheck disable=SC2086 # $only: none or three words
 	out=$(BUILD_DIR=$build "$top/bench/slurm_scale.sh" "$mode" --small $only --dir "$dir" \
 		--port-base "$port" 2>&1)
 	rc=$?
@@ -37,7 +38,12 @@ for mode in throughput memory; do
 	esac
 	expect_eq "$mode: $what" 0 "$rc"
 	case $mode in
-	throughput) expect_contains "throughput: the stream measured" "topomatch: the decisions of " "$out" ;;
+	throughput)
+		expect_contains "throughput: the stream measured" "topomatch: the decisions of " "$out"
+		expect_match "throughput: the login probe timed squeue" \
+			'squeue from the login probe, p50 / p99 / max ms: [0-9]+ / [0-9]+ / [0-9]+' "$out"
+		expect_match "throughput: slurmctld's time in squeue's requests from sdiag" \
+			'REQUEST_JOB_INFO mean [0-9]+ ms \([1-9][0-9]* calls\)' "$out" ;;
 	memory) expect_contains "memory: the patterns' cost per job" "KiB per job" "$out" ;;
 	esac
 done
