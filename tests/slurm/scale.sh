@@ -5,7 +5,8 @@
 #      once under select/topomatch: every job completes, every pattern
 #      job's decision reaches sacct; jobs per minute and scontrol ping /
 #      squeue latency are printed, squeue's also from the login probe
-#      (--login-probe), with slurmctld's own time in squeue's requests.  Not under cons_tres too: timings on a
+#      (--login-probe), with slurmctld's own time in squeue's requests.
+#      Not under cons_tres too: timings on a
 #      shared CI machine compare nothing (the full run, bench/slurm_scale.sh
 #      throughput, holds the targets side by side), and that second stream
 #      cost check.sh two of its 30 minutes;
