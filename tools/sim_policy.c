@@ -143,8 +143,9 @@ static int cons_tres(const sim_machine_t *m, const sim_free_t *f, const unsigned
  * it into the job's spank_job_env (sparse factor 0, at most the default
  * PatternKiB, plugin/spank/topomatch_spank.c) and the plugin decodes it;
  * large patterns lose their lightest edges there, so the simulator maps
- * what the plugin would.  NULL (and no error) when sbatch would refuse it, or
- * the plugin ignore it: more tasks than topomatch.conf's MaxTasks.
+ * what the plugin would.  NULL (and no error) when sbatch would refuse it.
+ * The caller leaves out patterns of more tasks than MaxTasks, which the
+ * plugin ignores (the decoder's limit, without the encoding).
  */
 static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64_t max_tasks)
 {
@@ -153,8 +154,6 @@ static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64
 	topomatch_affinity_t *out = NULL;
 	topomatch_blob_limits_t lim = { .max_tasks = max_tasks };
 	topomatch_blob_limits_t cap = { .max_total = (size_t)SIM_PLUGIN_PATTERN_KIB * 1024 };
-	if (topomatch_affinity_ntasks(a) > max_tasks)
-		return NULL; /* what the decoder's limit says, without the encoding */
 	if (topomatch_blob_encode(a, 0.0, &cap, &entries, &n, NULL, err) == TOPOMATCH_OK)
 		topomatch_blob_decode((const char *const *)entries, n, &lim, &out, NULL, err);
 	topomatch_blob_free(entries, n);
@@ -254,7 +253,9 @@ static int narrow(const sim_pick_t *p, const int64_t *used, int64_t nused, int64
 
 static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err)
 {
-	topomatch_affinity_t *seen = p->a ? as_plugin_sees(p->a, p->tm->max_tasks) : NULL;
+	bool over_max = p->a && topomatch_affinity_ntasks(p->a) > p->tm->max_tasks;
+	topomatch_affinity_t *seen = p->a && !over_max ? as_plugin_sees(p->a, p->tm->max_tasks)
+						       : NULL;
 	int64_t *used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1), nused = 0;
 	int rc = used ? TOPOMATCH_OK : oom(err), sel = TOPOMATCH_EINVAL;
 	if (!rc && seen)
@@ -266,7 +267,7 @@ static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, ch
 		p->stats->fallback++;
 		if (!p->a)
 			p->stats->no_pattern++;
-		else if (topomatch_affinity_ntasks(p->a) > p->tm->max_tasks)
+		else if (over_max)
 			p->stats->over_max++;
 		else if (sel == TOPOMATCH_EBUDGET)
 			p->stats->over_budget++;
