@@ -129,24 +129,40 @@ typedef struct tm_wgraph {
  */
 int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 		       double deadline, int64_t *part, char *err);
-/* The same with Scotch's k-way at balance tolerance `balance` (the
- * default is 0.01); on graphs of up to 256 vertices at 0.01 as well, the
- * lower cut kept (partition.c).  TOPOMATCHCONST uses 0.05. */
-int tm_partition_exact_balance(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-			       double balance, double deadline, int64_t *part, char *err);
+/*
+ * Parsed Scotch strategies kept for reuse by one caller (not shared
+ * between threads): TOPOMATCHCONST partitions a 1,024-task job's tasks
+ * some 400 times, mostly graphs of 16 vertices into 2 parts, where
+ * parsing Scotch's strategy string is 40 % of a call (scotch_part.c).
+ */
+typedef struct tm_scotch_strats tm_scotch_strats_t;
+tm_scotch_strats_t *tm_scotch_strats_new(void); /* NULL: out of memory (then none is kept) */
+void tm_scotch_strats_free(tm_scotch_strats_t *s);
+
+/* How a partition is computed; tm_part_opts_init: seed 1, no deadline,
+ * balance 0.01, nothing else. */
+typedef struct tm_part_opts {
+	uint64_t seed;
+	double deadline;  /* a tm_now() value, 0 = none */
+	double balance;   /* Scotch's k-way balance tolerance (0.01 by default) */
+	bool also_tight;  /* graphs of up to 256 vertices at 0.01 as well, the lower cut kept */
+	tm_scotch_strats_t *strats; /* strategies to reuse, or NULL */
+} tm_part_opts_t;
+void tm_part_opts_init(tm_part_opts_t *o, uint64_t seed, double deadline);
+
+/* tm_partition_exact with the options given (TOPOMATCHCONST: balance
+ * 0.05, and its strategies kept). */
+int tm_partition_exact_opts(const tm_wgraph_t *g, int k, const int64_t *size,
+			    const tm_part_opts_t *o, int64_t *part, char *err);
 /* Scotch's k-way partition with target part sizes; sizes may come out
  * off by a few vertices (scotch_part.c). */
 int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 			int64_t *part, char *err);
-/* The same with Scotch's balance tolerance given (tm_partition_scotch:
- * 0.01). */
-int tm_partition_scotch_balance(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-				double balance, int64_t *part, char *err);
-/* The same, abandoned at deadline (a tm_now() value, 0 = none): EBUDGET
- * then, and the Scotch call ends on a thread of its own, its result
- * dropped (tm_run_abandonable). */
-int tm_partition_scotch_until(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-			      double balance, double deadline, int64_t *part, char *err);
+/* The same with the options' balance and strategies, abandoned at their
+ * deadline: EBUDGET then, and the Scotch call ends on a thread of its
+ * own, its result dropped (tm_run_abandonable). */
+int tm_partition_scotch_opts(const tm_wgraph_t *g, int k, const int64_t *size,
+			     const tm_part_opts_t *o, int64_t *part, char *err);
 /* Move vertices between parts until part sizes are exactly size[], each
  * move chosen to cost the least cut weight (partition.c). */
 int tm_partition_rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part,

@@ -896,48 +896,59 @@ static bool mostly_isolated(const tm_wgraph_t *g)
 }
 
 /*
- * Scotch's balance tolerance (scotch_part.c): 0.01 by default.  A wider
- * one lets Scotch's bipartitioning refinement find tilings that 0.01
+ * Scotch's balance tolerance: 0.01 by default, tight, since every vertex
+ * off is a later move.  A wider one lets Scotch's bipartitioning
+ * refinement find tilings that 0.01
  * misses (a shuffled 16x8x8 stencil, faces 2000/1000/200, in 32 parts of
  * 32: 563,200, 16x2x1 tiles, at 0.01 with every strategy; 435,200, 8x4x1
  * tiles, at 0.05, the parts still exactly 32), which TOPOMATCHCONST asks
  * for (issue 19, point 3); it is not better everywhere (LAMMPS's 128-rank
  * profile on 146 free PUs, bench lj-128-f30, lost 2 % with it; GreedyMap's
  * GPART order on tree-4k 3.7 %, which is why the default stays), so
- * graphs of up to this many vertices, where a Scotch run costs well under
- * a millisecond, are partitioned at both and the lower cut is kept.
+ * with also_tight graphs of up to this many vertices, where a Scotch
+ * run costs well under a millisecond, are partitioned at both and the
+ * lower cut is kept.
  */
 #define SCOTCH_BOTH_BALANCES_MAX 256
 #define SCOTCH_TIGHT_BALANCE 0.01
 
+void tm_part_opts_init(tm_part_opts_t *o, uint64_t seed, double deadline)
+{
+	*o = (tm_part_opts_t){ .seed = seed, .deadline = deadline,
+			       .balance = SCOTCH_TIGHT_BALANCE };
+}
+
 /* Scotch's partition at one balance, made exact; false when Scotch gave none. */
-static bool scotch_at(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-		      double balance, double deadline, int64_t *part)
+static bool scotch_at(const tm_wgraph_t *g, int k, const int64_t *size,
+		      const tm_part_opts_t *o, double balance, int64_t *part)
 {
 	char serr[TOPOMATCH_ERRLEN];
-	if (tm_partition_scotch_until(g, k, size, seed, balance, deadline, part, serr) !=
-	    TOPOMATCH_OK)
+	tm_part_opts_t at = *o;
+	at.balance = balance;
+	if (tm_partition_scotch_opts(g, k, size, &at, part, serr) != TOPOMATCH_OK)
 		return false;
 	/* a bad part number is Scotch's failure, not the caller's: use greedy */
 	if (check_parts(g, k, part, NULL) != TOPOMATCH_OK)
 		return false;
-	return rebalance(g, k, size, part, deadline, serr) == TOPOMATCH_OK;
+	return rebalance(g, k, size, part, o->deadline, serr) == TOPOMATCH_OK;
 }
 
-/* Scotch's partition made exact (at a wider balance, the better of it
- * and the tight one on small graphs); false when Scotch gave none. */
-static bool scotch_candidate(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-			     double balance, double deadline, int64_t *part)
+/* Scotch's partition made exact (at the options' balance, the better of
+ * it and the tight one on small graphs when asked); false when Scotch
+ * gave none. */
+static bool scotch_candidate(const tm_wgraph_t *g, int k, const int64_t *size,
+			     const tm_part_opts_t *o, int64_t *part)
 {
 	if (g->n >= SCOTCH_PADDED_MAX && mostly_isolated(g))
 		return false;
-	bool have = scotch_at(g, k, size, seed, balance, deadline, part);
-	if (balance == SCOTCH_TIGHT_BALANCE || g->n > SCOTCH_BOTH_BALANCES_MAX)
+	bool have = scotch_at(g, k, size, o, o->balance, part);
+	if (!o->also_tight || o->balance == SCOTCH_TIGHT_BALANCE ||
+	    g->n > SCOTCH_BOTH_BALANCES_MAX)
 		return have;
 	int64_t *tight = tm_alloc(g->n, sizeof(*tight));
 	if (!tight)
 		return have;
-	if (scotch_at(g, k, size, seed, SCOTCH_TIGHT_BALANCE, deadline, tight) &&
+	if (scotch_at(g, k, size, o, SCOTCH_TIGHT_BALANCE, tight) &&
 	    (!have || tm_partition_cut(g, tight) < tm_partition_cut(g, part))) {
 		memcpy(part, tight, (size_t)g->n * sizeof(*part));
 		have = true;
@@ -949,13 +960,15 @@ static bool scotch_candidate(const tm_wgraph_t *g, int k, const int64_t *size, u
 int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 		       double deadline, int64_t *part, char *err)
 {
-	return tm_partition_exact_balance(g, k, size, seed, SCOTCH_TIGHT_BALANCE, deadline, part,
-					  err);
+	tm_part_opts_t o;
+	tm_part_opts_init(&o, seed, deadline);
+	return tm_partition_exact_opts(g, k, size, &o, part, err);
 }
 
-int tm_partition_exact_balance(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-			       double balance, double deadline, int64_t *part, char *err)
+int tm_partition_exact_opts(const tm_wgraph_t *g, int k, const int64_t *size,
+			    const tm_part_opts_t *o, int64_t *part, char *err)
 {
+	double deadline = o->deadline;
 	int rc = check_sizes(g, k, size, err);
 	if (rc != TOPOMATCH_OK)
 		return rc;
@@ -974,7 +987,7 @@ int tm_partition_exact_balance(const tm_wgraph_t *g, int k, const int64_t *size,
 	if (!cand)
 		return tm_err(err, TOPOMATCH_ENOMEM, "partition: out of memory (%lld vertices)",
 			      (long long)g->n);
-	bool have_scotch = scotch_candidate(g, k, size, seed, balance, deadline, cand);
+	bool have_scotch = scotch_candidate(g, k, size, o, cand);
 	rc = expired(deadline) ? TOPOMATCH_EBUDGET : partition_greedy(g, k, size, deadline, part);
 	if (rc == TOPOMATCH_EBUDGET) {
 		free(cand);

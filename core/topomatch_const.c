@@ -55,6 +55,18 @@
  * 7,793,600 hop-bytes to 7,564,800.
  */
 #define CONST_BALANCE 0.05
+/*
+ * Jobs of up to this many tasks are also partitioned at Scotch's default
+ * 0.01 where a graph has at most 256 vertices, the lower cut kept
+ * (partition.c): 0.05 alone lost 2 % on LAMMPS's 128-rank profile (bench
+ * lj-128-f30).  On larger jobs those graphs are the nodes' splits into
+ * sockets, hundreds of 16-vertex partitions whose cost is Scotch's
+ * per-call overhead: a 1,024-task decision on 10,240 graph-network nodes
+ * (bench/plugin_scale) took 20 % longer with both, past the plugin's
+ * budget, and the fragmented 1,024-task cases of tm_bench (frag3-*,
+ * frag4-*, frag-1k) came out the same with one balance as with both.
+ */
+#define CONST_BOTH_BALANCES_MAX_TASKS 256
 /* The padding offers this many slots per task over all children. */
 #define PAD_SLOTS_PER_TASK 2
 /* ...and is tried only when the slack is at least 1 / PAD_MIN_SLACK of the tasks */
@@ -68,6 +80,7 @@ typedef struct cmap {
 	int64_t *tasks;     /* permuted so that a node's tasks are contiguous */
 	int64_t *loc;       /* task -> local index while a node is split, else -1 */
 	int64_t *pu;
+	tm_part_opts_t part; /* how every k_partition is computed */
 	char *err;
 } cmap_t;
 
@@ -231,8 +244,7 @@ typedef struct split {
 
 static int partition(cmap_t *s, const subg_t *sg, const split_t *sp, int64_t *part)
 {
-	int rc = tm_partition_exact_balance(&sg->g, (int)sp->kc, sp->size, s->c->seed,
-					    CONST_BALANCE, s->c->deadline, part, s->err);
+	int rc = tm_partition_exact_opts(&sg->g, (int)sp->kc, sp->size, &s->part, part, s->err);
 	if (rc == TOPOMATCH_ENOMEM)
 		return oom(s);
 	return rc;
@@ -612,8 +624,7 @@ static int regroup_map(cmap_t *s, regroup_t *r, int64_t *pu)
 {
 	int64_t n = s->c->ntasks, k = r->k, width = s->t->below[REGROUP_DEPTH];
 	tm_wgraph_t g = { n, s->a.rowptr, s->a.col, s->a.w, NULL };
-	int rc = tm_partition_exact_balance(&g, (int)k, r->size, s->c->seed, CONST_BALANCE,
-					    s->c->deadline, r->part, s->err);
+	int rc = tm_partition_exact_opts(&g, (int)k, r->size, &s->part, r->part, s->err);
 	if (rc != TOPOMATCH_OK)
 		return rc == TOPOMATCH_ENOMEM ? oom(s) : rc;
 	for (int64_t u = 0; u < n; u++)
@@ -699,6 +710,48 @@ static int check_ctx(const tm_map_ctx_t *c, char *err)
 	return TOPOMATCH_OK;
 }
 
+static int bad_allowed(cmap_t *s, int64_t p, bool twice)
+{
+	if (twice)
+		return tm_err(s->err, TOPOMATCH_EINVAL,
+			      "topomatch-const: allowed PU %lld is listed twice", (long long)p);
+	return tm_err(s->err, TOPOMATCH_EINVAL,
+		      "topomatch-const: allowed PU %lld is not a PU of the tree [0, %lld)",
+		      (long long)p, (long long)s->t->npu);
+}
+
+/*
+ * Sorted by a bitmap of the tree's PUs, read word by word, where it has at
+ * most SORT_WORDS_PER_PU words per allowed PU: the plugin hands 98,000
+ * free PUs of a 10,240-node cluster, which qsort took 8 ms to order (a
+ * sixth of the decision's budget); qsort otherwise.
+ */
+#define SORT_WORDS_PER_PU 16
+
+static int sort_bitmap(cmap_t *s)
+{
+	const tm_map_ctx_t *c = s->c;
+	int64_t words = s->t->npu / 64 + 1, j = 0;
+	uint64_t *bit = tm_zalloc(words, sizeof(*bit));
+	if (!bit)
+		return oom(s);
+	for (int64_t k = 0; k < c->m; k++) {
+		int64_t p = c->allowed[k];
+		int rc = p < 0 || p >= s->t->npu ? bad_allowed(s, p, false)
+		       : bit[p / 64] >> (p % 64) & 1 ? bad_allowed(s, p, true) : TOPOMATCH_OK;
+		if (rc != TOPOMATCH_OK) {
+			free(bit);
+			return rc;
+		}
+		bit[p / 64] |= UINT64_C(1) << (p % 64);
+	}
+	for (int64_t w = 0; w < words; w++)
+		for (uint64_t b = bit[w]; b; b &= b - 1)
+			s->allowed[j++] = w * 64 + __builtin_ctzll(b);
+	free(bit);
+	return TOPOMATCH_OK;
+}
+
 /* Sorted copy of the constraints, which must be distinct PUs of the tree. */
 static int sort_allowed(cmap_t *s)
 {
@@ -706,19 +759,16 @@ static int sort_allowed(cmap_t *s)
 	s->allowed = tm_alloc(c->m, sizeof(*s->allowed));
 	if (!s->allowed)
 		return oom(s);
+	if (s->t->npu / 64 <= SORT_WORDS_PER_PU * c->m)
+		return sort_bitmap(s);
 	memcpy(s->allowed, c->allowed, (size_t)c->m * sizeof(*s->allowed));
 	qsort(s->allowed, (size_t)c->m, sizeof(*s->allowed), tm_cmp_i64);
 	for (int64_t j = 0; j < c->m; j++) {
 		int64_t p = s->allowed[j];
 		if (p < 0 || p >= s->t->npu)
-			return tm_err(s->err, TOPOMATCH_EINVAL,
-				      "topomatch-const: allowed PU %lld is not a PU of the tree "
-				      "[0, %lld)",
-				      (long long)p, (long long)s->t->npu);
+			return bad_allowed(s, p, false);
 		if (j > 0 && s->allowed[j - 1] == p)
-			return tm_err(s->err, TOPOMATCH_EINVAL,
-				      "topomatch-const: allowed PU %lld is listed twice",
-				      (long long)p);
+			return bad_allowed(s, p, true);
 	}
 	return TOPOMATCH_OK;
 }
@@ -731,6 +781,10 @@ int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err)
 	cmap_t s = { .c = c, .t = c->t, .a = topomatch_affinity_symmetric(c->a), .pu = pu,
 		     .err = err };
 	int64_t n = c->ntasks;
+	tm_part_opts_init(&s.part, c->seed, c->deadline);
+	s.part.balance = CONST_BALANCE;
+	s.part.also_tight = n <= CONST_BOTH_BALANCES_MAX_TASKS;
+	s.part.strats = tm_scotch_strats_new(); /* NULL: parsed at every call */
 	rc = sort_allowed(&s);
 	if (rc == TOPOMATCH_OK) {
 		s.tasks = tm_alloc(n, sizeof(*s.tasks));
@@ -746,6 +800,7 @@ int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err)
 		rc = map_node(&s, 0, 0, 0, c->m, 0, n);
 	if (rc == TOPOMATCH_OK)
 		rc = regroup_candidate(&s, pu);
+	tm_scotch_strats_free(s.part.strats);
 	free(s.allowed);
 	free(s.tasks);
 	free(s.loc);

@@ -257,6 +257,20 @@ START_TEST(errors)
 	c.deadline = 1e-9;
 	ck_assert_int_eq(tm_map_topomatch_const(&c, pu, err), TOPOMATCH_EBUDGET);
 	ck_assert_contains(err, "time budget");
+	/* a tree too large for sorting the PUs by bitmap: qsort, same checks */
+	topomatch_topology_t *big = tm_topo("tleaf 3 64 100 32 10 4 1");
+	int64_t far[] = { 8000, 3, 4100, 7 };
+	c = ctx(a, big, far, 4, 1);
+	ck_assert_msg(tm_map_topomatch_const(&c, pu, err) == TOPOMATCH_OK, "%s", err);
+	for (int i = 0; i < 4; i++)
+		ck_assert(pu[i] == 8000 || pu[i] == 3 || pu[i] == 4100 || pu[i] == 7);
+	far[1] = 8192;
+	ck_assert_int_eq(tm_map_topomatch_const(&c, pu, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "allowed PU 8192 is not a PU of the tree [0, 8192)");
+	far[1] = 7;
+	ck_assert_int_eq(tm_map_topomatch_const(&c, pu, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "allowed PU 7 is listed twice");
+	topomatch_topology_destroy(big);
 	topomatch_affinity_destroy(a);
 	topomatch_topology_destroy(g);
 	topomatch_topology_destroy(t);
