@@ -146,6 +146,7 @@ typedef struct tm_part_opts {
 	double deadline;  /* a tm_now() value, 0 = none */
 	double balance;   /* Scotch's k-way balance tolerance (0.01 by default) */
 	bool also_tight;  /* graphs of up to 256 vertices at 0.01 as well, the lower cut kept */
+	bool scotch_first; /* Scotch's partition alone when it gives one, else the greedy one */
 	tm_scotch_strats_t *strats; /* strategies to reuse, or NULL */
 } tm_part_opts_t;
 void tm_part_opts_init(tm_part_opts_t *o, uint64_t seed, double deadline);

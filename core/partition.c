@@ -2,7 +2,8 @@
  * partition.c - graph partitioning with exact part sizes, the k_partition
  * step of TOPOMATCHCONST (TopoMatch Alg. 3 line 4, §4.4): "the cut is
  * minimized using either a greedy algorithm enriched with a balancing phase
- * or the Scotch k-way partitioner".  Both run here and the lower cut wins:
+ * or the Scotch k-way partitioner".  Both run here and the lower cut wins
+ * (with tm_part_opts_t.scotch_first, Scotch's alone when it gives one):
  *
  *  - Scotch's k-way partition (scotch_part.c; not on large graphs that are
  *    mostly isolated vertices, see SCOTCH_PADDED_MAX) may miss the target
@@ -988,6 +989,11 @@ int tm_partition_exact_opts(const tm_wgraph_t *g, int k, const int64_t *size,
 		return tm_err(err, TOPOMATCH_ENOMEM, "partition: out of memory (%lld vertices)",
 			      (long long)g->n);
 	bool have_scotch = scotch_candidate(g, k, size, o, cand);
+	if (have_scotch && o->scotch_first) {
+		memcpy(part, cand, (size_t)g->n * sizeof(*part));
+		free(cand);
+		return TOPOMATCH_OK;
+	}
 	rc = expired(deadline) ? TOPOMATCH_EBUDGET : partition_greedy(g, k, size, deadline, part);
 	if (rc == TOPOMATCH_EBUDGET) {
 		free(cand);

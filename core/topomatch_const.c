@@ -17,7 +17,8 @@
  * child gets.  At one node, only the cut between children matters, and
  * the rule is to gather the tasks under as few subtrees as their
  * communication justifies.  Two candidates are partitioned and the lower
- * cut wins, ties to the one that uses fewer children, then to the first:
+ * cut wins, ties to the one that uses fewer children, then to the first
+ * (the second only for jobs of up to CONST_THOROUGH_MAX_TASKS tasks):
  *
  *  1. packing: the children with the most allowed PUs are filled first
  *     (ties: lower child number), so the tasks use as few subtrees as can
@@ -56,17 +57,24 @@
  */
 #define CONST_BALANCE 0.05
 /*
- * Jobs of up to this many tasks are also partitioned at Scotch's default
- * 0.01 where a graph has at most 256 vertices, the lower cut kept
- * (partition.c): 0.05 alone lost 2 % on LAMMPS's 128-rank profile (bench
- * lj-128-f30).  On larger jobs those graphs are the nodes' splits into
- * sockets, hundreds of 16-vertex partitions whose cost is Scotch's
- * per-call overhead: a 1,024-task decision on 10,240 graph-network nodes
- * (bench/plugin_scale) took 20 % longer with both, past the plugin's
- * budget, and the fragmented 1,024-task cases of tm_bench (frag3-*,
- * frag4-*, frag-1k) came out the same with one balance as with both.
+ * Jobs of up to this many tasks get every candidate partition: the
+ * padded one beside the packed one (top comment), Scotch at 0.01 as well
+ * as 0.05 where a graph has at most 256 vertices, and the greedy
+ * partitioner beside Scotch (partition.c), the lower cut kept each time.
+ * Without padding and the second balance LAMMPS's 128-rank profile lost
+ * 2.2 % (bench lj-128-f30).  Larger jobs take Scotch's packed partition at
+ * 0.05, the greedy one only when Scotch gives none, which §4.4 allows
+ * ("either a greedy algorithm ... or the Scotch k-way partitioner"): each
+ * candidate multiplies hundreds of partitions (a node's 16 tasks into 2
+ * sockets cost Scotch's per-call overhead, the padded graph of a 1,024-task
+ * split twice the packed one), and a 1,024-task decision on 10,240
+ * torus nodes (bench/plugin_scale) took 1.5 x the time with them, past the
+ * plugin's budget.  On the fragmented 1,024-task cases of tm_bench
+ * (frag3-*, frag4-*, frag-1k, shuffled and natural) the greedy partitions
+ * and the second balance never won; without padding the hop-bytes of
+ * auto's mapping moved by -1.9 % to +0.2 % (geometric mean 0.998).
  */
-#define CONST_BOTH_BALANCES_MAX_TASKS 256
+#define CONST_THOROUGH_MAX_TASKS 256
 /* The padding offers this many slots per task over all children. */
 #define PAD_SLOTS_PER_TASK 2
 /* ...and is tried only when the slack is at least 1 / PAD_MIN_SLACK of the tasks */
@@ -81,6 +89,7 @@ typedef struct cmap {
 	int64_t *loc;       /* task -> local index while a node is split, else -1 */
 	int64_t *pu;
 	tm_part_opts_t part; /* how every k_partition is computed */
+	bool thorough;       /* ntasks <= CONST_THOROUGH_MAX_TASKS */
 	char *err;
 } cmap_t;
 
@@ -276,7 +285,8 @@ static int split_under(cmap_t *s, subg_t *sg, split_t *sp)
 		return rc;
 	double cut = tm_partition_cut(&sg->g, sp->part);
 	int64_t pad = sizes_padded(sp->ch, sp->ord, sp->kc, n, sp->size);
-	if (pad * PAD_MIN_SLACK < n || cut == 0.0) /* little choice, or packing is perfect */
+	/* little choice, packing is perfect, or a large job (CONST_THOROUGH_MAX_TASKS) */
+	if (!s->thorough || pad * PAD_MIN_SLACK < n || cut == 0.0)
 		return TOPOMATCH_OK;
 	rc = subg_pad(s, sg, pad);
 	if (rc == TOPOMATCH_OK)
@@ -783,7 +793,9 @@ int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err)
 	int64_t n = c->ntasks;
 	tm_part_opts_init(&s.part, c->seed, c->deadline);
 	s.part.balance = CONST_BALANCE;
-	s.part.also_tight = n <= CONST_BOTH_BALANCES_MAX_TASKS;
+	s.thorough = n <= CONST_THOROUGH_MAX_TASKS;
+	s.part.also_tight = s.thorough;
+	s.part.scotch_first = !s.thorough;
 	s.part.strats = tm_scotch_strats_new(); /* NULL: parsed at every call */
 	rc = sort_allowed(&s);
 	if (rc == TOPOMATCH_OK) {
