@@ -132,7 +132,7 @@ int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_
 /*
  * Parsed Scotch strategies kept for reuse by one caller (not shared
  * between threads): TOPOMATCHCONST partitions a 1,024-task job's tasks
- * some 400 times, mostly graphs of 16 vertices into 2 parts, where
+ * hundreds of times, mostly graphs of 16 vertices into 2 parts, where
  * parsing Scotch's strategy string is 40 % of a call (scotch_part.c).
  */
 typedef struct tm_scotch_strats tm_scotch_strats_t;

@@ -21,15 +21,14 @@
 #include <stdlib.h>
 
 /*
- * Strategies kept by tm_scotch_strats_t, one per (parts, balance): TOPOMATCHCONST
- * asks for 2 to a node's children count of parts at one or two balances.
- * Beyond, strategies are parsed for each call as without a cache.
- * A strategy is only read while Scotch maps (Scotch builds it once per
- * SCOTCH_graphMap call from the string otherwise), so the partitions
- * are the same with and without the cache.  Measured on a 16-vertex
- * stencil in 2 parts: 40 us a call, of which the parse (scotchyyparse,
- * scotchyylex, strtod) was 40 %; bench/plugin_scale's 1,024-task decisions on
- * 10,240 nodes took 11 % less time with the cache.
+ * Strategies kept by tm_scotch_strats_t, one per (parts, balance):
+ * TOPOMATCHCONST asks for 2 to a tree node's arity of parts, at one or two
+ * balances; past STRATS_MAX of them, each call parses its own.  Scotch
+ * only reads a strategy while it maps, so the partitions are the same
+ * with and without the cache.  Measured on a 16-vertex stencil in 2
+ * parts: 40 us a call, 40 % of it the parse (scotchyyparse, scotchyylex,
+ * strtod); bench/plugin_scale's 1,024-task decisions on 10,240 nodes took
+ * 11 % less time with the cache.
  */
 #define STRATS_MAX 16
 

@@ -307,6 +307,57 @@ START_TEST(better_than_random)
 }
 END_TEST
 
+/*
+ * TOPOMATCHCONST's options: strategies kept across calls give the same
+ * partitions as strategies parsed at each call (k, sizes and balances
+ * varied, so that several strategies are kept and reused), and Scotch's
+ * partition alone (scotch_first) still has exact sizes and finds the
+ * quadrants of a 2D stencil.
+ */
+START_TEST(part_opts)
+{
+	tgraph_t t = random_graph(300, 5, 11);
+	int64_t a[300], b[300];
+	const int64_t sizes[][4] = { { 150, 150, 0, 0 }, { 100, 37, 163, 0 }, { 75, 75, 75, 75 } };
+	const int ks[] = { 2, 3, 4 };
+	char err[TOPOMATCH_ERRLEN] = "";
+	tm_part_opts_t plain, kept;
+	tm_part_opts_init(&plain, 5, 0);
+	kept = plain;
+	kept.strats = tm_scotch_strats_new();
+	ck_assert_ptr_nonnull(kept.strats);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 3; i++)
+			for (int bal = 0; bal < 2; bal++) {
+				plain.balance = kept.balance = bal ? 0.05 : 0.01;
+				plain.also_tight = kept.also_tight = bal;
+				ck_assert_int_eq(tm_partition_exact_opts(&t.g, ks[i], sizes[i], &plain,
+									 a, err), TOPOMATCH_OK);
+				ck_assert_int_eq(tm_partition_exact_opts(&t.g, ks[i], sizes[i], &kept,
+									 b, err), TOPOMATCH_OK);
+				ck_assert_mem_eq(a, b, sizeof(a));
+			}
+	tm_scotch_strats_free(kept.strats);
+	tgraph_free(&t);
+
+	topomatch_affinity_t *st;
+	ck_assert_int_eq(topomatch_gen_stencil(2, (const int[]){ 16, 16 }, 5, 0, NULL, &st, err),
+			 TOPOMATCH_OK);
+	topomatch_csr_t s = topomatch_affinity_symmetric(st);
+	tm_wgraph_t g = { s.n, s.rowptr, s.col, s.w, NULL };
+	int64_t part[256];
+	const int64_t size[] = { 64, 64, 64, 64 };
+	tm_part_opts_t o;
+	tm_part_opts_init(&o, 1, 0);
+	o.balance = 0.05;
+	o.scotch_first = true;
+	ck_assert_int_eq(tm_partition_exact_opts(&g, 4, size, &o, part, err), TOPOMATCH_OK);
+	assert_sizes(&g, 4, size, part);
+	ck_assert_msg(tm_partition_cut(&g, part) <= 96.0, "cut %g", tm_partition_cut(&g, part));
+	topomatch_affinity_destroy(st);
+}
+END_TEST
+
 /* A deadline already past stops the partition with EBUDGET, not a result. */
 START_TEST(deadline_passed)
 {
@@ -362,6 +413,7 @@ static Suite *partition_suite(void)
 	tcase_add_test(tc, rebalance_lopsided_cliques);
 	tcase_add_test(tc, rebalance_random_exact_and_no_worse);
 	tcase_add_test(tc, deterministic);
+	tcase_add_test(tc, part_opts);
 	tcase_add_test(tc, better_than_random);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, deadline_passed);
