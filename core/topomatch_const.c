@@ -499,10 +499,18 @@ static int map_node(cmap_t *s, int depth, int64_t first_pu, int64_t alo, int64_t
  * number at most REGROUP_MAX_PARTS (a k x k coarse matrix); beyond, or
  * with fewer than 3 nodes or a single switch used, the top-down mapping
  * stands.  Work: one more k-way partition of the tasks and the
- * per-node splits, about the top-down run's again.
+ * per-node splits, about the top-down run's again, so only for jobs of
+ * up to REGROUP_MAX_TASKS tasks.  Depth 2 is the nodes of the bench's
+ * trees (switches, nodes, sockets, cores), where the candidate won up
+ * to 2.4 % on 1,024-task fragmented cases (tm_bench frag*); on the
+ * cluster trees of the select plugin it is a switch or router level, and
+ * on bench/plugin_scale's clusters the candidate never won, at 1,024 nor
+ * at 4,096 tasks, while 4,096 tasks on 32,768 dragonfly nodes took 1.8 x
+ * the time with it (122 against 68 ms), past the 200 ms budget's margin.
  */
 #define REGROUP_DEPTH 2
 #define REGROUP_MAX_PARTS 256
+#define REGROUP_MAX_TASKS 1024
 /* Sweeps of part swaps at most; they stop when none gains.  A sweep weighs
  * k^2 / 2 swaps of O(k) each: the sweeps are also held to about
  * REGROUP_PLACE_WORK steps in all (counted, so the result does not depend
@@ -679,7 +687,8 @@ static int regroup_candidate(cmap_t *s, int64_t *pu)
 	const topomatch_topology_t *t = s->t;
 	regroup_t r;
 	memset(&r, 0, sizeof(r));
-	if (t->nlevels <= REGROUP_DEPTH || s->c->f != 1 || !regroup_nodes(s, pu, &r)) {
+	if (t->nlevels <= REGROUP_DEPTH || s->c->f != 1 || s->c->ntasks > REGROUP_MAX_TASKS ||
+	    !regroup_nodes(s, pu, &r)) {
 		regroup_free(&r);
 		return TOPOMATCH_OK;
 	}
