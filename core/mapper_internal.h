@@ -139,8 +139,8 @@ typedef struct tm_scotch_strats tm_scotch_strats_t;
 tm_scotch_strats_t *tm_scotch_strats_new(void); /* NULL: out of memory (then none is kept) */
 void tm_scotch_strats_free(tm_scotch_strats_t *s);
 
-/* How a partition is computed; tm_part_opts_init: seed 1, no deadline,
- * balance 0.01, nothing else. */
+/* How a partition is computed; tm_part_opts_init: the seed and deadline
+ * given, balance 0.01, nothing else. */
 typedef struct tm_part_opts {
 	uint64_t seed;
 	double deadline;  /* a tm_now() value, 0 = none */
