@@ -55,19 +55,18 @@ void tm_scotch_strats_free(tm_scotch_strats_t *s)
 	free(s);
 }
 
-/* A mapping strategy into nz parts at balance in *strat (initialised:
- * the caller exits it) or, from the cache, *kept (not to be exited). */
-static int strat_get(tm_scotch_strats_t *s, int nz, double balance, SCOTCH_Strat *strat,
-		     SCOTCH_Strat **kept, char *err)
+/* The mapping strategy into nz parts at balance in *use: one kept in s,
+ * else built in *own, which the caller exits when *use is own. */
+static int strat_get(tm_scotch_strats_t *s, int nz, double balance, SCOTCH_Strat *own,
+		     SCOTCH_Strat **use, char *err)
 {
-	*kept = NULL;
 	for (int i = 0; s && i < s->n; i++)
 		if (s->e[i].nz == nz && s->e[i].balance == balance) {
-			*kept = &s->e[i].strat;
+			*use = &s->e[i].strat;
 			return TOPOMATCH_OK;
 		}
 	bool keep = s && s->n < STRATS_MAX;
-	SCOTCH_Strat *st = keep ? &s->e[s->n].strat : strat;
+	SCOTCH_Strat *st = keep ? &s->e[s->n].strat : own;
 	if (SCOTCH_stratInit(st))
 		return tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratInit failed");
 	if (SCOTCH_stratGraphMapBuild(st, SCOTCH_STRATBALANCE, nz, balance)) {
@@ -77,8 +76,8 @@ static int strat_get(tm_scotch_strats_t *s, int nz, double balance, SCOTCH_Strat
 	if (keep) {
 		s->e[s->n].nz = nz;
 		s->e[s->n++].balance = balance;
-		*kept = st;
 	}
+	*use = st;
 	return TOPOMATCH_OK;
 }
 
@@ -121,13 +120,11 @@ static bool equal_sizes(const int64_t *size, int k)
 static int run_part(SCOTCH_Graph *bound, int nz, const SCOTCH_Num *wsize, bool equal,
 		    double balance, tm_scotch_strats_t *strats, SCOTCH_Num *part, char *err)
 {
-	SCOTCH_Strat own, *strat;
+	SCOTCH_Strat own, *strat = &own;
 	SCOTCH_Arch arch;
 	int rc = strat_get(strats, nz, balance, &own, &strat, err);
 	if (rc != TOPOMATCH_OK)
 		return rc;
-	if (!strat)
-		strat = &own;
 	if (equal) {
 		if (SCOTCH_graphPart(bound, nz, strat, part))
 			rc = tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_graphPart failed into "
