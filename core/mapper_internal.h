@@ -139,14 +139,23 @@ typedef struct tm_scotch_strats tm_scotch_strats_t;
 tm_scotch_strats_t *tm_scotch_strats_new(void); /* NULL: out of memory (then none is kept) */
 void tm_scotch_strats_free(tm_scotch_strats_t *s);
 
+/* Scotch's k-way strategy (SCOTCH_stratGraphMapBuild's flags); the parts
+ * are made exact afterwards whichever it is. */
+typedef enum tm_part_strategy {
+	TM_PART_BALANCED,  /* multilevel k-way, exact-balance passes (STRATBALANCE) */
+	TM_PART_LEAN,	   /* neither diffusion nor exact-balance passes (STRATSAFETY) */
+	TM_PART_RECURSIVE, /* recursive bisection, each exact (STRATRECURSIVE | BALANCE) */
+} tm_part_strategy_t;
+
 /* How a partition is computed; tm_part_opts_init: the seed and deadline
- * given, balance 0.01, nothing else. */
+ * given, balance 0.01, TM_PART_BALANCED, nothing else. */
 typedef struct tm_part_opts {
 	uint64_t seed;
 	double deadline;  /* a tm_now() value, 0 = none */
 	double balance;   /* Scotch's k-way balance tolerance (0.01 by default) */
 	bool also_tight;  /* graphs of up to 256 vertices at 0.01 as well, the lower cut kept */
 	bool scotch_first; /* Scotch's partition alone when it gives one, else the greedy one */
+	tm_part_strategy_t strategy;
 	tm_scotch_strats_t *strats; /* strategies to reuse, or NULL */
 } tm_part_opts_t;
 void tm_part_opts_init(tm_part_opts_t *o, uint64_t seed, double deadline);

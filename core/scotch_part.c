@@ -21,7 +21,7 @@
 #include <stdlib.h>
 
 /*
- * Strategies kept by tm_scotch_strats_t, one per (parts, balance):
+ * Strategies kept by tm_scotch_strats_t, one per (parts, balance, flags):
  * TOPOMATCHCONST asks for 2 to a tree node's arity of parts, at one or two
  * balances; past STRATS_MAX of them, each call parses its own.  Scotch
  * only reads a strategy while it maps, so the partitions are the same
@@ -35,7 +35,7 @@
 struct tm_scotch_strats {
 	int n;
 	struct {
-		int nz;
+		int nz, flags;
 		double balance;
 		SCOTCH_Strat strat;
 	} e[STRATS_MAX];
@@ -57,11 +57,18 @@ void tm_scotch_strats_free(tm_scotch_strats_t *s)
 
 /* The mapping strategy into nz parts at balance in *use: one kept in s,
  * else built in *own, which the caller exits when *use is own. */
-static int strat_get(tm_scotch_strats_t *s, int nz, double balance, SCOTCH_Strat *own,
-		     SCOTCH_Strat **use, char *err)
+static int strat_get(tm_scotch_strats_t *s, int nz, double balance,
+		     tm_part_strategy_t strategy, SCOTCH_Strat *own, SCOTCH_Strat **use,
+		     char *err)
 {
+	static const int flag_of[] = {
+		[TM_PART_BALANCED] = SCOTCH_STRATBALANCE,
+		[TM_PART_LEAN] = SCOTCH_STRATSAFETY,
+		[TM_PART_RECURSIVE] = SCOTCH_STRATRECURSIVE | SCOTCH_STRATBALANCE,
+	};
+	int flags = flag_of[strategy];
 	for (int i = 0; s && i < s->n; i++)
-		if (s->e[i].nz == nz && s->e[i].balance == balance) {
+		if (s->e[i].nz == nz && s->e[i].balance == balance && s->e[i].flags == flags) {
 			*use = &s->e[i].strat;
 			return TOPOMATCH_OK;
 		}
@@ -69,12 +76,13 @@ static int strat_get(tm_scotch_strats_t *s, int nz, double balance, SCOTCH_Strat
 	SCOTCH_Strat *st = keep ? &s->e[s->n].strat : own;
 	if (SCOTCH_stratInit(st))
 		return tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratInit failed");
-	if (SCOTCH_stratGraphMapBuild(st, SCOTCH_STRATBALANCE, nz, balance)) {
+	if (SCOTCH_stratGraphMapBuild(st, flags, nz, balance)) {
 		SCOTCH_stratExit(st);
 		return tm_err(err, TOPOMATCH_EINVAL, "Scotch: SCOTCH_stratGraphMapBuild failed");
 	}
 	if (keep) {
 		s->e[s->n].nz = nz;
+		s->e[s->n].flags = flags;
 		s->e[s->n++].balance = balance;
 	}
 	*use = st;
@@ -118,11 +126,12 @@ static bool equal_sizes(const int64_t *size, int k)
 
 /* Partition the bound graph into the nz non-empty parts: part[v] in [0, nz). */
 static int run_part(SCOTCH_Graph *bound, int nz, const SCOTCH_Num *wsize, bool equal,
-		    double balance, tm_scotch_strats_t *strats, SCOTCH_Num *part, char *err)
+		    double balance, tm_part_strategy_t strategy, tm_scotch_strats_t *strats,
+		    SCOTCH_Num *part, char *err)
 {
 	SCOTCH_Strat own, *strat = &own;
 	SCOTCH_Arch arch;
-	int rc = strat_get(strats, nz, balance, &own, &strat, err);
+	int rc = strat_get(strats, nz, balance, strategy, &own, &strat, err);
 	if (rc != TOPOMATCH_OK)
 		return rc;
 	if (equal) {
@@ -157,6 +166,7 @@ struct part_job {
 	int nz;
 	bool equal;
 	double balance;
+	tm_part_strategy_t strategy;
 	uint64_t seed;
 	double deadline;
 	tm_scotch_strats_t *strats; /* only in a run that cannot be abandoned */
@@ -184,8 +194,8 @@ static int part_job_run(void *arg)
 		if (j->deadline > 0 && tm_now() > j->deadline)
 			rc = TOPOMATCH_EBUDGET;
 		else
-			rc = run_part(&bound, j->nz, j->wsize, j->equal, j->balance, j->strats,
-				      j->spart, j->err);
+			rc = run_part(&bound, j->nz, j->wsize, j->equal, j->balance, j->strategy,
+				      j->strats, j->spart, j->err);
 		tm_scotch_unbind(&ctx, &bound);
 	}
 	return rc;
@@ -210,6 +220,7 @@ static int partition(const tm_wgraph_t *g, int k, const int64_t *size, int nz,
 	j->nz = nz;
 	j->equal = equal_sizes(size, k);
 	j->balance = o->balance;
+	j->strategy = o->strategy;
 	j->seed = o->seed;
 	j->deadline = o->deadline;
 	for (int p = 0, q = 0; p < k; p++) {

@@ -778,7 +778,31 @@ out:
 /* ------------------------------------------------------------------ */
 
 /* "a k-way partitioning strategy that uses either Scotch or a greedy
- * partitioner that minimizes the cut" (§4.2.2), with parts of exactly a. */
+ * partitioner that minimizes the cut" (§4.2.2), with parts of exactly a.
+ *
+ * Scotch's strategy (issue 19, point 5: auto's 4,096 ranks in 0.05 s,
+ * 65,536 in 1.5 s; this partition is 70 to 80 % of their time): the
+ * balanced multilevel k-way one spends most of it in k-way refinement
+ * passes that keep the many parts balanced, although the parts are made
+ * exact afterwards (tm_partition_exact_opts).  Measured with auto on the
+ * bench's stencils (faces 1000/500/100, 3-level trees of 16-core
+ * sockets), shuffle seeds 1-8 and the grid order, pinned to one CPU,
+ * against the balanced strategy:
+ *  - up to LEAN_KPART_MAX vertices the lean one (no diffusion, no
+ *    balance passes): at 4,096 ranks the same hop-bytes on 9 of 9
+ *    (34.816 M, the optimum for blocks of 8x4x1) in 0.66 x the time
+ *    (median 0.046 s against 0.070); at 16,384 it lost 0.9 % on the
+ *    geometric mean (up to 1.7 %), at 65,536 0.7 % better to 0.9 % worse;
+ *  - above, recursive bisection, each bisection exact: 0.9999 to 1.0004 x
+ *    the hop-bytes at 16,384 and 65,536 ranks (geometric means 1.0002
+ *    and 1.0001) in 0.88 and 0.83 x the time; at 4,096, 0.77 x.
+ * The other partitions (TOPOMATCHCONST, GreedyMap's node fill, the
+ * analytical mapper's groups) keep the balanced strategy: with the lean
+ * one here, of tm_bench's cases only the treematch mapper's own row
+ * changed (tree-4k, given order: +1.0 %; auto's unchanged).
+ */
+#define LEAN_KPART_MAX 4096
+
 int tm_group_kpart(const tm_map_ctx_t *c, const tm_wgraph_t *g, int a, uint64_t seed,
 		   int64_t *memb, char *err)
 {
@@ -797,7 +821,10 @@ int tm_group_kpart(const tm_map_ctx_t *c, const tm_wgraph_t *g, int a, uint64_t 
 	}
 	for (int64_t h = 0; h < m; h++)
 		size[h] = a;
-	rc = tm_partition_exact(g, (int)m, size, seed, c->deadline, part, err);
+	tm_part_opts_t o;
+	tm_part_opts_init(&o, seed, c->deadline);
+	o.strategy = g->n <= LEAN_KPART_MAX ? TM_PART_LEAN : TM_PART_RECURSIVE;
+	rc = tm_partition_exact_opts(g, (int)m, size, &o, part, err);
 	if (rc == TOPOMATCH_OK && tm_ctx_expired(c))
 		rc = tm_err(err, TOPOMATCH_EBUDGET, "treematch: time budget exceeded");
 	if (rc == TOPOMATCH_OK)

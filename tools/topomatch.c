@@ -7,6 +7,7 @@
 #include "config.h"
 #include "cli.h"
 
+#include <malloc.h>
 #include <string.h>
 
 int cmd_map(int argc, char **argv);
@@ -44,8 +45,28 @@ static void usage(FILE *out)
 	fprintf(out, "\n'topomatch COMMAND --help' and 'man topomatch-COMMAND' tell more.\n");
 }
 
+/*
+ * A mapping allocates and frees arrays of the task count at every level
+ * and in every Scotch call; glibc gives the larger ones back to the
+ * kernel at each free (mmap, heap trimming), and every new one then
+ * faults its pages in again: 7 to 14 % of auto's samples on a 2-core VM
+ * (bench/README.md, budget.sh).  A command runs one mapping and exits,
+ * so it keeps freed memory for reuse instead (up to glibc's largest mmap
+ * threshold, 32 MiB a block); its peak RSS does not grow, since what is
+ * kept is reused.  slurmctld, a long-lived process, gets the same from
+ * glibc's own dynamic thresholds after its first decisions.
+ */
+static void keep_freed_memory(void)
+{
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+	keep_freed_memory();
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_USAGE;
