@@ -340,7 +340,8 @@ static bool wants_full_graph(const tm_map_ctx_t *c)
  * partition, the grouping of the leaves, TopoMatch JPDC 2022 Alg. 1
  * line 9 and §4.2.2: 70 % of TreeMatch's time), measured with the bench's
  * stencils (faces 1000/500/100 on the 3-level trees of 16-core sockets),
- * shuffled with seeds 1-8 and in grid order:
+ * shuffled with seeds 1-8 and in grid order, when that partition still
+ * used Scotch's balanced strategy (tm_group_kpart's comment):
  *  - up to RENUMBER_ONLY_MAX tasks the renumbered order alone: it was
  *    never worse than the given one (1,024 tasks: 8.2432 M, 9 cases of
  *    9; 4,096: 34.816 M, 9 of 9), which halves auto's time there;
