@@ -595,6 +595,20 @@ TOPOMATCH_API int topomatch_affinity_shuffle(const topomatch_affinity_t *a, uint
 					     topomatch_affinity_t **out, char *err);
 
 /*
+ * The tasks in blocks of `block` consecutive tasks (the last block may
+ * have fewer; block > n is n), of the given order or of the pattern's
+ * breadth-first order (Cuthill-McKee), whichever cuts less weight between
+ * blocks (ties: the given order).  order[] (n entries) gets the tasks in
+ * that order: block p is order[p * block ..].  *out is the pattern of the
+ * blocks: C'(p, q) the sum of C(i, j) over i in block p, j in block q,
+ * p != q; loads summed.  How a job too large to map task by task is
+ * mapped node by node (topomatch_cluster_select_blocks).
+ */
+TOPOMATCH_API int topomatch_affinity_blocks(const topomatch_affinity_t *a, int64_t block,
+					    int64_t *order, topomatch_affinity_t **out,
+					    char *err);
+
+/*
  * Noise models of TopoMatch §5.5, applied to every entry m of C, with
  * negative results truncated to 0:
  *   GA: m + N(0,k)   GM: m + m N(0,k)   UA: m + U(-k,k)   UM: m + m U(-k,k)

@@ -201,6 +201,33 @@ TOPOMATCH_API int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 						  topomatch_loaded_choice_t *info, char *err);
 
 /*
+ * Node selection for a job of more tasks than are mapped one by one
+ * (topomatch.conf's MaxTasks): the tasks in blocks of *block
+ * (topomatch_affinity_blocks), each block mapped as one task of *block x
+ * per_task PUs of one node (topomatch_cluster_slots) with
+ * topomatch_cluster_select_loaded (ll NULL: topomatch_cluster_select),
+ * then its tasks onto its slot's PUs in order, per_task apart.  The
+ * blocks are as large as the free PUs allow while holding the job
+ * (topomatch_cluster_block_size): a node's worth on free nodes.  pu[],
+ * nodes[], *nnodes as topomatch_cluster_select's; res's hop-bytes are
+ * those between blocks.  ELIMIT when the tasks do not fit or make more
+ * than max_blocks blocks (> 0).
+ */
+TOPOMATCH_API int topomatch_cluster_select_blocks(const topomatch_cluster_t *c,
+						  const topomatch_affinity_t *a,
+						  const topomatch_map_opts_t *opts, int64_t per_task,
+						  int64_t max_blocks, topomatch_link_load_t *ll,
+						  double weight, int64_t *pu, int64_t *nodes,
+						  int64_t *nnodes, int64_t *block,
+						  topomatch_map_result_t *res, char *err);
+/* The most tasks of per_task PUs a block can take such that pus[] (free
+ * PUs of the cluster) hold ntasks in blocks of that many, each block on
+ * one node; 0 when even single tasks do not fit (or on a bad argument). */
+TOPOMATCH_API int64_t topomatch_cluster_block_size(const topomatch_cluster_t *c,
+						   const int64_t *pus, int64_t npus,
+						   int64_t per_task, int64_t ntasks);
+
+/*
  * Slots for tasks of per_slot PUs each (a job's --cpus-per-task): the
  * distinct PUs of pus[0..npus-1], node by node in cluster order, cut into
  * runs of per_slot PUs of one node; a node's last run of fewer is left

@@ -529,6 +529,101 @@ START_TEST(select_slots_gather_under_one_switch)
 }
 END_TEST
 
+/* Weight of the pattern between tasks on different nodes of pu[]. */
+static double node_cut(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
+		       const int64_t *pu)
+{
+	topomatch_csr_t d = topomatch_affinity_directed(a);
+	double cut = 0;
+	for (int64_t i = 0; i < d.n; i++)
+		for (int64_t e = d.rowptr[i]; e < d.rowptr[i + 1]; e++)
+			if (topomatch_cluster_pu_node(c, pu[i], NULL) !=
+			    topomatch_cluster_pu_node(c, pu[d.col[e]], NULL))
+				cut += d.w[e];
+	return cut;
+}
+
+/*
+ * A job mapped in blocks, node by node (MaxTasks; issue 20, point 5): a
+ * 4x4x4 stencil of 64 tasks on the scheduler's case goes in blocks of a
+ * node's 16 PUs to the 4 free nodes under s2, each task on its own PU.
+ * In grid order its blocks are the 4x4 planes (the given order cuts the
+ * least: 3 x 16 links of 1 between nodes, both ways); shuffled, the
+ * breadth-first order is taken, whose blocks cut less than the shuffled
+ * order's and no more than twice the planes.
+ */
+START_TEST(select_blocks_node_by_node)
+{
+	int64_t allowed[160], n;
+	topomatch_cluster_t *c = sched_case(allowed, &n);
+	char err[TOPOMATCH_ERRLEN];
+	const int dims[3] = { 4, 4, 4 };
+	const double w[3] = { 1, 1, 1 };
+	topomatch_affinity_t *s, *sh, *q;
+	ck_assert_int_eq(topomatch_gen_stencil(3, dims, 7, 0, w, &s, err), 0);
+	ck_assert_int_eq(topomatch_affinity_shuffle(s, 7, &sh, err), 0);
+	topomatch_map_opts_t o;
+	topomatch_map_opts_init(&o);
+	o.allowed = allowed;
+	o.nallowed = n;
+	int64_t pu[64], nodes[16], nn, b, order[64];
+	topomatch_map_result_t res;
+	ck_assert_int_eq(topomatch_cluster_block_size(c, allowed, n, 1, 64), 16);
+	ck_assert_int_eq(topomatch_cluster_block_size(c, allowed, n, 2, 64), 8);
+	ck_assert_int_eq(topomatch_cluster_block_size(c, allowed, n, 1, 161), 0);
+	for (int shuffled = 0; shuffled < 2; shuffled++) {
+		const topomatch_affinity_t *a = shuffled ? sh : s;
+		ck_assert_msg(topomatch_cluster_select_blocks(c, a, &o, 1, 0, NULL, 0, pu, nodes,
+							      &nn, &b, &res, err) == 0, "%s", err);
+		ck_assert_int_eq(b, 16);
+		ck_assert_int_eq(nn, 4);
+		for (int k = 0; k < 4; k++)
+			ck_assert_int_eq(nodes[k], 4 + k); /* n05-n08, under s2 */
+		unsigned char seen[256] = { 0 };
+		for (int t = 0; t < 64; t++) {
+			ck_assert_msg(pu[t] >= 64 && pu[t] < 128, "task %d on PU %lld", t,
+				      (long long)pu[t]);
+			ck_assert_msg(!seen[pu[t]]++, "PU %lld twice", (long long)pu[t]);
+		}
+		double cut = node_cut(c, a, pu);
+		if (!shuffled) {
+			ck_assert_double_eq(cut, 96);
+			for (int t = 0; t < 64; t++) /* plane z = t / 16 on one node */
+				ck_assert_int_eq(topomatch_cluster_pu_node(c, pu[t], NULL),
+						 topomatch_cluster_pu_node(c, pu[t & ~15], NULL));
+		} else {
+			ck_assert_int_eq(topomatch_affinity_blocks(sh, 16, order, &q, err), 0);
+			ck_assert_int_eq(topomatch_affinity_ntasks(q), 4);
+			ck_assert_double_eq(topomatch_affinity_total(q), cut);
+			topomatch_affinity_destroy(q);
+			int64_t given[64];
+			for (int t = 0; t < 64; t++)
+				given[t] = 64 + t; /* the shuffled order's blocks */
+			ck_assert_msg(cut < node_cut(c, sh, given) && cut <= 192,
+				      "breadth-first blocks cut %g", cut);
+		}
+	}
+	o.nallowed = 32; /* two free nodes: 64 tasks do not fit */
+	ck_assert_int_eq(topomatch_cluster_select_blocks(c, s, &o, 1, 0, NULL, 0, pu, nodes, &nn,
+							 &b, &res, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "64 tasks of 1 PU do not fit on the 32 free PUs");
+	o.nallowed = n;
+	ck_assert_int_eq(topomatch_cluster_select_blocks(c, s, &o, 1, 3, NULL, 0, pu, nodes, &nn,
+							 &b, &res, err),
+			 TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "64 tasks in blocks of 16 are 4 blocks, more than 3");
+	ck_assert_int_eq(topomatch_affinity_blocks(s, 0, order, &q, err), TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "blocks of 0 tasks");
+	ck_assert_int_eq(topomatch_affinity_blocks(s, 100, order, &q, err), 0);
+	ck_assert_int_eq(topomatch_affinity_ntasks(q), 1); /* one block of all 64 */
+	topomatch_affinity_destroy(q);
+	topomatch_affinity_destroy(s);
+	topomatch_affinity_destroy(sh);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
 /*
  * srun's layout (topomatch_cluster_map_slots): the same 16 tasks of 4
  * CPUs each land on whole slots of n05-n08; 64 such tasks do not fit in
@@ -797,6 +892,7 @@ int main(void)
 	tcase_add_test(tc, select_gathers_under_one_switch);
 	tcase_add_test(tc, slots_for_cpus_per_task);
 	tcase_add_test(tc, select_slots_gather_under_one_switch);
+	tcase_add_test(tc, select_blocks_node_by_node);
 	tcase_add_test(tc, map_slots_as_srun);
 	tcase_add_test(tc, auto_on_the_network_tree);
 	tcase_add_test(tc, select_region_best_fit);
