@@ -129,6 +129,11 @@ typedef struct tm_wgraph {
  */
 int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
 		       double deadline, int64_t *part, char *err);
+/* The greedy partitioner's graph growing alone (TopoMatch §4.2.2: parts
+ * grown one after the other from the heaviest attachment, without the
+ * refinement that follows), the same contract: O(nnz log n), no Scotch. */
+int tm_partition_grow(const tm_wgraph_t *g, int k, const int64_t *size, double deadline,
+		      int64_t *part, char *err);
 /*
  * Parsed Scotch strategies kept for reuse by one caller (not shared
  * between threads): TOPOMATCHCONST partitions a 1,024-task job's tasks

@@ -845,8 +845,9 @@ static int cmp_psize(const void *a, const void *b)
 	return (x->p > y->p) - (x->p < y->p);
 }
 
-static int partition_greedy(const tm_wgraph_t *g, int k, const int64_t *size, double deadline,
-			    int64_t *part)
+/* The parts grown one after the other, largest first (no refinement). */
+static int grow_parts(const tm_wgraph_t *g, int k, const int64_t *size, double deadline,
+		      int64_t *part)
 {
 	grow_t s = { .g = g, .part = part };
 	psize_t *ord = tm_alloc(k, sizeof(*ord));
@@ -866,10 +867,30 @@ static int partition_greedy(const tm_wgraph_t *g, int k, const int64_t *size, do
 	}
 	free(ord);
 	grow_free(&s);
+	return rc;
+}
+
+static int partition_greedy(const tm_wgraph_t *g, int k, const int64_t *size, double deadline,
+			    int64_t *part)
+{
+	int rc = grow_parts(g, k, size, deadline, part);
 	return rc == TOPOMATCH_OK ? refine(g, k, part, deadline) : rc;
 }
 
 /* ---------------------------------------------------------------- API */
+
+int tm_partition_grow(const tm_wgraph_t *g, int k, const int64_t *size, double deadline,
+		      int64_t *part, char *err)
+{
+	int rc = check_sizes(g, k, size, err);
+	if (rc == TOPOMATCH_OK)
+		rc = grow_parts(g, k, size, deadline, part);
+	if (rc == TOPOMATCH_ENOMEM)
+		return tm_err(err, rc, "partition: out of memory (%lld vertices)", (long long)g->n);
+	if (rc == TOPOMATCH_EBUDGET)
+		return tm_err(err, rc, "partition: time budget exceeded");
+	return rc;
+}
 
 int tm_partition_rebalance(const tm_wgraph_t *g, int k, const int64_t *size, int64_t *part,
 			   char *err)

@@ -295,13 +295,16 @@ typedef struct sim_tm_opts {
 /* Counters of the topomatch policy (what select/topomatch would log). */
 typedef struct sim_tm_stats {
 	int64_t narrowed;    /* the mapping chose exactly the job's nodes */
+	int64_t blocked;     /* mapped node by node: more tasks than MaxTasks */
 	int64_t overflow;    /* it spread over more: cons_tres chose among them */
 	int64_t underflow;   /* fewer: cons_tres chose among all free nodes */
 	int64_t fallback;    /* no mapping, cons_tres chose: the sum of */
 	int64_t no_pattern;  /*   the job has none */
-	int64_t over_max;    /*   more tasks than MaxTasks: not mapped */
+	int64_t over_kib;    /*   sbatch cannot store it within PatternKiB */
+	int64_t over_max;    /*   more blocks than MaxTasks (or not room
+			      *   for blocks): not mapped */
 	int64_t over_budget; /*   the mapping ran past --time-budget */
-	int64_t map_failed;  /*   the mapping (or the pattern's encoding) failed */
+	int64_t map_failed;  /*   the mapping failed */
 	int64_t loaded;      /* the first choice met load: candidates compared */
 	int64_t moved;       /* and another node set won */
 } sim_tm_stats_t;

@@ -144,8 +144,8 @@ static int cons_tres(const sim_machine_t *m, const sim_free_t *f, const unsigned
  * PatternKiB, plugin/spank/topomatch_spank.c) and the plugin decodes it;
  * large patterns lose their lightest edges there, so the simulator maps
  * what the plugin would.  NULL (and no error) when sbatch would refuse it.
- * The caller leaves out patterns of more tasks than MaxTasks, which the
- * plugin ignores (the decoder's limit, without the encoding).
+ * max_tasks: the decoder's limit (the job's task count for a job mapped
+ * node by node).
  */
 static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64_t max_tasks)
 {
@@ -171,18 +171,57 @@ static void plugin_opts(const sim_pick_t *p, const int64_t *pus, int64_t npus,
 	o->nallowed = npus;
 }
 
+/*
+ * The most tasks the plugin maps one by one, and blocks node by node
+ * (plugin/select/tm_choose.c, tm_task_limit): MaxTasks, and with a time
+ * budget no more than 1,024 tasks per 50 ms of it.
+ */
+static int64_t task_limit(const sim_tm_opts_t *tm)
+{
+	double per_budget = 1024 * (tm->time_budget_s > 0.05 ? tm->time_budget_s / 0.05 : 1);
+	return tm->time_budget_s > 0 && per_budget < tm->max_tasks ? (int64_t)per_budget
+								   : tm->max_tasks;
+}
+
+/* A job of more tasks than that: mapped node by node, in blocks. */
+static bool by_blocks(const sim_pick_t *p)
+{
+	return p->a && topomatch_affinity_ntasks(p->a) > task_limit(p->tm);
+}
+
+/* topomatch_cluster_select_blocks over pus[] with the plugin's limits: at
+ * most MaxTasks blocks, the link loads when the policy weighs them. */
+static int select_blocks(const sim_pick_t *p, const topomatch_affinity_t *a,
+			 const topomatch_map_opts_t *o, int64_t *pu, int64_t *used, int64_t *nused,
+			 topomatch_map_result_t *res, char *err)
+{
+	bool loads = p->ll && p->tm->contention_weight > 0;
+	int64_t b;
+	return topomatch_cluster_select_blocks(p->m->cl, a, o, 1, task_limit(p->tm),
+					       loads ? p->ll : NULL,
+					       loads ? p->tm->contention_weight : 0, pu, used,
+					       nused, &b, res, err);
+}
+
 /* The job's tasks mapped onto PUs of the given nodes (srun's mapping
- * inside the allocation cons_tres gave); block order if that fails. */
+ * inside the allocation cons_tres gave, node by node for a job over
+ * MaxTasks); block order if that fails. */
 static int remap(const sim_pick_t *p, const int64_t *nodes, int64_t *pu, char *err)
 {
-	int64_t *pus, npus;
+	int64_t *pus, npus, *used = NULL, nused;
 	int rc = sim_nodes_pus(p->m, nodes, p->k, &pus, &npus, err);
 	if (rc)
 		return rc;
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
 	plugin_opts(p, pus, npus, &o);
-	rc = topomatch_cluster_map(p->m->cl, p->a, &o, pu, &res, err);
+	if (!by_blocks(p))
+		rc = topomatch_cluster_map(p->m->cl, p->a, &o, pu, &res, err);
+	else if (!(used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1)))
+		rc = oom(err);
+	else
+		rc = select_blocks(p, p->a, &o, pu, used, &nused, &res, err);
+	free(used);
 	free(pus);
 	return rc ? sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err) : TOPOMATCH_OK;
 }
@@ -205,7 +244,9 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 	topomatch_map_result_t res;
 	plugin_opts(p, pus, npus, &o);
 	o.time_budget_s = p->tm->time_budget_s;
-	if (p->ll && p->tm->contention_weight > 0) {
+	if (by_blocks(p)) {
+		rc = select_blocks(p, seen, &o, pu, used, nused, &res, err);
+	} else if (p->ll && p->tm->contention_weight > 0) {
 		topomatch_loaded_choice_t info;
 		rc = topomatch_cluster_select_loaded(p->m->cl, seen, &o, p->ll,
 						     p->tm->contention_weight, pu, used, nused,
@@ -234,6 +275,7 @@ static int narrow(const sim_pick_t *p, const int64_t *used, int64_t nused, int64
 	if (nused == p->k) {
 		memcpy(nodes, used, (size_t)p->k * sizeof(*nodes));
 		p->stats->narrowed++;
+		p->stats->blocked += by_blocks(p);
 		return TOPOMATCH_OK;
 	}
 	unsigned char *cand = NULL;
@@ -253,9 +295,10 @@ static int narrow(const sim_pick_t *p, const int64_t *used, int64_t nused, int64
 
 static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err)
 {
-	bool over_max = p->a && topomatch_affinity_ntasks(p->a) > p->tm->max_tasks;
-	topomatch_affinity_t *seen = p->a && !over_max ? as_plugin_sees(p->a, p->tm->max_tasks)
-						       : NULL;
+	topomatch_affinity_t *seen =
+		p->a ? as_plugin_sees(p->a, by_blocks(p) ? topomatch_affinity_ntasks(p->a)
+							 : task_limit(p->tm))
+		     : NULL;
 	int64_t *used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1), nused = 0;
 	int rc = used ? TOPOMATCH_OK : oom(err), sel = TOPOMATCH_EINVAL;
 	if (!rc && seen)
@@ -267,7 +310,9 @@ static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, ch
 		p->stats->fallback++;
 		if (!p->a)
 			p->stats->no_pattern++;
-		else if (over_max)
+		else if (!seen)
+			p->stats->over_kib++;
+		else if (by_blocks(p) && sel == TOPOMATCH_ELIMIT)
 			p->stats->over_max++;
 		else if (sel == TOPOMATCH_EBUDGET)
 			p->stats->over_budget++;

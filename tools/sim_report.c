@@ -218,14 +218,18 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 	}
 	for (int k = 0; k < nres; k++)
 		if (r[k].policy == SIM_TOPOMATCH)
-			fprintf(out, "\ntopomatch: the mapping chose the job's nodes for %lld jobs; "
+			fprintf(out, "\ntopomatch: the mapping chose the job's nodes for %lld jobs "
+				     "(%lld of them over MaxTasks, mapped node by node); "
 				     "cons_tres chose among more nodes for %lld, among all free "
 				     "nodes for %lld (fewer), and without a mapping for %lld: "
-				     "%lld without a pattern, %lld over MaxTasks (%lld tasks), "
-				     "%lld over the time budget, %lld whose mapping failed\n",
-				(long long)r[k].tm.narrowed, (long long)r[k].tm.overflow,
+				     "%lld without a pattern, %lld whose pattern sbatch cannot store "
+				     "within PatternKiB (%d), %lld over MaxTasks (%lld) in blocks "
+				     "too, %lld over the time budget, %lld whose mapping failed\n",
+				(long long)r[k].tm.narrowed, (long long)r[k].tm.blocked,
+				(long long)r[k].tm.overflow,
 				(long long)r[k].tm.underflow, (long long)r[k].tm.fallback,
-				(long long)r[k].tm.no_pattern, (long long)r[k].tm.over_max,
+				(long long)r[k].tm.no_pattern, (long long)r[k].tm.over_kib,
+				SIM_PLUGIN_PATTERN_KIB, (long long)r[k].tm.over_max,
 				(long long)c->tm.max_tasks, (long long)r[k].tm.over_budget,
 				(long long)r[k].tm.map_failed);
 	for (int k = 0; k < nres; k++)
@@ -264,14 +268,15 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 	if (u->mean_switches >= 0)
 		jnum(out, "mean_switches", u->mean_switches, true);
 	if (r->policy == SIM_TOPOMATCH)
-		fprintf(out, "\"narrowed\": %lld, \"overflow\": %lld, \"underflow\": %lld, "
-			     "\"fallback\": %lld, \"fallback_no_pattern\": %lld, "
-			     "\"fallback_over_max_tasks\": %lld, \"fallback_over_budget\": %lld, "
+		fprintf(out, "\"narrowed\": %lld, \"blocked\": %lld, \"overflow\": %lld, "
+			     "\"underflow\": %lld, \"fallback\": %lld, \"fallback_no_pattern\": %lld, "
+			     "\"fallback_over_pattern_kib\": %lld, \"fallback_over_max_tasks\": %lld, "
+			     "\"fallback_over_budget\": %lld, "
 			     "\"fallback_map_failed\": %lld, \"contention_loaded\": %lld, "
 			     "\"contention_moved\": %lld, ", (long long)r->tm.narrowed,
-			(long long)r->tm.overflow, (long long)r->tm.underflow,
+			(long long)r->tm.blocked, (long long)r->tm.overflow, (long long)r->tm.underflow,
 			(long long)r->tm.fallback, (long long)r->tm.no_pattern,
-			(long long)r->tm.over_max, (long long)r->tm.over_budget,
+			(long long)r->tm.over_kib, (long long)r->tm.over_max, (long long)r->tm.over_budget,
 			(long long)r->tm.map_failed, (long long)r->tm.loaded, (long long)r->tm.moved);
 	fprintf(out, "\"killed\": %lld}%s\n", (long long)u->killed, last ? "" : ",");
 }

@@ -13,8 +13,8 @@
 #include "config.h"
 #include "cluster_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 int64_t topomatch_cluster_block_size(const topomatch_cluster_t *c, const int64_t *pus,
 				     int64_t npus, int64_t per_task, int64_t ntasks)
@@ -90,21 +90,28 @@ int topomatch_cluster_select_blocks(const topomatch_cluster_t *c, const topomatc
 	int64_t *slot_pus = tm_alloc(opts->nallowed, sizeof(*slot_pus)), nslots = 0;
 	int64_t *first = tm_alloc(opts->nallowed / per_slot + 1, sizeof(*first));
 	topomatch_affinity_t *q = NULL;
+	topomatch_map_opts_t o = *opts;
+	bool cut = false;
+	double t0 = tm_now();
 	int rc = order && bpu && slot_pus && first ? TOPOMATCH_OK
 						   : tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	if (rc == TOPOMATCH_OK)
-		rc = topomatch_affinity_blocks(a, b, order, &q, err);
+		rc = tm_affinity_blocks(a, b, opts->time_budget_s > 0 ? t0 + opts->time_budget_s : 0,
+					order, &cut, &q, err);
 	if (rc == TOPOMATCH_OK)
 		rc = topomatch_cluster_slots(c, opts->allowed, opts->nallowed, per_slot, slot_pus,
 					     &nslots, err);
 	if (rc == TOPOMATCH_OK) {
 		for (int64_t s = 0; s < nslots; s++)
 			first[s] = slot_pus[s * per_slot];
-		topomatch_map_opts_t o = *opts;
 		o.allowed = first;
 		o.nallowed = nslots;
+		if (opts->time_budget_s > 0) /* what is left; spent: the guard's at once */
+			o.time_budget_s = fmax(opts->time_budget_s - (tm_now() - t0), 1e-9);
 		rc = topomatch_cluster_select_loaded(c, q, &o, ll, weight, bpu, nodes, nnodes, res,
 						     NULL, err);
+		/* the blocks cut short by the budget: not the unbudgeted result */
+		res->fell_back |= cut;
 	}
 	if (rc == TOPOMATCH_OK)
 		rc = expand(slot_pus, first, nslots, per_slot, per_task, order, n, b, bpu, pu, err);

@@ -48,6 +48,26 @@
  * with 200 ms it maps in 100-160 ms on 32,768 nodes (bench/plugin_scale).
  */
 #define TM_PATTERN_TASKS 1024.0
+/*
+ * Jobs of more tasks than that, or than MaxTasks, are mapped node by node
+ * (issue 20, point 5): their tasks in blocks of a node's worth, each
+ * block one vertex (topomatch_cluster_select_blocks), at most that many
+ * blocks; srun lays their ranks out the same way.  The decoder then takes
+ * patterns of up to the job's task count, at most this many.
+ */
+#define TM_BLOCKS_MAX_TASKS (INT64_C(1) << 20)
+
+/* The most tasks mapped one by one, and blocks mapped node by node. */
+static int64_t tm_task_limit(const tm_chooser_t *ch)
+{
+	double tasks = TM_PATTERN_TASKS * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
+	return MIN(ch->conf.max_tasks, (int64_t) tasks);
+}
+
+bool tm_by_blocks(const tm_chooser_t *ch, int64_t ntasks)
+{
+	return ntasks > tm_task_limit(ch);
+}
 
 double tm_now_ms(void)
 {
@@ -314,10 +334,13 @@ static int64_t tm_tier_pus(const tm_chooser_t *ch, const int64_t *pus, int64_t n
 /* The job's pattern from its spank_job_env, or NULL (noted why). */
 static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *job_ptr)
 {
-	topomatch_blob_limits_t lim = { .max_tasks = ch->conf.max_tasks };
+	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
+	topomatch_blob_limits_t lim = {
+		.max_tasks = tm_by_blocks(ch, ntasks) ? MIN(ntasks, TM_BLOCKS_MAX_TASKS)
+						      : ch->conf.max_tasks
+	};
 	topomatch_affinity_t *a = NULL;
 	char err[TOPOMATCH_ERRLEN];
-	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
 
 	if (topomatch_blob_decode_env((const char *const *) job_ptr->spank_job_env,
 				      job_ptr->spank_job_env_size, NULL, &lim, &a,
@@ -448,9 +471,10 @@ static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a, 
 			     char *note, size_t len)
 {
 	int64_t n = topomatch_affinity_ntasks(a);
-	int w = snprintf(note, len, "%s mapped %lld task%s onto %lld node%s: %.6g hop-bytes",
+	int w = snprintf(note, len, "%s mapped %lld task%s onto %lld node%s%s: %.6g hop-bytes",
 			 mapper, (long long) n, n == 1 ? "" : "s", (long long) nn,
-			 nn == 1 ? "" : "s", hb);
+			 nn == 1 ? "" : "s",
+			 tm_by_blocks(t->ch, n) ? " node by node (in blocks)" : "", hb);
 
 	if (w < 0 || (size_t) w >= len)
 		return;
@@ -491,6 +515,25 @@ static int tm_cmp_pu(const void *x, const void *y)
 }
 
 /*
+ * The tasks of a mapped onto o->allowed, as srun does: one by one
+ * (topomatch_cluster_map), or node by node in blocks for a job over the
+ * task limit (topomatch_cluster_select_blocks, as srun's layout).
+ */
+static int tm_map_all(const tm_chooser_t *ch, const topomatch_affinity_t *a,
+		      const topomatch_map_opts_t *o, int64_t *pu, topomatch_map_result_t *res,
+		      char *err)
+{
+	if (!tm_by_blocks(ch, topomatch_affinity_ntasks(a)))
+		return topomatch_cluster_map(ch->cluster, a, o, pu, res, err);
+	int64_t *nodes = xcalloc(topomatch_cluster_nnodes(ch->cluster) + 1, sizeof(*nodes));
+	int64_t nn, b;
+	int rc = topomatch_cluster_select_blocks(ch->cluster, a, o, 1, tm_task_limit(ch), NULL,
+						 0, pu, nodes, &nn, &b, res, err);
+	xfree(nodes);
+	return rc;
+}
+
+/*
  * The pattern mapped onto exactly the PUs got[0 .. n-1] (sorted here, into
  * cluster order), as srun maps it onto a job's PUs
  * (topomatch_cluster_map_slots: the same pattern, mapper and options); a
@@ -512,8 +555,7 @@ static double tm_map_onto(const tm_chooser_t *ch, const topomatch_affinity_t *a,
 	o2.allowed = got;
 	o2.nallowed = n;
 	o2.time_budget_s = ms_left / 1e3;
-	if (ms_left > 0 && !topomatch_cluster_map(ch->cluster, a, &o2, out, &r, err) &&
-	    !r.fell_back) {
+	if (ms_left > 0 && !tm_map_all(ch, a, &o2, out, &r, err) && !r.fell_back) {
 		hb = tm_hop_bytes(ch, a, out);
 		if (pu)
 			memcpy(pu, out, n * sizeof(*pu));
@@ -618,6 +660,14 @@ static int tm_select(const tm_chooser_t *ch, const topomatch_affinity_t *a,
 		     topomatch_map_result_t *res, topomatch_loaded_choice_t *lc, char *err)
 {
 	memset(lc, 0, sizeof(*lc));
+	if (tm_by_blocks(ch, topomatch_affinity_ntasks(a))) {
+		int64_t b;
+		bool loads = tm_loads_active(ch);
+		return topomatch_cluster_select_blocks(ch->cluster, a, o, 1, tm_task_limit(ch),
+						       loads ? ch->loads.ll : NULL,
+						       loads ? ch->conf.contention_weight : 0, pu,
+						       nodes, nn, &b, res, err);
+	}
 	if (tm_loads_active(ch))
 		return topomatch_cluster_select_loaded(ch->cluster, a, o, ch->loads.ll,
 						       ch->conf.contention_weight, pu, nodes, nn,
@@ -989,14 +1039,6 @@ static topomatch_affinity_t *tm_admit(const tm_test_t *t, uint64_t pkey)
 		tm_note(job_ptr, "the pattern's %zu KiB are more than PatternKiB=%d allows "
 			"(topomatch.conf; sbatch --comm-pattern keeps patterns within it)",
 			t->pattern_bytes / 1024, ch->conf.pattern_kib);
-		tm_keep(ch, job_ptr, pkey);
-		return NULL;
-	}
-	double tasks = TM_PATTERN_TASKS * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
-	if (job_ptr->details && job_ptr->details->num_tasks > tasks) {
-		tm_note(job_ptr, "a pattern of %u tasks needs more than a budget of %g ms maps "
-			"(%.0f tasks; JobBudgetMs in topomatch.conf)", job_ptr->details->num_tasks,
-			ch->conf.job_budget_ms, tasks);
 		tm_keep(ch, job_ptr, pkey);
 		return NULL;
 	}

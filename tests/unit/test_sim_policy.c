@@ -334,8 +334,9 @@ END_TEST
 
 START_TEST(topomatch_falls_back)
 {
-	/* No pattern, or one the plugin ignores (MaxTasks): cons_tres with
-	 * topology/tree chooses, tasks in block order. */
+	/* No pattern, or one of more blocks than MaxTasks: cons_tres with
+	 * topology/tree chooses, tasks in block order; a pattern over
+	 * MaxTasks in few enough blocks is mapped node by node. */
 	world_t w;
 	int64_t nodes[8], pu[8];
 	sim_tm_stats_t st = { 0 };
@@ -349,16 +350,24 @@ START_TEST(topomatch_falls_back)
 	char err[TOPOMATCH_ERRLEN];
 	topomatch_rng_t rng;
 	topomatch_rng_seed(&rng, 1);
-	sim_tm_opts_t tm = { .seed = 1, .max_tasks = 2 };
+	sim_tm_opts_t tm = { .seed = 1, .max_tasks = 1 };
 	topomatch_affinity_t *a = alltoall(4);
 	sim_pick_t p = { .policy = SIM_TOPOMATCH, .m = &w.m, .f = &w.f, .a = a, .ntasks = 4,
 			 .k = 2, .rng = &rng, .tm = &tm, .stats = &st };
 	ck_assert(sim_policy_select(&p, nodes, pu, err) == TOPOMATCH_OK);
 	ck_assert_str_eq(list(nodes, 2), "0,1");
 	ck_assert_int_eq(st.fallback, 2);
-	ck_assert_int_eq(st.over_max, 1); /* each reason counted once */
-	ck_assert_int_eq(st.no_pattern + st.over_budget + st.map_failed, 1);
-	ck_assert_int_eq(st.narrowed, 0);
+	ck_assert_int_eq(st.over_max, 1); /* 2 blocks of 2 tasks: more than 1 */
+	ck_assert_int_eq(st.no_pattern + st.over_budget + st.map_failed + st.over_kib, 1);
+	ck_assert_int_eq(st.narrowed + st.blocked, 0);
+	tm.max_tasks = 2; /* 2 blocks: mapped node by node, a node's 2 PUs each */
+	ck_assert(sim_policy_select(&p, nodes, pu, err) == TOPOMATCH_OK);
+	ck_assert_int_eq(st.fallback, 2);
+	ck_assert_int_eq(st.narrowed, 1);
+	ck_assert_int_eq(st.blocked, 1);
+	ck_assert_int_eq(pu[0] / 2, pu[1] / 2); /* tasks 0 and 1 share a node */
+	ck_assert_int_eq(pu[2] / 2, pu[3] / 2);
+	ck_assert_int_ne(pu[0] / 2, pu[2] / 2);
 	topomatch_affinity_destroy(a);
 	world_close(&w);
 }
