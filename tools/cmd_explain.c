@@ -58,6 +58,8 @@ enum { OPT_SQUEUE_JSON = OPT_FIRST_PRIVATE, OPT_CPT };
  * this sparse factor (plugin/spank/topomatch_spank.c: MAX_PATTERN_BYTES,
  * SPARSE_FACTOR); srun decodes the job's copy. */
 #define SBATCH_MAX_PATTERN_BYTES (INT64_C(1) << 30)
+/* srun's limit for a step laid out node by node (topomatch_spank.c) */
+#define BLOCKS_MAX_TASKS (INT64_C(1) << 20)
 #define SBATCH_SPARSE_FACTOR 0.0
 #define MAX_CPUS_PER_TASK 1024 /* srun's bound (TM_MAP_MAX_CPUS) */
 /* json-c takes an int length */
@@ -98,7 +100,7 @@ struct placement {
 	int64_t *slot, *first, nslots;
 	int64_t *pu, *block;          /* cluster PU of each rank's slot */
 	topomatch_metrics_t m, mb;
-	char mapper[32];
+	char mapper[256];
 	/* tree networks */
 	int levels;
 	int64_t span[TOPOMATCH_MAX_LEVELS];
@@ -687,18 +689,23 @@ static int load_pattern(const struct args *x, const tm_plugin_conf_t *conf, stru
 		cli_error("explain", "%s", err);
 		return CLI_FAIL;
 	}
-	topomatch_blob_limits_t blim = { .max_tasks = conf->max_tasks };
+	/* srun's limits (step_pattern()): a step over the task limit is laid
+	 * out node by node, its pattern read up to its task count */
+	int64_t n = topomatch_affinity_ntasks(file);
+	int64_t most = n <= tm_plugin_task_limit(conf) ? conf->max_tasks
+		       : n < BLOCKS_MAX_TASKS	       ? n
+						       : BLOCKS_MAX_TASKS;
+	topomatch_blob_limits_t blim = { .max_tasks = most };
 	if (topomatch_blob_encode(file, SBATCH_SPARSE_FACTOR, NULL, &entries, &ne, NULL, err) ==
 		    TOPOMATCH_OK &&
 	    topomatch_blob_decode((const char *const *)entries, ne, &blim, &p->a, NULL, err) ==
 		    TOPOMATCH_OK) {
 		p->pattern_source = "job";
 		topomatch_affinity_destroy(file);
-	} else if (topomatch_affinity_ntasks(file) > conf->max_tasks) {
-		/* srun's fallback reads the file with MaxTasks as its limit */
+	} else if (n > most) {
+		/* srun's fallback reads the file with the same limit */
 		cli_error("explain", "srun keeps Slurm's layout: --comm-pattern: %s: %lld tasks, "
-				     "more than topomatch.conf's MaxTasks (%lld)", x->pattern,
-			  (long long)topomatch_affinity_ntasks(file), (long long)conf->max_tasks);
+				     "more than %lld", x->pattern, (long long)n, (long long)most);
 		topomatch_affinity_destroy(file);
 		topomatch_blob_free(entries, ne);
 		return CLI_FAIL;
@@ -721,7 +728,8 @@ static void oom(void)
 /*
  * srun's layout of a step that gets all of the job's CPUs: the job's PUs
  * and the mapper of --mapper (the job's --comm-mapper) else
- * topomatch.conf's, through topomatch_cluster_map_slots, the function
+ * topomatch.conf's, through topomatch_cluster_map_slots (node by node,
+ * topomatch_cluster_map_slots_blocks, over the task limit), the functions
  * srun's SPANK plugin calls (map_ranks() in topomatch_spank.c).
  */
 static int place(const struct args *x, const tm_plugin_conf_t *conf, const char *src,
@@ -762,8 +770,13 @@ static int place(const struct args *x, const tm_plugin_conf_t *conf, const char 
 	}
 	topomatch_map_result_t res;
 	const char *mapper = x->mapper ? x->mapper : conf->mapper[0] ? conf->mapper : NULL;
-	int mrc = topomatch_cluster_map_slots(p->cl, p->a, pus, npus, p->cpt, mapper, p->slot,
-					      p->first, &p->nslots, p->pu, &res, err);
+	int64_t limit = tm_plugin_task_limit(conf);
+	int mrc = p->n > limit ? topomatch_cluster_map_slots_blocks(
+					 p->cl, p->a, pus, npus, p->cpt, mapper, limit, p->slot,
+					 p->first, &p->nslots, p->pu, &res, err)
+			       : topomatch_cluster_map_slots(p->cl, p->a, pus, npus, p->cpt,
+							     mapper, p->slot, p->first,
+							     &p->nslots, p->pu, &res, err);
 	if (mrc == TOPOMATCH_ELIMIT)
 		cli_error("explain", "job %lld: %s: srun keeps Slurm's layout%s", (long long)j->id,
 			  err, p->cpt_from == 2 ? "" : " (--cpus-per-task N gives the job's -c)");
@@ -771,7 +784,12 @@ static int place(const struct args *x, const tm_plugin_conf_t *conf, const char 
 		cli_error("explain", "mapping failed: %s", err);
 	if (mrc)
 		goto out;
-	snprintf(p->mapper, sizeof(p->mapper), "%s", res.mapper);
+	if (p->n > limit) /* as srun's log says it */
+		snprintf(p->mapper, sizeof(p->mapper), "%s node by node (%lld tasks, more than "
+			 "the %lld a decision maps one by one)", res.mapper, (long long)p->n,
+			 (long long)limit);
+	else
+		snprintf(p->mapper, sizeof(p->mapper), "%s", res.mapper);
 	/* Slurm's block layout on the same CPUs: rank r on the r-th slot */
 	for (int64_t r = 0; r < p->n; r++)
 		p->block[r] = p->first[r];

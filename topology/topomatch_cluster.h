@@ -220,6 +220,14 @@ TOPOMATCH_API int topomatch_cluster_select_blocks(const topomatch_cluster_t *c,
 						  double weight, int64_t *pu, int64_t *nodes,
 						  int64_t *nnodes, int64_t *block,
 						  topomatch_map_result_t *res, char *err);
+/* srun's layout of a job mapped node by node: topomatch_cluster_map_slots
+ * (same arguments, the same slots), the tasks placed on the slots' first
+ * PUs by topomatch_cluster_select_blocks (per_task 1, at most max_blocks
+ * blocks) instead of one by one. */
+TOPOMATCH_API int topomatch_cluster_map_slots_blocks(
+	const topomatch_cluster_t *c, const topomatch_affinity_t *a, const int64_t *pus,
+	int64_t npus, int64_t per_slot, const char *mapper, int64_t max_blocks, int64_t *slot_pus,
+	int64_t *first, int64_t *nslots, int64_t *pu, topomatch_map_result_t *res, char *err);
 /* The most tasks of per_task PUs a block can take such that pus[] (free
  * PUs of the cluster) hold ntasks in blocks of that many, each block on
  * one node; 0 when even single tasks do not fit (or on a bad argument). */

@@ -200,3 +200,9 @@ int tm_plugin_conf_read(const char *path, tm_plugin_conf_t *c, char *err, size_t
 	fclose(f);
 	return rc;
 }
+
+int64_t tm_plugin_task_limit(const tm_plugin_conf_t *c)
+{
+	double per_budget = 1024.0 * (c->job_budget_ms > 50 ? c->job_budget_ms / 50 : 1);
+	return per_budget < (double)c->max_tasks ? (int64_t)per_budget : c->max_tasks;
+}

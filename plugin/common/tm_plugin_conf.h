@@ -16,7 +16,7 @@ typedef struct tm_plugin_conf {
 	char cluster_yaml[4096]; /* ClusterYAML: the cluster description */
 	double job_budget_ms;    /* JobBudgetMs: per decision (50) */
 	double cycle_budget_ms;  /* CycleBudgetMs: per scheduling cycle (500) */
-	int64_t max_tasks;       /* MaxTasks: larger patterns are ignored (4096) */
+	int64_t max_tasks;       /* MaxTasks: larger patterns mapped node by node (4096) */
 	char mapper[32];         /* Mapper: default mapper (auto) */
 	int pattern_kib;         /* PatternKiB: cap of a job's pattern (48) */
 	double node_weight_gain; /* NodeWeightGain: % of hop-bytes a heavier node must save (10) */
@@ -30,6 +30,16 @@ typedef struct tm_plugin_conf {
  * returns 1 with err "PATH: no such file" and the defaults; a bad line
  * returns -1 with err "PATH:LINE: what is wrong".  0 on success. */
 int tm_plugin_conf_read(const char *path, tm_plugin_conf_t *c, char *err, size_t errlen);
+
+/*
+ * The most tasks a decision maps one by one: MaxTasks, and no more than
+ * 1,024 tasks per 50 ms of JobBudgetMs (bench/plugin_scale: a 4,096-task
+ * stencil on 10,240 nodes took 72-79 ms to fall back at 50 ms; with 200
+ * ms it maps in 100-160 ms on 32,768 nodes).  A job of more tasks is
+ * mapped node by node, in at most that many blocks of a node's worth of
+ * tasks (topomatch_cluster_select_blocks), by slurmctld and srun alike.
+ */
+int64_t tm_plugin_task_limit(const tm_plugin_conf_t *c);
 
 /* The path of topomatch.conf next to the given slurm.conf path. */
 void tm_plugin_conf_path(const char *slurm_conf, char *buf, size_t len);

@@ -42,26 +42,18 @@
 #define TM_PATTERN_BYTES 65536.0
 #define TM_PATTERN_BUDGET_MS 50.0
 /*
- * The same for the task count: 1,024 tasks, and 1,024 per 50 ms of a
- * larger budget.  A 4,096-task stencil on 10,240 nodes took 72-79 ms to
- * fall back at 50 ms (the tree mapper's first levels are not cut short);
- * with 200 ms it maps in 100-160 ms on 32,768 nodes (bench/plugin_scale).
- */
-#define TM_PATTERN_TASKS 1024.0
-/*
- * Jobs of more tasks than that, or than MaxTasks, are mapped node by node
- * (issue 20, point 5): their tasks in blocks of a node's worth, each
- * block one vertex (topomatch_cluster_select_blocks), at most that many
- * blocks; srun lays their ranks out the same way.  The decoder then takes
- * patterns of up to the job's task count, at most this many.
+ * Jobs of more tasks than a decision maps one by one
+ * (tm_plugin_task_limit) are mapped node by node (issue 20, point 5):
+ * their tasks in blocks of a node's worth, each block one vertex
+ * (topomatch_cluster_select_blocks), at most that many blocks; srun lays
+ * their ranks out the same way.  The decoder then takes patterns of up
+ * to the job's task count, at most this many.
  */
 #define TM_BLOCKS_MAX_TASKS (INT64_C(1) << 20)
 
-/* The most tasks mapped one by one, and blocks mapped node by node. */
 static int64_t tm_task_limit(const tm_chooser_t *ch)
 {
-	double tasks = TM_PATTERN_TASKS * MAX(1.0, ch->conf.job_budget_ms / TM_PATTERN_BUDGET_MS);
-	return MIN(ch->conf.max_tasks, (int64_t) tasks);
+	return tm_plugin_task_limit(&ch->conf);
 }
 
 bool tm_by_blocks(const tm_chooser_t *ch, int64_t ntasks)

@@ -82,6 +82,10 @@ TM_EXPORT const unsigned int spank_plugin_version = 1;
 /* Largest pattern file read in sbatch (a dense 4096 x 4096 matrix of
  * short numbers is ~100 MB); beyond, the job needs a sparse format. */
 #define MAX_PATTERN_BYTES (INT64_C(1) << 30)
+/* A step of more tasks than a decision maps one by one is laid out node
+ * by node (tm_plugin_task_limit); its pattern is read up to its task
+ * count, at most this many (slurmctld's limit, tm_choose.c). */
+#define BLOCKS_MAX_TASKS (INT64_C(1) << 20)
 
 /* Everything the file says travels to slurmctld, unless it does not fit
  * the job record: the mappers apply their own sparse factor. */
@@ -600,9 +604,12 @@ static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
 				topomatch_affinity_t **a, char *err)
 {
 	extern char **environ;
-	topomatch_blob_limits_t blim = { .max_tasks = conf->max_tasks };
-	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES,
-				   .max_tasks = conf->max_tasks > 0 ? conf->max_tasks : 0 };
+	/* a step over the task limit is laid out node by node: its pattern
+	 * read up to its task count */
+	int64_t most = ntasks <= tm_plugin_task_limit(conf) ? conf->max_tasks
+		       : ntasks < BLOCKS_MAX_TASKS ? ntasks : BLOCKS_MAX_TASKS;
+	topomatch_blob_limits_t blim = { .max_tasks = most };
+	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES, .max_tasks = most };
 	topomatch_blob_info_t info;
 	size_t nenv = 0;
 	while (environ && environ[nenv])
@@ -722,8 +729,12 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 		goto out;
 	}
 	topomatch_map_result_t res;
-	int mrc = topomatch_cluster_map_slots(c, a, allowed, nallowed, cpt, mapper, slot, first,
-					      &nslots, pu, &res, err);
+	int64_t limit = tm_plugin_task_limit(&conf);
+	int mrc = n > limit ? topomatch_cluster_map_slots_blocks(c, a, allowed, nallowed, cpt,
+								 mapper, limit, slot, first,
+								 &nslots, pu, &res, err)
+			    : topomatch_cluster_map_slots(c, a, allowed, nallowed, cpt, mapper,
+							  slot, first, &nslots, pu, &res, err);
 	if (mrc == TOPOMATCH_ELIMIT) {
 		snprintf(msg, sizeof(msg), "%.300s of %.200s", err, nodelist);
 		rc = layout_note(msg);
@@ -766,8 +777,9 @@ static int map_ranks(const char *nodelist, uint32_t jobid, int64_t ntasks, int64
 		goto out;
 	}
 	rc = publish(rank_node, n, map);
-	slurm_verbose("topomatch: %lld ranks of %s mapped onto %s by %s%s", (long long)n, from,
-		      nodelist, res.mapper, layout_reorder ? " (reorder)" : "");
+	slurm_verbose("topomatch: %lld ranks of %s mapped onto %s by %s%s%s", (long long)n, from,
+		      nodelist, res.mapper, n > limit ? " node by node" : "",
+		      layout_reorder ? " (reorder)" : "");
 out:
 	free(map);
 	for (int64_t i = 0; names && i < nnames; i++)

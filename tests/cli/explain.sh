@@ -184,10 +184,12 @@ printf 'ClusterYAML=%s\nMapper=auto\nEnabled=no\n' "$d/cluster-4n.yaml" >"$work/
 run ex 10 -c p8.mat --squeue-json squeue-crafted.json
 expect_contains "Enabled=no: said" "note: topomatch.conf has Enabled=no" "$out"
 printf 'ClusterYAML=%s\nMaxTasks=4\n' "$d/cluster-4n.yaml" >"$work/etc/topomatch.conf"
-run ex10 --json
-expect_eq "more tasks than MaxTasks: srun keeps Slurm's layout" 1 "$rc"
-expect_contains "more tasks than MaxTasks: says why" \
-	"srun keeps Slurm's layout: --comm-pattern: p8.mat: 8 tasks, more than topomatch.conf's MaxTasks (4)" "$err"
+run ex10
+expect_eq "more tasks than MaxTasks: exit 0" 0 "$rc"
+expect_contains "more tasks than MaxTasks: srun lays the ranks out node by node" \
+	"placement by topomatch-const node by node (8 tasks, more than the 4 a decision maps one by one)" "$out"
+expect_contains "node by node: each heavy pair on one node, as the whole mapping" \
+	"hop-bytes: 1248.01 here, 3232.01 with Slurm's block layout" "$out"
 printf 'ClusterYAML=%s\nMapper = auto\nJobBudgetMs=-3\n' "$d/cluster-4n.yaml" >"$work/etc/topomatch.conf"
 run ex10
 expect_eq "malformed topomatch.conf: exit 1" 1 "$rc"
