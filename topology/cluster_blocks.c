@@ -132,16 +132,10 @@ int topomatch_cluster_map_slots_blocks(const topomatch_cluster_t *c, const topom
 	if (!c || !a || !first || !pu || !res)
 		return tm_err(err, TOPOMATCH_EINVAL,
 			      "topomatch_cluster_map_slots_blocks: NULL argument");
-	int rc = topomatch_cluster_slots(c, pus, npus, per_slot, slot_pus, nslots, err);
+	int rc = tm_cluster_slot_firsts(c, topomatch_affinity_ntasks(a), pus, npus, per_slot,
+					slot_pus, first, nslots, err);
 	if (rc)
 		return rc;
-	int64_t n = topomatch_affinity_ntasks(a);
-	if (*nslots < n)
-		return tm_err(err, TOPOMATCH_ELIMIT, "%lld tasks of %lld CPU%s do not fit on %lld CPUs",
-			      (long long)n, (long long)per_slot, per_slot == 1 ? "" : "s",
-			      (long long)npus);
-	for (int64_t s = 0; s < *nslots; s++)
-		first[s] = slot_pus[s * per_slot];
 	topomatch_map_opts_t o;
 	topomatch_map_opts_init(&o); /* seed 1, no time budget: deterministic */
 	o.mapper = mapper;

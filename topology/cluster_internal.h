@@ -147,5 +147,10 @@ int tm_cluster_map_abstract(const topomatch_cluster_t *c, const topomatch_affini
 			    topomatch_map_result_t *res, char *err);
 /* "node X is not attached to any switch" for the first node with slot -1. */
 int tm_cluster_check_attached(const topomatch_cluster_t *c, char *err);
+/* cluster_select.c: topomatch_cluster_slots of pus[], first[s] each
+ * slot's first PU; ELIMIT (saying so) when they hold fewer than ntasks. */
+int tm_cluster_slot_firsts(const topomatch_cluster_t *c, int64_t ntasks, const int64_t *pus,
+			   int64_t npus, int64_t per_slot, int64_t *slot_pus, int64_t *first,
+			   int64_t *nslots, char *err);
 
 #endif /* TM_CLUSTER_INTERNAL_H */

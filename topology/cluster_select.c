@@ -168,6 +168,22 @@ int topomatch_cluster_slots(const topomatch_cluster_t *c, const int64_t *pus, in
 	return TOPOMATCH_OK;
 }
 
+int tm_cluster_slot_firsts(const topomatch_cluster_t *c, int64_t ntasks, const int64_t *pus,
+			   int64_t npus, int64_t per_slot, int64_t *slot_pus, int64_t *first,
+			   int64_t *nslots, char *err)
+{
+	int rc = topomatch_cluster_slots(c, pus, npus, per_slot, slot_pus, nslots, err);
+	if (rc)
+		return rc;
+	if (*nslots < ntasks)
+		return tm_err(err, TOPOMATCH_ELIMIT, "%lld tasks of %lld CPU%s do not fit on %lld CPUs",
+			      (long long)ntasks, (long long)per_slot, per_slot == 1 ? "" : "s",
+			      (long long)npus);
+	for (int64_t s = 0; s < *nslots; s++)
+		first[s] = slot_pus[s * per_slot];
+	return TOPOMATCH_OK;
+}
+
 int topomatch_cluster_map_slots(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
 				const int64_t *pus, int64_t npus, int64_t per_slot,
 				const char *mapper, int64_t *slot_pus, int64_t *first,
@@ -175,16 +191,10 @@ int topomatch_cluster_map_slots(const topomatch_cluster_t *c, const topomatch_af
 {
 	if (!a || !first || !pu || !res)
 		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_map_slots: NULL argument");
-	int rc = topomatch_cluster_slots(c, pus, npus, per_slot, slot_pus, nslots, err);
+	int rc = tm_cluster_slot_firsts(c, topomatch_affinity_ntasks(a), pus, npus, per_slot,
+					slot_pus, first, nslots, err);
 	if (rc)
 		return rc;
-	int64_t n = topomatch_affinity_ntasks(a);
-	if (*nslots < n)
-		return tm_err(err, TOPOMATCH_ELIMIT, "%lld tasks of %lld CPU%s do not fit on %lld CPUs",
-			      (long long)n, (long long)per_slot, per_slot == 1 ? "" : "s",
-			      (long long)npus);
-	for (int64_t s = 0; s < *nslots; s++)
-		first[s] = slot_pus[s * per_slot];
 	topomatch_map_opts_t o;
 	topomatch_map_opts_init(&o); /* seed 1, no time budget: deterministic */
 	o.mapper = mapper;

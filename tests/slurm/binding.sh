@@ -134,6 +134,31 @@ expect_eq "(a) the file changed since: srun lays out the job's pattern, says so"
 	"$(grep topomatch: red2.err)"
 expect_eq "(a) the file changed since: every rank placed" 64 "$(wc -l <red2.out | tr -d ' ')"
 sed -i '/^PatternKiB=1$/d' "$dir/topomatch.conf"
+
+# a job of more tasks than a decision maps one by one (MaxTasks=16 here):
+# slurmctld maps it node by node, in blocks of a node's 16 cores, and its
+# srun lays the ranks out the same way: pat.mat's 4 groups of 16 ranks
+# that talk most (about 1000 within, 100 between) each run on one node,
+# as the running ranks' nodes show; Slurm's block layout of the shuffled
+# ranks would spread every group over the 4 nodes
+echo MaxTasks=16 >>"$dir/topomatch.conf"
+scontrol reconfigure
+id=$(sbatch --parsable -n 64 --comm-pattern="$work/pat.mat" -o blk.out -e blk.err \
+	--wrap "$show_v")
+wait_done "$id" || not_ok "(a) MaxTasks=16: the job ends"
+expect_contains "(a) MaxTasks=16: slurmctld maps the 64 tasks node by node" \
+	"mapped 64 tasks onto 4 nodes node by node (in blocks)" \
+	"$(scontrol show job "$id" | grep SystemComment)"
+# each rank's group: the lowest rank it exchanges over 500 with, or itself
+awk 'BEGIN { r = 0 } !/^#/ && NF > 1 { g = r
+	for (j = 1; j <= NF; j++) if ($j > 500 && j - 1 < g) g = j - 1
+	print r++, g }' "$work/pat.mat" >groups.txt
+expect_eq "(a) MaxTasks=16: 64 ranks ran, 16 on each of 4 nodes, each node one whole group" \
+	"64 4 4" "$(awk 'NR == FNR { g[$1] = $2; next } { n[$2]++; if (!(($2, g[$1]) in p)) {
+		p[$2, g[$1]] = 1; pairs++ } } END { k = 0; for (x in n) if (n[x] == 16) k++
+		print FNR, k, pairs }' groups.txt blk.out)"
+expect_eq "(a) MaxTasks=16: no note from srun" "" "$(grep -h 'topomatch:' blk.err)"
+sed -i '/^MaxTasks=16$/d' "$dir/topomatch.conf"
 scontrol reconfigure
 
 # 20 more steps with an arbitrary layout (SLURM-NOTES.md: only safe while
