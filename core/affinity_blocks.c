@@ -58,12 +58,11 @@ static int quotient(const topomatch_affinity_t *a, const int64_t *order, const i
 	topomatch_csr_t c = topomatch_affinity_directed(a);
 	const double *load = topomatch_affinity_loads(a);
 	double *qload = load ? tm_zalloc(nb, sizeof(*qload)) : NULL, *acc = tm_zalloc(nb, sizeof(*acc));
-	int64_t *at = tm_alloc(nb, sizeof(*at)), *touched = tm_alloc(nb, sizeof(*touched));
+	unsigned char *in_row = tm_zalloc(nb, 1);
+	int64_t *touched = tm_alloc(nb, sizeof(*touched));
 	tm_coo_t coo;
 	tm_coo_init(&coo);
-	int rc = acc && at && touched && (qload || !load) ? TOPOMATCH_OK : TOPOMATCH_ENOMEM;
-	for (int64_t q = 0; rc == TOPOMATCH_OK && q < nb; q++)
-		at[q] = -1;
+	int rc = acc && in_row && touched && (qload || !load) ? TOPOMATCH_OK : TOPOMATCH_ENOMEM;
 	for (int64_t p = 0; rc == TOPOMATCH_OK && p < nb; p++) {
 		int64_t nt = 0;
 		for (int64_t k = p * b; k < (p + 1) * b && k < c.n; k++) {
@@ -74,8 +73,8 @@ static int quotient(const topomatch_affinity_t *a, const int64_t *order, const i
 				int64_t q = blk[c.col[e]];
 				if (q == p)
 					continue;
-				if (at[q] < 0) {
-					at[q] = nt;
+				if (!in_row[q]) {
+					in_row[q] = 1;
 					touched[nt++] = q;
 				}
 				acc[q] += c.w[e];
@@ -86,7 +85,7 @@ static int quotient(const topomatch_affinity_t *a, const int64_t *order, const i
 			if (rc == TOPOMATCH_OK)
 				rc = tm_coo_push(&coo, p, q, acc[q], INT64_MAX);
 			acc[q] = 0;
-			at[q] = -1;
+			in_row[q] = 0;
 		}
 	}
 	if (rc == TOPOMATCH_OK)
@@ -96,7 +95,7 @@ static int quotient(const topomatch_affinity_t *a, const int64_t *order, const i
 	tm_coo_free(&coo);
 	free(qload);
 	free(acc);
-	free(at);
+	free(in_row);
 	free(touched);
 	return rc;
 }
