@@ -460,6 +460,7 @@ typedef struct {
 typedef struct {
 	int reps;
 	bool scotch; /* also the scotch mapper unbudgeted (slow on big graphs) */
+	int64_t max_tasks; /* topomatch.conf's MaxTasks, 0: the default */
 } bopts_t;
 
 /* One job test; its time in ms.  keep: the narrowed set, when wanted
@@ -729,6 +730,8 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 	tm_chooser_t ch;
 	if (chooser_init(&ch, c, bc->budget_ms, 10 * bc->budget_ms))
 		return 1;
+	if (opt->max_tasks > 0)
+		ch.conf.max_tasks = opt->max_tasks;
 	/* the pattern as the job carries it (reduced to PatternKiB), which
 	 * SystemComment's hop-bytes are of: the unbudgeted mappers map it too */
 	topomatch_affinity_t *stored = stored_pattern(a, ch.conf.pattern_kib);
@@ -951,7 +954,7 @@ static void usage(void)
 		"usage: plugin_scale [--quick] [--reps R] [--net fattree|torus|dragonfly|graph]\n"
 		"                    [--nodes N] [--free PCT] [--tasks N]\n"
 		"                    [--pattern stencil|natural|alltoall|profile] [--budget MS]\n"
-		"                    [--scotch] [--loss KIB]\n");
+		"                    [--scotch] [--loss KIB] [--max-tasks N]\n");
 }
 
 int main(int argc, char **argv)
@@ -982,6 +985,8 @@ int main(int argc, char **argv)
 			budget = atof(argv[++i]);
 		else if (v && !strcmp(argv[i], "--loss"))
 			loss = atoi(argv[++i]);
+		else if (v && !strcmp(argv[i], "--max-tasks"))
+			opt.max_tasks = atoll(argv[++i]);
 		else {
 			usage();
 			return 2;

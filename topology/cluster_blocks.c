@@ -98,12 +98,10 @@ int topomatch_cluster_select_blocks(const topomatch_cluster_t *c, const topomatc
 	if (rc == TOPOMATCH_OK)
 		rc = tm_affinity_blocks(a, b, opts->time_budget_s > 0 ? t0 + opts->time_budget_s : 0,
 					order, &cut, &q, err);
-	if (rc == TOPOMATCH_OK)
-		rc = topomatch_cluster_slots(c, opts->allowed, opts->nallowed, per_slot, slot_pus,
-					     &nslots, err);
+	if (rc == TOPOMATCH_OK) /* the block size leaves slots for every block */
+		rc = tm_cluster_slot_firsts(c, nb, opts->allowed, opts->nallowed, per_slot,
+					    slot_pus, first, &nslots, err);
 	if (rc == TOPOMATCH_OK) {
-		for (int64_t s = 0; s < nslots; s++)
-			first[s] = slot_pus[s * per_slot];
 		o.allowed = first;
 		o.nallowed = nslots;
 		if (opts->time_budget_s > 0) /* what is left; spent: the guard's at once */
