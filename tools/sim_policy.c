@@ -173,8 +173,8 @@ static void plugin_opts(const sim_pick_t *p, const int64_t *pus, int64_t npus,
 
 /*
  * The most tasks the plugin maps one by one, and blocks node by node
- * (plugin/select/tm_choose.c, tm_task_limit): MaxTasks, and with a time
- * budget no more than 1,024 tasks per 50 ms of it.
+ * (tm_plugin_task_limit, plugin/common/tm_plugin_conf.c): MaxTasks, and
+ * with a time budget no more than 1,024 tasks per 50 ms of it.
  */
 static int64_t task_limit(const sim_tm_opts_t *tm)
 {
@@ -190,7 +190,7 @@ static bool by_blocks(const sim_pick_t *p)
 }
 
 /* topomatch_cluster_select_blocks over pus[] with the plugin's limits: at
- * most MaxTasks blocks, the link loads when the policy weighs them. */
+ * most task_limit() blocks, the link loads when the policy weighs them. */
 static int select_blocks(const sim_pick_t *p, const topomatch_affinity_t *a,
 			 const topomatch_map_opts_t *o, int64_t *pu, int64_t *used, int64_t *nused,
 			 topomatch_map_result_t *res, char *err)
