@@ -120,30 +120,3 @@ int topomatch_cluster_select_blocks(const topomatch_cluster_t *c, const topomatc
 	free(first);
 	return rc;
 }
-
-int topomatch_cluster_map_slots_blocks(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
-				       const int64_t *pus, int64_t npus, int64_t per_slot,
-				       const char *mapper, int64_t max_blocks, int64_t *slot_pus,
-				       int64_t *first, int64_t *nslots, int64_t *pu,
-				       topomatch_map_result_t *res, char *err)
-{
-	if (!c || !a || !first || !pu || !res)
-		return tm_err(err, TOPOMATCH_EINVAL,
-			      "topomatch_cluster_map_slots_blocks: NULL argument");
-	int rc = tm_cluster_slot_firsts(c, topomatch_affinity_ntasks(a), pus, npus, per_slot,
-					slot_pus, first, nslots, err);
-	if (rc)
-		return rc;
-	topomatch_map_opts_t o;
-	topomatch_map_opts_init(&o); /* seed 1, no time budget: deterministic */
-	o.mapper = mapper;
-	o.allowed = first;
-	o.nallowed = *nslots;
-	int64_t *nodes = tm_alloc(c->d.nnodes, sizeof(*nodes)), nn, b;
-	if (!nodes)
-		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	rc = topomatch_cluster_select_blocks(c, a, &o, 1, max_blocks, NULL, 0, pu, nodes, &nn, &b,
-					     res, err);
-	free(nodes);
-	return rc;
-}

@@ -184,13 +184,16 @@ int tm_cluster_slot_firsts(const topomatch_cluster_t *c, int64_t ntasks, const i
 	return TOPOMATCH_OK;
 }
 
-int topomatch_cluster_map_slots(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
-				const int64_t *pus, int64_t npus, int64_t per_slot,
-				const char *mapper, int64_t *slot_pus, int64_t *first,
-				int64_t *nslots, int64_t *pu, topomatch_map_result_t *res, char *err)
+/* srun's layout onto the slots of pus[]: one by one, or node by node in
+ * at most max_blocks blocks (max_blocks > 0). */
+static int map_slots(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
+		     const int64_t *pus, int64_t npus, int64_t per_slot, const char *mapper,
+		     int64_t max_blocks, int64_t *slot_pus, int64_t *first, int64_t *nslots,
+		     int64_t *pu, topomatch_map_result_t *res, char *err)
 {
-	if (!a || !first || !pu || !res)
-		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_map_slots: NULL argument");
+	if (!c || !a || !first || !pu || !res)
+		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_map_slots%s: NULL argument",
+			      max_blocks > 0 ? "_blocks" : "");
 	int rc = tm_cluster_slot_firsts(c, topomatch_affinity_ntasks(a), pus, npus, per_slot,
 					slot_pus, first, nslots, err);
 	if (rc)
@@ -200,5 +203,35 @@ int topomatch_cluster_map_slots(const topomatch_cluster_t *c, const topomatch_af
 	o.mapper = mapper;
 	o.allowed = first;
 	o.nallowed = *nslots;
-	return topomatch_cluster_map(c, a, &o, pu, res, err);
+	if (max_blocks <= 0)
+		return topomatch_cluster_map(c, a, &o, pu, res, err);
+	int64_t *nodes = tm_alloc(c->d.nnodes, sizeof(*nodes)), nn, b;
+	if (!nodes)
+		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	rc = topomatch_cluster_select_blocks(c, a, &o, 1, max_blocks, NULL, 0, pu, nodes, &nn, &b,
+					     res, err);
+	free(nodes);
+	return rc;
+}
+
+int topomatch_cluster_map_slots(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
+				const int64_t *pus, int64_t npus, int64_t per_slot,
+				const char *mapper, int64_t *slot_pus, int64_t *first,
+				int64_t *nslots, int64_t *pu, topomatch_map_result_t *res, char *err)
+{
+	return map_slots(c, a, pus, npus, per_slot, mapper, 0, slot_pus, first, nslots, pu, res,
+			 err);
+}
+
+int topomatch_cluster_map_slots_blocks(const topomatch_cluster_t *c, const topomatch_affinity_t *a,
+				       const int64_t *pus, int64_t npus, int64_t per_slot,
+				       const char *mapper, int64_t max_blocks, int64_t *slot_pus,
+				       int64_t *first, int64_t *nslots, int64_t *pu,
+				       topomatch_map_result_t *res, char *err)
+{
+	if (max_blocks < 1)
+		return tm_err(err, TOPOMATCH_EINVAL, "at most %lld blocks: must be at least 1",
+			      (long long)max_blocks);
+	return map_slots(c, a, pus, npus, per_slot, mapper, max_blocks, slot_pus, first, nslots,
+			 pu, res, err);
 }

@@ -607,6 +607,18 @@ START_TEST(select_blocks_node_by_node)
 							 &b, &res, err),
 			 TOPOMATCH_ELIMIT);
 	ck_assert_contains(err, "64 tasks in blocks of 16 are 4 blocks, more than 3");
+	/* srun's layout of it: the same tasks on the same PUs */
+	int64_t spu[64], slot[160], first[160], ns;
+	ck_assert_msg(topomatch_cluster_map_slots_blocks(c, s, allowed, n, 1, NULL, 64, slot, first,
+							 &ns, spu, &res, err) == 0, "%s", err);
+	ck_assert_int_eq(topomatch_cluster_select_blocks(c, s, &o, 1, 0, NULL, 0, pu, nodes, &nn,
+							 &b, &res, err), 0);
+	for (int t = 0; t < 64; t++)
+		ck_assert_int_eq(spu[t], pu[t]);
+	ck_assert_int_eq(topomatch_cluster_map_slots_blocks(c, s, allowed, n, 1, NULL, 0, slot,
+							    first, &ns, spu, &res, err),
+			 TOPOMATCH_EINVAL);
+	ck_assert_contains(err, "at most 0 blocks: must be at least 1");
 	ck_assert_int_eq(topomatch_affinity_blocks(s, 0, order, &q, err), TOPOMATCH_EINVAL);
 	ck_assert_contains(err, "blocks of 0 tasks");
 	ck_assert_int_eq(topomatch_affinity_blocks(s, 100, order, &q, err), 0);
