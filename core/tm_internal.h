@@ -63,13 +63,13 @@ int tm_coo_push(tm_coo_t *c, int64_t src, int64_t dst, double w, int64_t max_nnz
 int tm_affinity_from_coo(int64_t ntasks, const tm_coo_t *coo, const double *loads,
 			 topomatch_affinity_t **out, char *err);
 
-/* The pattern with task i renamed perm[i] (a permutation of 0..n-1):
- * C'(perm[i], perm[j]) = C(i, j), loads likewise (affinity_transform.c). */
 /* topomatch_affinity_blocks with a deadline (a tm_now() value, 0 =
  * none): past it the grown blocks are left out, *cut (may be NULL) set
  * (affinity_blocks.c). */
 int tm_affinity_blocks(const topomatch_affinity_t *a, int64_t block, double deadline,
 		       int64_t *order, bool *cut, topomatch_affinity_t **out, char *err);
+/* The pattern with task i renamed perm[i] (a permutation of 0..n-1):
+ * C'(perm[i], perm[j]) = C(i, j), loads likewise (affinity_transform.c). */
 int tm_affinity_relabel(const topomatch_affinity_t *a, const int64_t *perm,
 			topomatch_affinity_t **out, char *err);
 /* The pattern with every weight multiplied by scale (> 0), loads kept. */

@@ -58,8 +58,6 @@ enum { OPT_SQUEUE_JSON = OPT_FIRST_PRIVATE, OPT_CPT };
  * this sparse factor (plugin/spank/topomatch_spank.c: MAX_PATTERN_BYTES,
  * SPARSE_FACTOR); srun decodes the job's copy. */
 #define SBATCH_MAX_PATTERN_BYTES (INT64_C(1) << 30)
-/* srun's limit for a step laid out node by node (topomatch_spank.c) */
-#define BLOCKS_MAX_TASKS (INT64_C(1) << 20)
 #define SBATCH_SPARSE_FACTOR 0.0
 #define MAX_CPUS_PER_TASK 1024 /* srun's bound (TM_MAP_MAX_CPUS) */
 /* json-c takes an int length */
@@ -692,9 +690,7 @@ static int load_pattern(const struct args *x, const tm_plugin_conf_t *conf, stru
 	/* srun's limits (step_pattern()): a step over the task limit is laid
 	 * out node by node, its pattern read up to its task count */
 	int64_t n = topomatch_affinity_ntasks(file);
-	int64_t most = n <= tm_plugin_task_limit(conf) ? conf->max_tasks
-		       : n < BLOCKS_MAX_TASKS	       ? n
-						       : BLOCKS_MAX_TASKS;
+	int64_t most = tm_plugin_pattern_tasks(conf, n);
 	topomatch_blob_limits_t blim = { .max_tasks = most };
 	if (topomatch_blob_encode(file, SBATCH_SPARSE_FACTOR, NULL, &entries, &ne, NULL, err) ==
 		    TOPOMATCH_OK &&

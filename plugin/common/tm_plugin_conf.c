@@ -206,3 +206,11 @@ int64_t tm_plugin_task_limit(const tm_plugin_conf_t *c)
 	double per_budget = 1024.0 * (c->job_budget_ms > 50 ? c->job_budget_ms / 50 : 1);
 	return per_budget < (double)c->max_tasks ? (int64_t)per_budget : c->max_tasks;
 }
+
+int64_t tm_plugin_pattern_tasks(const tm_plugin_conf_t *c, int64_t ntasks)
+{
+	const int64_t most = INT64_C(1) << 20;
+	if (ntasks <= tm_plugin_task_limit(c))
+		return c->max_tasks;
+	return ntasks < most ? ntasks : most;
+}

@@ -40,6 +40,10 @@ int tm_plugin_conf_read(const char *path, tm_plugin_conf_t *c, char *err, size_t
  * tasks (topomatch_cluster_select_blocks), by slurmctld and srun alike.
  */
 int64_t tm_plugin_task_limit(const tm_plugin_conf_t *c);
+/* The most tasks the pattern of a job (or step) of ntasks tasks is read
+ * or decoded with: MaxTasks, or for one mapped node by node its task
+ * count, at most 2^20 (slurmctld, srun and topomatch explain alike). */
+int64_t tm_plugin_pattern_tasks(const tm_plugin_conf_t *c, int64_t ntasks);
 
 /* The path of topomatch.conf next to the given slurm.conf path. */
 void tm_plugin_conf_path(const char *slurm_conf, char *buf, size_t len);

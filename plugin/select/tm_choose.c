@@ -47,9 +47,8 @@
  * their tasks in blocks of a node's worth, each block one vertex
  * (topomatch_cluster_select_blocks), at most that many blocks; srun lays
  * their ranks out the same way.  The decoder then takes patterns of up
- * to the job's task count, at most this many.
+ * to the job's task count (tm_plugin_pattern_tasks).
  */
-#define TM_BLOCKS_MAX_TASKS (INT64_C(1) << 20)
 
 static int64_t tm_task_limit(const tm_chooser_t *ch)
 {
@@ -327,10 +326,7 @@ static int64_t tm_tier_pus(const tm_chooser_t *ch, const int64_t *pus, int64_t n
 static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *job_ptr)
 {
 	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
-	topomatch_blob_limits_t lim = {
-		.max_tasks = tm_by_blocks(ch, ntasks) ? MIN(ntasks, TM_BLOCKS_MAX_TASKS)
-						      : ch->conf.max_tasks
-	};
+	topomatch_blob_limits_t lim = { .max_tasks = tm_plugin_pattern_tasks(&ch->conf, ntasks) };
 	topomatch_affinity_t *a = NULL;
 	char err[TOPOMATCH_ERRLEN];
 

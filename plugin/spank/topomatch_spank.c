@@ -82,10 +82,6 @@ TM_EXPORT const unsigned int spank_plugin_version = 1;
 /* Largest pattern file read in sbatch (a dense 4096 x 4096 matrix of
  * short numbers is ~100 MB); beyond, the job needs a sparse format. */
 #define MAX_PATTERN_BYTES (INT64_C(1) << 30)
-/* A step of more tasks than a decision maps one by one is laid out node
- * by node (tm_plugin_task_limit); its pattern is read up to its task
- * count, at most this many (slurmctld's limit, tm_choose.c). */
-#define BLOCKS_MAX_TASKS (INT64_C(1) << 20)
 
 /* Everything the file says travels to slurmctld, unless it does not fit
  * the job record: the mappers apply their own sparse factor. */
@@ -606,8 +602,7 @@ static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
 	extern char **environ;
 	/* a step over the task limit is laid out node by node: its pattern
 	 * read up to its task count */
-	int64_t most = ntasks <= tm_plugin_task_limit(conf) ? conf->max_tasks
-		       : ntasks < BLOCKS_MAX_TASKS ? ntasks : BLOCKS_MAX_TASKS;
+	int64_t most = tm_plugin_pattern_tasks(conf, ntasks);
 	topomatch_blob_limits_t blim = { .max_tasks = most };
 	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES, .max_tasks = most };
 	topomatch_blob_info_t info;
