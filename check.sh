@@ -165,7 +165,7 @@ behind=$!
 make_check "normal build" "$top/build" || true
 
 # the plugins on a real Slurm test cluster (contrib/testcluster)
-for t in placement binding reorder safety scale contention; do
+for t in placement binding reorder safety scale contention comm_wait; do
 	run_script "Slurm: $t" "tests/slurm/$t.sh" "slurm-$t.log"
 done
 # topomatch sim's topomatch policy against the real select/topomatch

@@ -71,6 +71,11 @@ static const char help[] =
 	"                          would meet on running jobs' links against its\n"
 	"                          hop-bytes when node sets are compared (default\n"
 	"                          " SIM_XSTR(TOPOMATCH_CONTENTION_WEIGHT) "; 0: hop-bytes only)\n"
+	"      --comm-wait SEC     topomatch: each pattern job waits up to SEC for a\n"
+	"                          placement within --comm-wait-ratio of its\n"
+	"                          hop-bytes on the empty machine, as sbatch\n"
+	"                          --comm-wait (default 0: none)\n"
+	"      --comm-wait-ratio R topomatch.conf's CommWaitRatio (default 1.2)\n"
 	"      --time-budget SEC   topomatch: wall-clock guard per mapping, as the\n"
 	"                          plugin's (default none: results then depend only\n"
 	"                          on the inputs)\n"
@@ -109,6 +114,8 @@ enum {
 	S_SCALE,
 	S_MODEL,
 	S_CWEIGHT,
+	S_CWAIT,
+	S_CWAIT_RATIO,
 };
 
 struct sim_args {
@@ -139,6 +146,8 @@ static const struct option longopts[] = {
 	{ "mapper", required_argument, NULL, OPT_MAPPER },
 	{ "max-tasks", required_argument, NULL, S_MAX_TASKS },
 	{ "contention-weight", required_argument, NULL, S_CWEIGHT },
+	{ "comm-wait", required_argument, NULL, S_CWAIT },
+	{ "comm-wait-ratio", required_argument, NULL, S_CWAIT_RATIO },
 	{ "time-budget", required_argument, NULL, OPT_BUDGET },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "out", required_argument, NULL, OPT_OUT },
@@ -176,6 +185,9 @@ static bool number_opt(int c, const char *v, struct sim_args *a)
 	case S_CWEIGHT:
 		return cli_double("sim", "--contention-weight", v, 0, 1e6,
 				  &a->cfg.tm.contention_weight);
+	case S_CWAIT: return cli_double("sim", "--comm-wait", v, 0, 31536000, &a->cfg.tm.comm_wait);
+	case S_CWAIT_RATIO:
+		return cli_double("sim", "--comm-wait-ratio", v, 1, 1000, &a->cfg.tm.comm_wait_ratio);
 	case OPT_SEED: return cli_uint64("sim", "--seed", v, &a->cfg.seed);
 	default:
 		return cli_double("sim", "--time-budget", v, 0, 1e9, &a->cfg.tm.time_budget_s);
@@ -599,7 +611,8 @@ int cmd_sim(int argc, char **argv)
 			      .cfg = { .seed = 1, .share = SIM_DEFAULT_COMM_SHARE,
 				       .model = SIM_MODEL_CONTENTION,
 				       .tm.max_tasks = SIM_PLUGIN_MAX_TASKS,
-				       .tm.contention_weight = TOPOMATCH_CONTENTION_WEIGHT } };
+				       .tm.contention_weight = TOPOMATCH_CONTENTION_WEIGHT,
+				       .tm.comm_wait_ratio = SIM_PLUGIN_COMM_WAIT_RATIO } };
 	struct sim_world w = { 0 };
 	int rc = parse_args(argc, argv, &a);
 	if (rc)

@@ -285,12 +285,18 @@ typedef struct sim_tm_opts {
 	int64_t max_tasks;    /* topomatch.conf MaxTasks: larger patterns ignored */
 	double contention_weight; /* topomatch_cluster_select_loaded's weight;
 				   * 0: topomatch_cluster_select */
+	double comm_wait;     /* --comm-wait: seconds a pattern job may wait for a
+			       * better placement (0: none) */
+	double comm_wait_ratio; /* topomatch.conf CommWaitRatio: worse than this x
+				 * the empty cluster's hop-bytes, it waits */
 } sim_tm_opts_t;
 
 /* topomatch.conf's default MaxTasks (plugin/common/tm_plugin_conf.c). */
 #define SIM_PLUGIN_MAX_TASKS 4096
 /* and its default PatternKiB: sbatch stores at most this much pattern */
 #define SIM_PLUGIN_PATTERN_KIB 48
+/* and its default CommWaitRatio */
+#define SIM_PLUGIN_COMM_WAIT_RATIO 1.2
 
 /* Counters of the topomatch policy (what select/topomatch would log). */
 typedef struct sim_tm_stats {
@@ -307,6 +313,8 @@ typedef struct sim_tm_stats {
 	int64_t map_failed;  /*   the mapping failed */
 	int64_t loaded;      /* the first choice met load: candidates compared */
 	int64_t moved;       /* and another node set won */
+	int64_t waited;      /* --comm-wait: jobs put off for a better placement */
+	int64_t wait_expired; /* of which started when their time was up */
 } sim_tm_stats_t;
 
 /*
@@ -386,11 +394,14 @@ const int64_t *sim_net_dirty(sim_net_t *n, int64_t *count);
 /* ----------------------------------------------------------- scheduler */
 
 /* start(): put job j on the machine at `now` and return its run time;
- * finish(): take it off.  Non-zero from start() stops the run.
+ * or SIM_NOT_NOW: the job waits for a better placement (--comm-wait)
+ * until *run at the latest, and is tried again when a job has ended or
+ * then; finish(): take it off.  Other non-zero from start() stops the run.
  * retime() (NULL: run times are fixed at the start) is called after the
  * starts and ends of each event time: it may move the end[] of running
  * jobs (to now or later) and lists them in changed[], *nchanged of them
  * (room for every job). */
+#define SIM_NOT_NOW (-1)
 typedef struct sim_sched_ops {
 	int (*start)(void *ctx, int64_t j, double now, double *run, char *err);
 	void (*finish)(void *ctx, int64_t j);

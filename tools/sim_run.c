@@ -91,6 +91,12 @@ typedef struct run_ctx {
 	 * the running jobs whose pattern the plugin knows (in_ll[j] = 1) */
 	topomatch_link_load_t *ll;
 	unsigned char *in_ll;
+	/* --comm-wait: the empty machine, each job's hop-bytes there (0: not
+	 * yet, -1: none), whether it was put off; scratch for that choice */
+	sim_free_t empty;
+	double *ref_tm;
+	unsigned char *waited;
+	int64_t *nodes2, *pu2;
 } run_ctx_t;
 
 /* The model's run time for hop-bytes hb, uncut. */
@@ -116,17 +122,69 @@ static int keep_nodes(sim_result_t *r, int64_t j, const int64_t *nodes, int64_t 
 	return TOPOMATCH_OK;
 }
 
-/* Place job j and give the scheduler its run time under the model. */
-static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double *run,
-		 char *err)
+/*
+ * --comm-wait, as select/topomatch's tm_comm_wait: a start within the
+ * job's wait whose mapping (pu[]) gives more than CommWaitRatio x the
+ * job's hop-bytes on the empty machine (the same policy's choice there,
+ * without link loads; once per job) is put off (*wait).
+ */
+static int put_off(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, const int64_t *pu,
+		   bool *wait, char *err)
 {
 	const sim_config_t *c = x->c;
 	const sim_job_t *job = &c->s->job[j];
+	double hb;
+	int rc = TOPOMATCH_OK;
+	*wait = false;
+	if (x->ref_tm[j] == 0) {
+		sim_tm_stats_t st = { 0 };
+		topomatch_rng_t rng = x->rng; /* the run's own draws unchanged */
+		sim_pick_t p = { .policy = SIM_TOPOMATCH, .m = c->m, .f = &x->empty, .a = a,
+				 .ntasks = job->procs, .k = job->nodes, .rng = &rng, .tm = &c->tm,
+				 .stats = &st };
+		rc = sim_policy_select(&p, x->nodes2, x->pu2, err);
+		if (!rc && st.narrowed)
+			rc = sim_hop_bytes(c->m->cl, a, x->pu2, &x->ref_tm[j], err);
+		if (!rc && x->ref_tm[j] <= 0)
+			x->ref_tm[j] = -1; /* no mapping there: the job never waits */
+	}
+	if (!rc && x->ref_tm[j] > 0)
+		rc = sim_hop_bytes(c->m->cl, a, pu, &hb, err);
+	if (!rc && x->ref_tm[j] > 0)
+		*wait = hb > c->tm.comm_wait_ratio * x->ref_tm[j];
+	return rc;
+}
+
+/* Place job j and give the scheduler its run time under the model, or
+ * SIM_NOT_NOW (--comm-wait) with the end of its wait in *run. */
+static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double now,
+		 double *run, char *err)
+{
+	const sim_config_t *c = x->c;
+	const sim_job_t *job = &c->s->job[j];
+	sim_tm_stats_t st = x->r->tm; /* counted once the job starts */
 	sim_pick_t p = { .policy = x->r->policy, .m = c->m, .f = &x->f, .a = a,
 			 .ntasks = job->procs, .k = job->nodes, .rng = &x->rng, .tm = &c->tm,
-			 .stats = &x->r->tm, .ll = x->ll };
+			 .stats = &st, .ll = x->ll };
 	int killed;
+	double until = job->submit + c->tm.comm_wait;
 	int rc = sim_policy_select(&p, x->nodes, x->pu, err);
+	if (!rc && x->ref_tm && a && now < until && st.narrowed > x->r->tm.narrowed) {
+		bool wait;
+		rc = put_off(x, j, a, x->pu, &wait, err);
+		if (!rc && wait) {
+			x->waited[j] = 1;
+			*run = until;
+			return SIM_NOT_NOW;
+		}
+	}
+	if (rc)
+		return rc;
+	x->r->tm = st;
+	if (x->ref_tm && x->waited[j]) {
+		x->r->tm.waited++;
+		x->r->tm.wait_expired += now >= until;
+	}
 	bool netted = x->net && a && job->hb_ref > 0; /* its traffic on the links */
 	if (!rc && netted)
 		rc = sim_net_start(x->net, j, a, x->pu, job->hb_ref, &x->r->hb[j], err);
@@ -173,8 +231,10 @@ static int on_start(void *ctx, int64_t j, double now, double *run, char *err)
 			       : sim_pattern_make(x->c->mix, job->kind, job->procs, x->c->seed,
 						  job->id, &a, err);
 	if (!rc)
-		rc = place(x, j, a, run, err);
+		rc = place(x, j, a, now, run, err);
 	topomatch_affinity_destroy(a);
+	if (rc == SIM_NOT_NOW)
+		return rc;
 	if (rc)
 		sim_err_prefix(err, rc, "%s: job %lld: ", sim_policy_name(x->r->policy),
 			       (long long)job->id);
@@ -321,6 +381,14 @@ int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
 		if (!rc && !(x.in_ll = calloc((size_t)c->s->n + 1, 1)))
 			rc = oom(err);
 	}
+	if (!rc && policy == SIM_TOPOMATCH && c->tm.comm_wait > 0) {
+		x.ref_tm = calloc((size_t)c->s->n + 1, sizeof(*x.ref_tm));
+		x.waited = calloc((size_t)c->s->n + 1, 1);
+		x.nodes2 = malloc((size_t)c->m->nnodes * sizeof(*x.nodes2) + 1);
+		x.pu2 = malloc((size_t)most_procs(c->s) * sizeof(*x.pu2) + 1);
+		if (!x.ref_tm || !x.waited || !x.nodes2 || !x.pu2 || sim_free_init(&x.empty, c->m))
+			rc = oom(err);
+	}
 	if (!rc) {
 		sim_sched_ops_t ops = { on_start, on_finish, &x, x.net ? on_retime : NULL };
 		rc = sim_sched_run(c->s->job, c->s->n, c->m->nnodes, &ops, r->start, r->end, err);
@@ -334,6 +402,11 @@ int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
 	free(x.hbc_now);
 	free(x.end);
 	sim_free_free(&x.f);
+	sim_free_free(&x.empty);
+	free(x.ref_tm);
+	free(x.waited);
+	free(x.nodes2);
+	free(x.pu2);
 	free(x.nodes);
 	free(x.pu);
 	if (rc)

@@ -9,6 +9,11 @@
  *   3. a later job starts now if it fits the free nodes and either ends
  *      (by its requested time) before the shadow time, or uses no more
  *      than the extra nodes (which it then takes from them).
+ * A job that waits for a better placement (the start returns SIM_NOT_NOW:
+ * sbatch --comm-wait) is passed over in steps 1-3 and gets no
+ * reservation, as Slurm's backfill plans nothing for it
+ * (select_topomatch.c), until a job has ended (more nodes free) or its
+ * time is up.
  * The pass runs after every event time, once the jobs that end then have
  * left and those submitted then have joined the queue.  Events at equal
  * times: lower job index first, so runs are reproducible.
@@ -19,6 +24,7 @@
 #include "config.h"
 #include "sim.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +39,8 @@ typedef struct sched {
 	int64_t *run, rlen;   /* running jobs, for reservations */
 	unsigned char *running;
 	int64_t *changed;     /* retime()'s output */
+	double *until;        /* a waiting job's last wait; 0: none */
+	int64_t *tried, ends; /* ends counted when it was put off; all ends */
 } sched_t;
 
 /* Requested time: the reservation length (the trace's run time when the
@@ -102,10 +110,20 @@ static bool heap_ready(sched_t *s)
 
 /* ------------------------------------------------------------- starts */
 
+/* Put off at its last try, and nothing has changed since? */
+static bool waiting(const sched_t *s, int64_t j, double now)
+{
+	return s->until[j] > now && s->tried[j] == s->ends;
+}
+
 static int start_job(sched_t *s, int64_t j, double now, char *err)
 {
 	double run;
 	int rc = s->ops->start(s->ops->ctx, j, now, &run, err);
+	if (rc == SIM_NOT_NOW) {
+		s->until[j] = run;
+		s->tried[j] = s->ends;
+	}
 	if (rc)
 		return rc;
 	s->start[j] = now;
@@ -121,6 +139,7 @@ static void finish_job(sched_t *s, int64_t j)
 	s->ops->finish(s->ops->ctx, j);
 	s->running[j] = 0;
 	s->nfree += s->job[j].nodes;
+	s->ends++;
 	for (int64_t k = 0; k < s->rlen; k++)
 		if (s->run[k] == j) {
 			s->run[k] = s->run[--s->rlen];
@@ -167,21 +186,24 @@ static int shadow(const sched_t *s, int64_t head, double now, ends_t *e, double 
 	return -1; /* cannot happen: every job fits the empty machine */
 }
 
-/* Step 3 over the queue behind the head; started jobs leave the queue. */
-static int backfill(sched_t *s, double now, double when, int64_t extra, char *err)
+/* Step 3 over the queue behind the head, queue[head]; started jobs leave
+ * the queue. */
+static int backfill(sched_t *s, int64_t head, double now, double when, int64_t extra,
+		    char *err)
 {
-	int64_t kept = 1;
-	for (int64_t q = 1; q < s->qlen; q++) {
+	int64_t kept = head + 1;
+	for (int64_t q = head + 1; q < s->qlen; q++) {
 		int64_t j = s->queue[q], nodes = s->job[j].nodes;
-		bool by_end_time = nodes <= s->nfree && now + estimate(&s->job[j]) <= when;
-		bool on_extra = !by_end_time && nodes <= s->nfree && nodes <= extra;
-		if (by_end_time || on_extra) {
-			int rc = start_job(s, j, now, err);
-			if (rc)
-				return rc;
-			extra -= on_extra ? nodes : 0;
-		} else {
+		bool fits = nodes <= s->nfree && !waiting(s, j, now);
+		bool by_end_time = fits && now + estimate(&s->job[j]) <= when;
+		bool on_extra = !by_end_time && fits && nodes <= extra;
+		int rc = by_end_time || on_extra ? start_job(s, j, now, err) : SIM_NOT_NOW;
+		if (rc == SIM_NOT_NOW) {
 			s->queue[kept++] = j;
+		} else if (rc) {
+			return rc;
+		} else {
+			extra -= on_extra ? nodes : 0;
 		}
 	}
 	s->qlen = kept;
@@ -190,19 +212,39 @@ static int backfill(sched_t *s, double now, double when, int64_t extra, char *er
 
 static int pass(sched_t *s, double now, ends_t *scratch, char *err)
 {
-	int64_t started = 0;
+	int64_t kept = 0, q = 0;
 	int rc = TOPOMATCH_OK;
-	while (!rc && started < s->qlen && s->job[s->queue[started]].nodes <= s->nfree)
-		rc = start_job(s, s->queue[started++], now, err);
-	memmove(s->queue, s->queue + started, (size_t)(s->qlen - started) * sizeof(*s->queue));
-	s->qlen -= started;
-	if (rc || s->qlen == 0 || s->nfree == 0)
-		return rc;
+	for (; q < s->qlen; q++) {
+		int64_t j = s->queue[q];
+		if (!waiting(s, j, now) && s->job[j].nodes > s->nfree)
+			break; /* the head */
+		rc = waiting(s, j, now) ? SIM_NOT_NOW : start_job(s, j, now, err);
+		if (rc == SIM_NOT_NOW)
+			s->queue[kept++] = j;
+		else if (rc)
+			return rc;
+	}
+	memmove(s->queue + kept, s->queue + q, (size_t)(s->qlen - q) * sizeof(*s->queue));
+	s->qlen -= q - kept;
+	if (kept == s->qlen || s->nfree == 0)
+		return TOPOMATCH_OK;
 	double when;
 	int64_t extra;
-	if (shadow(s, s->queue[0], now, scratch, &when, &extra))
+	if (shadow(s, s->queue[kept], now, scratch, &when, &extra))
 		return TOPOMATCH_OK;
-	return backfill(s, now, when, extra, err);
+	return backfill(s, kept, now, when, extra, err);
+}
+
+/* The next time a waiting job's wait is up (INFINITY: none). */
+static double next_wake(const sched_t *s, double now)
+{
+	double t = INFINITY;
+	for (int64_t q = 0; q < s->qlen; q++) {
+		double u = s->until[s->queue[q]];
+		if (u > now && u < t)
+			t = u;
+	}
+	return t;
 }
 
 /* ------------------------------------------------------------- events */
@@ -225,10 +267,13 @@ static int events(sched_t *s, ends_t *scratch, char *err)
 {
 	int64_t next = 0;
 	int rc = TOPOMATCH_OK;
-	while (!rc && (next < s->n || heap_ready(s))) {
-		double now = next < s->n ? s->job[next].submit : s->heap[0].t;
+	double wake = INFINITY;
+	while (!rc && (next < s->n || heap_ready(s) || wake < INFINITY)) {
+		double now = next < s->n ? s->job[next].submit : INFINITY;
 		if (heap_ready(s) && s->heap[0].t < now)
 			now = s->heap[0].t;
+		if (wake < now)
+			now = wake;
 		while (heap_ready(s) && s->heap[0].t <= now)
 			finish_job(s, heap_pop(s));
 		while (next < s->n && s->job[next].submit <= now)
@@ -236,6 +281,7 @@ static int events(sched_t *s, ends_t *scratch, char *err)
 		rc = pass(s, now, scratch, err);
 		if (!rc && s->ops->retime)
 			rc = retime(s, now, err);
+		wake = next_wake(s, now);
 	}
 	if (!rc && s->qlen > 0) {
 		rc = sim_err(err, TOPOMATCH_EINVAL, "internal error: %lld jobs never started",
@@ -270,9 +316,11 @@ int sim_sched_run(const sim_job_t *jobs, int64_t n, int64_t nnodes, const sim_sc
 	s.queue = malloc(sz);
 	s.run = malloc(sz);
 	s.changed = malloc(sz);
+	s.tried = malloc(sz);
+	s.until = calloc((size_t)n + 1, sizeof(*s.until));
 	s.running = calloc((size_t)n + 1, 1);
 	ends_t *scratch = malloc((size_t)n * sizeof(*scratch) + 1);
-	if (!s.queue || !s.run || !s.changed || !s.running || !scratch) {
+	if (!s.queue || !s.run || !s.changed || !s.tried || !s.until || !s.running || !scratch) {
 		rc = sim_err(err, TOPOMATCH_ENOMEM, "out of memory for %lld jobs", (long long)n);
 	} else {
 		rc = events(&s, scratch, err);
@@ -281,6 +329,8 @@ int sim_sched_run(const sim_job_t *jobs, int64_t n, int64_t nnodes, const sim_sc
 	free(s.heap);
 	free(s.run);
 	free(s.changed);
+	free(s.tried);
+	free(s.until);
 	free(s.running);
 	free(scratch);
 	return rc;

@@ -43,6 +43,11 @@ static void defaults(tm_plugin_conf_t *c)
 	/* 16 bytes an entry: 16 MiB at most in slurmctld; a job loads a few
 	 * links per node it spans, so 10^6 holds thousands of large jobs */
 	c->contention_entries = 1000000;
+	/* as Slurm's max_switch_wait (SchedulerParameters) for --switches */
+	c->comm_wait_max = 300;
+	/* a fifth more hop-bytes than on an empty cluster: past the spread
+	 * of the mappers' own results on one node set (bench/README.md) */
+	c->comm_wait_ratio = 1.2;
 }
 
 void tm_plugin_conf_path(const char *slurm_conf, char *buf, size_t len)
@@ -150,13 +155,24 @@ static int setting(tm_plugin_conf_t *c, const char *key, const char *v, const ch
 		c->contention_entries = (int64_t)x;
 		return 0;
 	}
+	if (!strcasecmp(key, "CommWaitMax")) {
+		*why = "CommWaitMax: expected whole seconds from 0 to 31536000";
+		if (number(v, 0, 31536000, &x) || x != floor(x))
+			return -1;
+		c->comm_wait_max = (long)x;
+		return 0;
+	}
+	if (!strcasecmp(key, "CommWaitRatio")) {
+		*why = "CommWaitRatio: expected a ratio from 1 to 1000";
+		return number(v, 1, 1000, &c->comm_wait_ratio);
+	}
 	if (!strcasecmp(key, "Mapper"))
 		return string(v, c->mapper, sizeof(c->mapper));
 	if (!strcasecmp(key, "Enabled"))
 		return boolean(v, &c->enabled);
 	*why = "unknown key (known: ClusterYAML, JobBudgetMs, CycleBudgetMs, MaxTasks, "
 	       "PatternKiB, NodeWeightGain, ContentionWeight, ContentionShare, "
-	       "ContentionEntries, Mapper, Enabled)";
+	       "ContentionEntries, CommWaitMax, CommWaitRatio, Mapper, Enabled)";
 	return -1;
 }
 

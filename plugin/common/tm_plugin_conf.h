@@ -24,6 +24,8 @@ typedef struct tm_plugin_conf {
 	double contention_weight;   /* ContentionWeight: W of hop-bytes + W x load met (1) */
 	double contention_share;    /* ContentionShare: a running job's activity (0.2) */
 	int64_t contention_entries; /* ContentionEntries: (job, link) entries at most (10^6) */
+	long comm_wait_max;         /* CommWaitMax: seconds a job's --comm-wait gets at most (300) */
+	double comm_wait_ratio;     /* CommWaitRatio: x the empty cluster's hop-bytes worth a wait (1.2) */
 } tm_plugin_conf_t;
 
 /* Defaults, then the file's settings.  A missing file is ENOENT-like:

@@ -302,13 +302,24 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 	/* at submission (SELECT_MODE_TEST_ONLY), whether the job could ever
 	 * run: its pattern is checked, a refusal said at once, not mapped */
 	t.check_only = tm_job_test_mode == SELECT_MODE_TEST_ONLY;
-	if (tm_backfill_plan() || (!t.check_only && tm_fit_only(&t)))
+	/*
+	 * A job that waits for a better placement (--comm-wait) is planned
+	 * only on node sets that suit it (plan: its own decision, judged as
+	 * a start), never on cons_tres' choice: backfill then holds no nodes
+	 * back for a start it would refuse, and starts it, or keeps nodes for
+	 * it, where and when its placement is good enough.
+	 */
+	t.plan = tm_backfill_plan() && tm_job_waiting(&tm_ch, job_ptr);
+	if (tm_backfill_plan() && !t.plan)
+		return tm_cons_tres(&t);
+	if (!t.plan && !t.check_only && tm_fit_only(&t))
 		return tm_cons_tres(&t);
 	t.waiting_users = tm_waiting_users();
+	t.may_wait = t.plan || tm_job_test_mode == SELECT_MODE_RUN_NOW;
 	/* 22.05's _sched_agent names itself "sched_agent" */
 	if (tm_job_test_mode == SELECT_MODE_RUN_NOW && tm_thread_is("sched_agent"))
 		t.caller = TM_CALLER_MAIN;
-	else if (tm_job_test_mode == SELECT_MODE_RUN_NOW && tm_thread_is("bckfl"))
+	else if (t.plan || (tm_job_test_mode == SELECT_MODE_RUN_NOW && tm_thread_is("bckfl")))
 		t.caller = TM_CALLER_BACKFILL;
 	switch (topomatch_narrow(&t, &nar)) {
 	case TOPOMATCH_NARROWED:
@@ -317,11 +328,22 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 		/* not now (tm_choose.c, tm_compute): the main scheduler
 		 * stops this pass at the job, as when resources are busy */
 		return SLURM_ERROR;
+	case TOPOMATCH_WAIT:
+		/* not now (tm_choose.c, tm_comm_wait): the same, as for a
+		 * job that waits for --switches */
+		debug("%pJ: waits for a better placement (--comm-wait)", job_ptr);
+		return SLURM_ERROR;
 	case TOPOMATCH_KEEP:
+		tm_narrowed_free(&nar);
+		if (t.plan) /* no node set judged: none planned */
+			return SLURM_ERROR;
 		debug("%pJ: %d candidate nodes, %u-%u wanted: no narrowing, cons_tres chooses",
 		      job_ptr, bit_set_count(node_map), min_nodes, max_nodes);
-		tm_narrowed_free(&nar);
 		return tm_cons_tres(&t);
+	}
+	if (t.plan && !tm_subset_usable(&t, nar.nodes)) {
+		tm_narrowed_free(&nar);
+		return SLURM_ERROR;
 	}
 	if (!tm_subset_usable(&t, nar.nodes)) {
 		tm_fell_back(job_ptr, "the chosen nodes are no longer candidates, or miss "
@@ -349,10 +371,14 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 		bit_or(node_map, saved_nodes);
 		if (saved_cores)
 			core_array_or(avail_core, saved_cores);
-		snprintf(why, sizeof(why), "cons_tres cannot allocate the %d nodes of the "
-			 "mapping (%s)", want, nar.note);
-		tm_fell_back(job_ptr, why);
-		rc = tm_cons_tres(&t);
+		if (!t.plan) { /* a plan is never cons_tres' own choice */
+			snprintf(why, sizeof(why), "cons_tres cannot allocate the %d nodes of "
+				 "the mapping (%s)", want, nar.note);
+			tm_fell_back(job_ptr, why);
+			rc = tm_cons_tres(&t);
+		}
+	} else if (t.plan) {
+		/* a plan: SystemComment keeps why the job waits */
 	} else if (bit_set_count(node_map) != want) {
 		snprintf(why, sizeof(why), "%s; cons_tres took %d of the %d nodes", nar.note,
 			 bit_set_count(node_map), want);

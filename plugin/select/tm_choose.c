@@ -12,6 +12,7 @@
 
 #include "tm_slurm.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,10 @@
  */
 #define TM_MAX_ENV_ENTRIES (TOPOMATCH_BLOB_MAX_ENTRIES + 4096)
 #define TM_KEY_ENV_TOO_LONG UINT64_C(0x5e5e5e5e5e5e5e5e)
+/* --comm-wait's marks (cost): the job's hop-bytes on an empty cluster, and
+ * whether its last start was put off (1) or not (0) */
+#define TM_KEY_EMPTY UINT64_C(0xe3e3e3e3e3e3e3e3)
+#define TM_KEY_WAITING UINT64_C(0x3a3a3a3a3a3a3a3a)
 
 /*
  * The largest pattern (bytes of its TOPOMATCH_PATTERN_ values) a decision
@@ -644,19 +649,21 @@ static const topomatch_map_opts_t *tm_node_choice_opts(const tm_chooser_t *ch,
  * what was compared (zeroed without the table).
  */
 static int tm_select(const tm_chooser_t *ch, const topomatch_affinity_t *a,
-		     const topomatch_map_opts_t *o, int64_t *pu, int64_t *nodes, int64_t *nn,
-		     topomatch_map_result_t *res, topomatch_loaded_choice_t *lc, char *err)
+		     const topomatch_map_opts_t *o, bool use_loads, int64_t *pu, int64_t *nodes,
+		     int64_t *nn, topomatch_map_result_t *res, topomatch_loaded_choice_t *lc,
+		     char *err)
 {
+	bool loads = use_loads && tm_loads_active(ch);
+
 	memset(lc, 0, sizeof(*lc));
 	if (tm_by_blocks(ch, topomatch_affinity_ntasks(a))) {
 		int64_t b;
-		bool loads = tm_loads_active(ch);
 		return topomatch_cluster_select_blocks(ch->cluster, a, o, 1, tm_task_limit(ch),
 						       loads ? ch->loads.ll : NULL,
 						       loads ? ch->conf.contention_weight : 0, pu,
 						       nodes, nn, &b, res, err);
 	}
-	if (tm_loads_active(ch))
+	if (loads)
 		return topomatch_cluster_select_loaded(ch->cluster, a, o, ch->loads.ll,
 						       ch->conf.contention_weight, pu, nodes, nn,
 						       res, lc, err);
@@ -710,7 +717,7 @@ static bool tm_weigh(const tm_test_t *t, const topomatch_affinity_t *a,
 	o.time_budget_s = ms_left / 1e3;
 	topomatch_loaded_choice_t lc;
 	if (gain < 1 && ms_left > 0 &&
-	    !tm_select(ch, a, &o, pu2, nodes2, &nn2, &res, &lc, err) &&
+	    !tm_select(ch, a, &o, true, pu2, nodes2, &nn2, &res, &lc, err) &&
 	    !res.fell_back && nn2 >= t->min_nodes && nn2 <= t->max_nodes &&
 	    (hb2 = tm_hop_bytes(ch, a, pu2)) >= 0 && hb2 < *hb * (1 - gain)) {
 		memcpy(pu, pu2, n * sizeof(*pu));
@@ -796,8 +803,8 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 			snprintf(note, sizeof(note), "%lld tasks, %lld free PUs on the candidate nodes",
 				 (long long) n, (long long) npus);
 	} else if (o.time_budget_s > 0 && /* 0 would be no budget at all */
-		   tm_select(ch, a, tm_node_choice_opts(ch, &o, &sel), pu, nodes, &nn, &res,
-			     &lc, err)) {
+		   tm_select(ch, a, tm_node_choice_opts(ch, &o, &sel), true, pu, nodes, &nn,
+			     &res, &lc, err)) {
 		snprintf(note, sizeof(note), "mapping failed: %.200s", err);
 	} else if (o.time_budget_s <= 0 || res.fell_back || (ms = tm_now_ms() - t0) > budget_ms) {
 		/* the guard cuts a run short only where it checks the time.
@@ -877,6 +884,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 			tm_loads_stash(ch, job_ptr->job_id, pu, n);
 			tm_decision_store(&ch->cache, job_ptr->job_id, base, TM_DECISION_NODES, nodes,
 					  tasks, nn, &t->extent, note);
+			tm_decision_set_cost(&ch->cache, job_ptr->job_id, base, hb);
 			how = TOPOMATCH_NARROWED;
 			debug("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in "
 			      "%.1f ms; %s", job_ptr, (long long) n, res.mapper, (long long) nn,
@@ -1044,6 +1052,167 @@ static topomatch_affinity_t *tm_admit(const tm_test_t *t, uint64_t pkey)
 	return a;
 }
 
+/* ------------------------------------------------------------ --comm-wait */
+
+/* The job's --comm-wait in seconds (TOPOMATCH_COMM_WAIT, stored by the
+ * SPANK plugin beside the pattern; any value is bounded by CommWaitMax);
+ * 0 without one, or with one that is not a whole number. */
+static long tm_job_comm_wait(const job_record_t *job_ptr)
+{
+	static const char key[] = "TOPOMATCH_COMM_WAIT=";
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size && i < TM_MAX_ENV_ENTRIES; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+		char *end;
+		long secs;
+
+		if (!e || strncmp(e, key, sizeof(key) - 1))
+			continue;
+		errno = 0;
+		secs = strtol(e + sizeof(key) - 1, &end, 10);
+		return errno || end == e + sizeof(key) - 1 || *end || secs < 0 ? 0 : secs;
+	}
+	return 0;
+}
+
+/* The seconds the job may still wait, counted from when it became
+ * eligible (begin_time, which slurmctld keeps across its restarts). */
+static long tm_comm_wait_now(const tm_chooser_t *ch, const job_record_t *job_ptr)
+{
+	const struct job_details *dt = job_ptr->details;
+	time_t since = dt ? MAX(dt->begin_time, dt->submit_time) : 0;
+
+	return tm_comm_wait_left(tm_job_comm_wait(job_ptr), ch->conf.comm_wait_max, (long) since,
+				 (long) time(NULL));
+}
+
+/*
+ * --comm-wait's yardstick: the job's hop-bytes on an empty cluster, its
+ * node choice and srun's placement there as tm_map makes them, over every
+ * node of its partition that the cluster YAML has (each with its Slurm
+ * CPU count), without link loads.  Once per job, within ms_left, kept
+ * under TM_KEY_EMPTY (not when it could not be computed).
+ */
+static void tm_reference(const tm_test_t *t, const topomatch_affinity_t *a, double ms_left)
+{
+	tm_chooser_t *ch = t->ch;
+	job_record_t *job_ptr = t->job;
+	bitstr_t *part = job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL;
+	int64_t n = topomatch_affinity_ntasks(a), nn = 0, npus = 0;
+	int64_t *pus = xcalloc(topomatch_cluster_npu(ch->cluster) + 1, sizeof(*pus));
+	int64_t *pu = xcalloc(n + 1, sizeof(*pu));
+	int64_t *nodes = xcalloc(topomatch_cluster_nnodes(ch->cluster) + 1, sizeof(*nodes));
+	topomatch_map_opts_t o, sel;
+	topomatch_map_result_t res;
+	topomatch_loaded_choice_t lc;
+	char err[TOPOMATCH_ERRLEN];
+	double t0 = tm_now_ms(), hb = -1;
+
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node = node_record_table_ptr[i];
+		int64_t cn = ch->cl_of[i], first, count;
+
+		if (cn < 0 || !node || (part && (i >= bit_size(part) || !bit_test(part, i))))
+			continue;
+		first = topomatch_cluster_node_pus(ch->cluster, cn, &count);
+		for (int64_t k = 0; k < count && k < node->cpus; k++)
+			pus[npus++] = first + k;
+	}
+	if (tm_cpt(t) > 1)
+		tm_slot_firsts(ch, tm_cpt(t), pus, &npus);
+	topomatch_map_opts_init(&o);
+	o.mapper = tm_job_mapper(ch, job_ptr);
+	o.allowed = pus;
+	o.nallowed = npus;
+	o.time_budget_s = ms_left / 1e3;
+	if (npus >= n && ms_left > 0 &&
+	    !tm_select(ch, a, tm_node_choice_opts(ch, &o, &sel), false, pu, nodes, &nn, &res,
+		       &lc, err) &&
+	    !res.fell_back &&
+	    (hb = tm_placement(ch, a, &o, pus, npus, pu, ms_left - (tm_now_ms() - t0), &res)) < 0)
+		hb = tm_hop_bytes(ch, a, pu);
+	if (hb > 0) {
+		tm_decision_store(&ch->cache, job_ptr->job_id, TM_KEY_EMPTY, TM_DECISION_KEEP, NULL,
+				  NULL, 0, NULL, NULL);
+		tm_decision_set_cost(&ch->cache, job_ptr->job_id, TM_KEY_EMPTY, hb);
+		debug("%pJ: --comm-wait: %.6g hop-bytes on an empty cluster (%lld PUs of its "
+		      "partition), in %.1f ms", job_ptr, hb, (long long) npus, tm_now_ms() - t0);
+	} else {
+		debug("%pJ: --comm-wait: no placement on an empty cluster within %.1f ms: the job "
+		      "does not wait this time", job_ptr, ms_left);
+	}
+	xfree(pus);
+	xfree(pu);
+	xfree(nodes);
+}
+
+/* TM_KEY_WAITING's cost: the job's last start was put off (backfill
+ * plans it on its own terms, tm_job_waiting), or one was before. */
+#define TM_WAITING 1
+#define TM_WAITED 2
+
+static void tm_mark_waiting(tm_chooser_t *ch, uint32_t job_id, double mark)
+{
+	if (!tm_decision_find(&ch->cache, job_id, TM_KEY_WAITING) &&
+	    tm_decision_store(&ch->cache, job_id, TM_KEY_WAITING, TM_DECISION_KEEP, NULL, NULL,
+			      0, NULL, NULL))
+		return;
+	tm_decision_set_cost(&ch->cache, job_id, TM_KEY_WAITING, mark);
+}
+
+/*
+ * sbatch --comm-wait=TIME, as --switches=N@TIME does for switch counts: a
+ * start now (may_wait) whose placement, d, gives more than CommWaitRatio
+ * x the job's hop-bytes on an empty cluster is put off while the job's
+ * time lasts.  The main scheduler's pass then stops at the job as when
+ * its resources are busy, and backfill plans nothing for it
+ * but on node sets that suit it (tm_job_waiting, t->plan: judged the same
+ * way, nothing noted), so the jobs behind it start around it.  Its
+ * decision is made again when nodes are freed (tm_decision_stands) and
+ * judged at each start, until the time is up.
+ */
+static bool tm_comm_wait(const tm_test_t *t, const tm_decision_t *d, tm_narrowed_t *nar)
+{
+	tm_chooser_t *ch = t->ch;
+	job_record_t *job_ptr = t->job;
+	const tm_decision_t *ref, *mark;
+	long left;
+	bool wait;
+
+	if (!t->may_wait || !tm_job_comm_wait(job_ptr))
+		return false;
+	left = tm_comm_wait_now(ch, job_ptr);
+	ref = left > 0 ? tm_decision_find(&ch->cache, job_ptr->job_id, TM_KEY_EMPTY) : NULL;
+	wait = ref && tm_comm_wait_worse(d->cost, ref->cost, ch->conf.comm_wait_ratio);
+	mark = tm_decision_find(&ch->cache, job_ptr->job_id, TM_KEY_WAITING);
+	if (t->plan) {
+		return wait;
+	} else if (wait) {
+		tm_note(job_ptr, "waits up to %lds more for a better placement (--comm-wait): "
+			"%.6g hop-bytes on the free nodes, x%.2f the %.6g of an empty cluster "
+			"(CommWaitRatio=%g)", left, d->cost, d->cost / ref->cost, ref->cost,
+			ch->conf.comm_wait_ratio);
+	} else if (mark && mark->cost > 0) {
+		snprintf(nar->note + strlen(nar->note), sizeof(nar->note) - strlen(nar->note),
+			 "; after waiting for a better placement (--comm-wait)");
+	}
+	if (wait || (mark && mark->cost > 0))
+		tm_mark_waiting(ch, job_ptr->job_id, wait ? TM_WAITING : TM_WAITED);
+	return wait;
+}
+
+bool tm_job_waiting(tm_chooser_t *ch, job_record_t *job_ptr)
+{
+	const tm_decision_t *mark;
+	bool waiting;
+
+	slurm_mutex_lock(&ch->mutex);
+	mark = tm_decision_find(&ch->cache, job_ptr->job_id, TM_KEY_WAITING);
+	waiting = mark && mark->cost == TM_WAITING && tm_comm_wait_now(ch, job_ptr) > 0;
+	slurm_mutex_unlock(&ch->mutex);
+	return waiting;
+}
+
 /* Decode and map: a decision not in the cache, within the budgets. */
 static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t base,
 				     uint64_t key, const int64_t *pus, int64_t npus,
@@ -1102,6 +1271,13 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 		how = tm_map(t, a, pus, npus, tier, ntier,
 			     MIN(left, ch->conf.job_budget_ms) - (tm_now_ms() - t->start_ms),
 			     left >= ch->conf.job_budget_ms, base, key);
+	/* --comm-wait's yardstick, once, with a budget of its own from the
+	 * cycle's: without it the job does not wait */
+	if (how == TOPOMATCH_NARROWED && t->may_wait && tm_comm_wait_now(ch, job_ptr) > 0 &&
+	    !tm_decision_find(&ch->cache, job_ptr->job_id, TM_KEY_EMPTY))
+		tm_reference(t, a, MIN(ch->conf.job_budget_ms,
+				       left - (tm_now_ms() - t->start_ms)) -
+					   TM_BUDGET_MARGIN * ch->conf.job_budget_ms);
 	topomatch_affinity_destroy(a);
 	tm_cycle_charge(cycle, job_ptr->user_id, tm_now_ms() - t->start_ms);
 	return how;
@@ -1297,6 +1473,10 @@ static topomatch_narrow_t tm_decide(tm_test_t *t, uint64_t pkey, tm_narrowed_t *
 	} else if (d && d->kind == TM_DECISION_NODES) {
 		tm_narrowed_from(t, d, nar);
 		how = TOPOMATCH_NARROWED;
+		if (tm_comm_wait(t, d, nar)) {
+			tm_narrowed_free(nar);
+			how = TOPOMATCH_WAIT;
+		}
 	} else {
 		how = TOPOMATCH_KEEP;
 	}

@@ -112,6 +112,9 @@ typedef struct {
 	bool check_only;		/* only check the pattern, note why it is
 					 * refused (at submission: TEST_ONLY) */
 	tm_caller_t caller;		/* whose window the test counts in */
+	bool may_wait;			/* a start now (RUN_NOW) that --comm-wait may put off */
+	bool plan;			/* backfill's plan (WILL_RUN) of a job that waits
+					 * (--comm-wait): judged as a start, not noted */
 	int waiting_users;		/* users with pending pattern jobs (0: unknown) */
 	double start_ms;		/* set by topomatch_narrow: the budget's start */
 	size_t pattern_bytes;		/* set by topomatch_narrow: the pattern's size */
@@ -123,6 +126,8 @@ typedef enum {
 	TOPOMATCH_NARROWED = 1,	/* *narrowed is the subset to choose in */
 	TOPOMATCH_DEFER = 2,	/* not now: the main pass's budget is used up,
 				 * the job waits for the next pass */
+	TOPOMATCH_WAIT = 3,	/* not now: the job waits for a better placement
+				 * (sbatch --comm-wait, tm_comm_wait) */
 } topomatch_narrow_t;
 
 /* What topomatch_narrow() hands to cons_tres. */
@@ -163,6 +168,11 @@ void tm_narrowed_free(tm_narrowed_t *nar);
 /* Does the job carry a pattern (a TOPOMATCH_PATTERN_ entry among the
  * spank_job_env entries a pattern is looked for in)? */
 bool tm_job_has_pattern(const job_record_t *job_ptr);
+
+/* Is the job waiting for a better placement (--comm-wait: its last start
+ * was put off, its time is not up)?  Then backfill plans nothing for it:
+ * no nodes are held back for a start it would refuse. */
+bool tm_job_waiting(tm_chooser_t *ch, job_record_t *job_ptr);
 
 /* The job's SystemComment gets the line "topomatch: msg", replacing its
  * earlier one (Slurm's own lines are kept). */

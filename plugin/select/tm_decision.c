@@ -106,9 +106,32 @@ int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
 	*d = (tm_decision_t){ .job_id = job_id, .key = key, .kind = kind, .nodes = copy,
 			      .tasks = copy && tasks ? copy + nnodes : NULL, .nnodes = nnodes,
 			      .extent = extent ? *extent : (tm_extent_t){ 0, 0 },
-			      .last_use = ++c->tick };
+			      .cost = -1, .last_use = ++c->tick };
 	snprintf(d->note, sizeof(d->note), "%s", note ? note : "");
 	return 0;
+}
+
+void tm_decision_set_cost(tm_decision_cache_t *c, uint32_t job_id, uint64_t key, double cost)
+{
+	tm_decision_t *d = c->slot ? lookup(c, job_id, key) : NULL;
+
+	if (d)
+		d->cost = cost;
+}
+
+long tm_comm_wait_left(long asked_s, long max_s, long since, long now)
+{
+	long wait = asked_s < max_s ? asked_s : max_s;
+
+	/* a clock set back counts as no time waited */
+	if (wait <= 0 || now - since >= wait)
+		return 0;
+	return now > since ? wait - (now - since) : wait;
+}
+
+int tm_comm_wait_worse(double hb, double ref, double ratio)
+{
+	return ref > 0 && hb >= 0 && hb > ratio * ref;
 }
 
 char *tm_comment_merge(const char *old, const char *msg)

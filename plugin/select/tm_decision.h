@@ -49,6 +49,8 @@ typedef struct tm_decision {
 	int64_t nnodes;
 	tm_extent_t extent;   /* what the node choice was made on */
 	char note[TM_DECISION_NOTE]; /* what the job's SystemComment says of it */
+	double cost;          /* TM_DECISION_NODES: the placement's hop-bytes;
+			       * under TM_KEY_* marks, their value; -1 unknown */
 	uint64_t last_use;    /* for least-recently-used eviction */
 } tm_decision_t;
 
@@ -76,6 +78,22 @@ int tm_decision_store(tm_decision_cache_t *c, uint32_t job_id, uint64_t key,
 		      tm_decision_kind_t kind, const int64_t *nodes, const int64_t *tasks,
 		      int64_t nnodes, const tm_extent_t *extent, const char *note);
 
+/* Set the cost of the stored decision (job_id, key), when there is one. */
+void tm_decision_set_cost(tm_decision_cache_t *c, uint32_t job_id, uint64_t key, double cost);
+/* ------------------------------------------------------------ --comm-wait */
+/*
+ * The seconds a job may still wait for a better placement at `now`: what
+ * it asked (sbatch --comm-wait, seconds; <= 0: none), at most max_s
+ * (CommWaitMax), counted from `since` (when it became eligible); 0 once
+ * the time is up.
+ */
+long tm_comm_wait_left(long asked_s, long max_s, long since, long now);
+/*
+ * Is a placement of hb hop-bytes worth waiting out: more than ratio
+ * (CommWaitRatio) x ref, the job's hop-bytes on an empty cluster?  Never
+ * with a reference unknown (<= 0) or a placement not measured (< 0).
+ */
+int tm_comm_wait_worse(double hb, double ref, double ratio);
 /* ---------------------------------------------------------- SystemComment */
 
 /*

@@ -50,6 +50,7 @@
  */
 #define _GNU_SOURCE
 #include <stdint.h> /* spank.h uses uint32_t without including it */
+#include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -91,6 +92,7 @@ TM_EXPORT const unsigned int spank_plugin_version = 1;
  * static state is the plugin's own, never shared with Slurm's. */
 static char *pattern_path;
 static char *mapper_name;
+static long comm_wait;      /* --comm-wait, seconds (0: none) */
 static int strict;
 static int bind_record;     /* plugstack.conf: bind=record */
 static int layout_reorder;  /* plugstack.conf: layout=reorder */
@@ -135,6 +137,38 @@ static int opt_mapper(int val, const char *arg, int remote)
 	return -1;
 }
 
+/*
+ * --comm-wait=TIME in Slurm's time format (minutes, MM:SS, HH:MM:SS,
+ * D-HH, D-HH:MM, D-HH:MM:SS, UNLIMITED), read by the libslurm of the
+ * program that loaded the plugin (sbatch, salloc and srun export
+ * slurm_time_str2secs).  slurmctld bounds it by CommWaitMax.
+ */
+static int opt_wait(int val, const char *arg, int remote)
+{
+	int (*str2secs)(const char *);
+	int secs;
+
+	(void)val;
+	(void)remote;
+	*(void **)&str2secs = dlsym(RTLD_DEFAULT, "slurm_time_str2secs");
+	if (!str2secs) {
+		slurm_error("--comm-wait: this program has no slurm_time_str2secs to read '%s'",
+			    arg ? arg : "");
+		return -1;
+	}
+	secs = arg && *arg ? str2secs(arg) : (int)NO_VAL;
+	if (secs == (int)INFINITE) {
+		comm_wait = INT32_MAX; /* as long as CommWaitMax allows */
+	} else if (secs < 0) {
+		slurm_error("--comm-wait: '%s' is not a time (minutes, MM:SS, HH:MM:SS, D-HH, "
+			    "D-HH:MM:SS or UNLIMITED)", arg ? arg : "");
+		return -1;
+	} else {
+		comm_wait = secs;
+	}
+	return 0;
+}
+
 static int opt_strict(int val, const char *arg, int remote)
 {
 	(void)val;
@@ -152,6 +186,10 @@ static struct spank_option options[] = {
 	{ "comm-mapper", "NAME",
 	  "mapping algorithm for --comm-pattern (default auto; see topomatch-map(1))", 1, 0,
 	  opt_mapper },
+	{ "comm-wait", "TIME",
+	  "wait up to TIME for nodes that suit --comm-pattern about as well as an empty "
+	  "cluster would (at most CommWaitMax of topomatch.conf)",
+	  1, 0, opt_wait },
 	{ "comm-strict", NULL,
 	  "refuse the submission when --comm-pattern cannot be used (default: warn and "
 	  "use Slurm's placement)",
@@ -1080,6 +1118,10 @@ static int store(spank_t sp, char **entries, int n)
 	if (mapper_name && spank_job_control_setenv(sp, "TOPOMATCH_MAPPER", mapper_name, 1) !=
 				   ESPANK_SUCCESS)
 		return -1;
+	snprintf(name, sizeof(name), "%ld", comm_wait);
+	if (comm_wait > 0 && spank_job_control_setenv(sp, "TOPOMATCH_COMM_WAIT", name, 1) !=
+				     ESPANK_SUCCESS)
+		return -1;
 	return 0;
 }
 
@@ -1134,6 +1176,8 @@ TM_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		hostfile = NULL;
 		unsetenv("SLURM_HOSTFILE");
 	}
+	if (comm_wait > 0 && !pattern_path && ctx == S_CTX_ALLOCATOR)
+		slurm_info("warning: --comm-wait has no effect without --comm-pattern");
 	if (!pattern_path || (ctx != S_CTX_ALLOCATOR && ctx != S_CTX_LOCAL))
 		return 0;
 	if (ctx == S_CTX_LOCAL && getenv("SLURM_JOB_ID") && getenv("SLURM_JOB_NODELIST"))
@@ -1154,5 +1198,6 @@ TM_EXPORT int slurm_spank_exit(spank_t sp, int ac, char **av)
 	free(pattern_path);
 	free(mapper_name);
 	pattern_path = mapper_name = NULL;
+	comm_wait = 0;
 	return 0;
 }

@@ -192,6 +192,22 @@ expect_contains "--contention-weight -1: says why" "--contention-weight: '-1' is
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --contention-weight lots
 expect_eq "--contention-weight lots: exit 2" 2 "$rc"
 
+# --comm-wait (issue 20, point 4): jobs put off for a placement within
+# x1.05 of the empty machine's, counted in the JSON and the summary
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate $stream --policy topomatch --json \
+	--quiet --time-scale 0.3 --comm-wait 3600 --comm-wait-ratio 1.05
+expect_eq "--comm-wait 3600: some jobs waited, fewer until their time was up" "True" \
+	"$(py 'p=d["policies"]["topomatch"]; print(p["comm_waited"] > 0 and 0 <= p["comm_wait_expired"] <= p["comm_waited"])')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy topomatch --comm-wait 60 --quiet
+expect_contains "--comm-wait 60: in the summary" \
+	"topomatch: --comm-wait 60 s: 0 jobs waited for a placement within x1.2 of their hop-bytes" "$out"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --comm-wait -1
+expect_eq "--comm-wait -1: exit 2" 2 "$rc"
+expect_contains "--comm-wait -1: says why" "--comm-wait: '-1' is not a number in [0, 3.1536e+07]" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --comm-wait-ratio 0.5
+expect_eq "--comm-wait-ratio 0.5: exit 2" 2 "$rc"
+expect_contains "--comm-wait-ratio 0.5: says why" "--comm-wait-ratio: '0.5' is not a number in [1, 1000]" "$err"
+
 # plot axes fit the data (issue 21, point 5): the CDFs' x ranges are set
 # from the curves (1st to 99th percentile), linear when the hop-bytes
 # ratios span less than a factor 20; waits from 0

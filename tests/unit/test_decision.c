@@ -342,6 +342,73 @@ START_TEST(conf_contention)
 }
 END_TEST
 
+/* --comm-wait's bounds: 300 s at most and 1.2 x by default, as Slurm's
+ * max_switch_wait; each refused out of its range. */
+START_TEST(conf_comm_wait)
+{
+	static const char *const bad_m[] = { "CommWaitMax=-1\n", "CommWaitMax=1.5\n",
+					     "CommWaitMax=31536001\n", "CommWaitMax=5m\n" };
+	static const char *const bad_r[] = { "CommWaitRatio=0.99\n", "CommWaitRatio=1001\n",
+					     "CommWaitRatio=nan\n", "CommWaitRatio=\n" };
+	tm_plugin_conf_t c;
+	char err[TOPOMATCH_ERRLEN] = "", path[32];
+
+	ck_assert_int_eq(read_conf("ClusterYAML=/etc/slurm/c.yaml\n", &c, err, path), 0);
+	ck_assert(c.comm_wait_max == 300 && c.comm_wait_ratio == 1.2);
+	ck_assert_int_eq(read_conf("commwaitmax = 0\nCommWaitRatio=1\n", &c, err, path), 0);
+	ck_assert(c.comm_wait_max == 0 && c.comm_wait_ratio == 1);
+	ck_assert_int_eq(read_conf("CommWaitMax=31536000\nCommWaitRatio=2.5\n", &c, err, path), 0);
+	ck_assert(c.comm_wait_max == 31536000 && c.comm_wait_ratio == 2.5);
+	expect_refused(bad_m, "CommWaitMax: expected whole seconds from 0 to 31536000");
+	expect_refused(bad_r, "CommWaitRatio: expected a ratio from 1 to 1000");
+}
+END_TEST
+
+/* How long a job may still wait, and which placements it waits out. */
+START_TEST(comm_wait_rules)
+{
+	/* asked 600 s, the admin allows 300: 300 from eligibility */
+	ck_assert_int_eq(tm_comm_wait_left(600, 300, 1000, 1000), 300);
+	ck_assert_int_eq(tm_comm_wait_left(600, 300, 1000, 1250), 50);
+	ck_assert_int_eq(tm_comm_wait_left(600, 300, 1000, 1300), 0);
+	ck_assert_int_eq(tm_comm_wait_left(60, 300, 1000, 1059), 1);
+	ck_assert_int_eq(tm_comm_wait_left(60, 300, 1000, 1060), 0);
+	/* none asked, none allowed, a clock set back */
+	ck_assert_int_eq(tm_comm_wait_left(0, 300, 1000, 1000), 0);
+	ck_assert_int_eq(tm_comm_wait_left(-5, 300, 1000, 1000), 0);
+	ck_assert_int_eq(tm_comm_wait_left(60, 0, 1000, 1000), 0);
+	ck_assert_int_eq(tm_comm_wait_left(60, 300, 1000, 900), 60);
+	/* 1.2 x the empty cluster's 1000 hop-bytes: 1200 is accepted */
+	ck_assert(!tm_comm_wait_worse(1200, 1000, 1.2));
+	ck_assert(tm_comm_wait_worse(1201, 1000, 1.2));
+	ck_assert(!tm_comm_wait_worse(5000, 0, 1.2));  /* no reference */
+	ck_assert(!tm_comm_wait_worse(5000, -1, 1.2));
+	ck_assert(!tm_comm_wait_worse(-1, 1000, 1.2)); /* not measured */
+}
+END_TEST
+
+/* A decision's cost: -1 when stored, set afterwards, kept by find. */
+START_TEST(decision_cost)
+{
+	tm_decision_cache_t c;
+	int64_t nodes[] = { 3, 4 };
+
+	ck_assert_int_eq(tm_decision_cache_init(&c, 4), 0);
+	ck_assert_int_eq(tm_decision_store(&c, 7, 11, TM_DECISION_NODES, nodes, NULL, 2, NULL,
+					   "n"), 0);
+	ck_assert(tm_decision_find(&c, 7, 11)->cost == -1);
+	tm_decision_set_cost(&c, 7, 11, 1234.5);
+	tm_decision_set_cost(&c, 7, 12, 99); /* none there: nothing */
+	ck_assert(tm_decision_find(&c, 7, 11)->cost == 1234.5);
+	ck_assert_ptr_null(tm_decision_find(&c, 7, 12));
+	/* stored again: unknown again */
+	ck_assert_int_eq(tm_decision_store(&c, 7, 11, TM_DECISION_KEEP, NULL, NULL, 0, NULL,
+					   NULL), 0);
+	ck_assert(tm_decision_find(&c, 7, 11)->cost == -1);
+	tm_decision_cache_fini(&c);
+}
+END_TEST
+
 /* entries env_array_merge drops or merges are moved behind the kept ones */
 START_TEST(spank_env_repair)
 {
@@ -414,6 +481,9 @@ int main(void)
 	tcase_add_test(tc, conf_node_weight_gain);
 	tcase_add_test(tc, conf_contention);
 	tcase_add_test(tc, spank_env_repair);
+	tcase_add_test(tc, conf_comm_wait);
+	tcase_add_test(tc, comm_wait_rules);
+	tcase_add_test(tc, decision_cost);
 	suite_add_tcase(s, tc);
 	return tm_run_suite(s);
 }

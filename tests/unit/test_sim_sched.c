@@ -189,6 +189,76 @@ START_TEST(failing_start)
 }
 END_TEST
 
+/* --comm-wait: job `picky` refuses to start (SIM_NOT_NOW) while job 0
+ * runs, for `wait` s from its submission; its tries counted. */
+typedef struct picky {
+	fake_t f;
+	int64_t picky, tries;
+	double wait;
+	bool j0_running;
+} picky_t;
+
+static int picky_start(void *ctx, int64_t j, double now, double *run, char *err)
+{
+	picky_t *p = ctx;
+	double until = p->f.job[j].submit + p->wait;
+	p->tries += j == p->picky;
+	if (j == p->picky && p->j0_running && now < until) {
+		*run = until;
+		return SIM_NOT_NOW;
+	}
+	p->j0_running |= j == 0;
+	return fake_start(&p->f, j, now, run, err);
+}
+
+static void picky_finish(void *ctx, int64_t j)
+{
+	picky_t *p = ctx;
+	p->j0_running &= j != 0;
+	fake_finish(&p->f, j);
+}
+
+static void expect_picky(sim_job_t *jobs, int64_t n, double wait, const double *want,
+			 int64_t tries)
+{
+	double start[16], end[16];
+	char err[TOPOMATCH_ERRLEN] = "";
+	picky_t p = { .f = { .job = jobs, .fail_at = -1 }, .picky = 1, .wait = wait };
+	sim_sched_ops_t ops = { picky_start, picky_finish, &p, NULL };
+	ck_assert_msg(sim_sched_run(jobs, n, 4, &ops, start, end, err) == TOPOMATCH_OK, "%s", err);
+	for (int64_t j = 0; j < n; j++)
+		ck_assert_msg(start[j] == want[j], "job %lld starts at %g, not %g", (long long)j,
+			      start[j], want[j]);
+	ck_assert_int_eq(p.tries, tries);
+}
+
+START_TEST(comm_wait_passed_over)
+{
+	/*
+	 * 4 nodes.  J0 (2 nodes, 0-10).  J1 (2 nodes) at 1 is put off: no
+	 * reservation, so J2 (2 nodes, 20 s) starts at 2 on the nodes J1
+	 * would have had, without trying J1 again (no job ended).  J0's end
+	 * at 10 frees 2 nodes: J1 tried again, starts.
+	 */
+	sim_job_t jobs[] = { JOB(0, 2, 10, 10), JOB(1, 2, 5, 5), JOB(2, 2, 20, 20) };
+	jobs[1].submit = 1;
+	jobs[2].submit = 2;
+	const double want[] = { 0, 10, 2 };
+	expect_picky(jobs, 3, 100, want, 2);
+}
+END_TEST
+
+START_TEST(comm_wait_time_up)
+{
+	/* J0 (2 nodes, 0-1000); J1 at 1 put off for 50 s: nothing else
+	 * happens, it starts at 51 when its time is up (a wake-up event). */
+	sim_job_t jobs[] = { JOB(0, 2, 1000, 1000), JOB(1, 2, 5, 5) };
+	jobs[1].submit = 1;
+	const double want[] = { 0, 51 };
+	expect_picky(jobs, 2, 50, want, 2);
+}
+END_TEST
+
 START_TEST(refused_streams)
 {
 	double start[2], end[2];
@@ -222,6 +292,8 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, start_order_and_queue);
 	tcase_add_test(tc, failing_start);
 	tcase_add_test(tc, refused_streams);
+	tcase_add_test(tc, comm_wait_passed_over);
+	tcase_add_test(tc, comm_wait_time_up);
 	suite_add_tcase(s, tc);
 	return s;
 }
