@@ -1206,6 +1206,8 @@ bool tm_job_waiting(tm_chooser_t *ch, job_record_t *job_ptr)
 	const tm_decision_t *mark;
 	bool waiting;
 
+	if (!tm_job_comm_wait(job_ptr)) /* most jobs: no cache lookup */
+		return false;
 	slurm_mutex_lock(&ch->mutex);
 	mark = tm_decision_find(&ch->cache, job_ptr->job_id, TM_KEY_WAITING);
 	waiting = mark && mark->cost == TM_WAITING && tm_comm_wait_now(ch, job_ptr) > 0;

@@ -149,7 +149,8 @@ static int opt_wait(int val, const char *arg, int remote)
 	int secs;
 
 	(void)val;
-	(void)remote;
+	if (remote) /* slurmd's copy: the job has its wait already */
+		return 0;
 	*(void **)&str2secs = dlsym(RTLD_DEFAULT, "slurm_time_str2secs");
 	if (!str2secs) {
 		slurm_error("--comm-wait: this program has no slurm_time_str2secs to read '%s'",
