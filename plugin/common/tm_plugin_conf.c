@@ -45,8 +45,9 @@ static void defaults(tm_plugin_conf_t *c)
 	c->contention_entries = 1000000;
 	/* as Slurm's max_switch_wait (SchedulerParameters) for --switches */
 	c->comm_wait_max = 300;
-	/* a fifth more hop-bytes than on an empty cluster: past the spread
-	 * of the mappers' own results on one node set (bench/README.md) */
+	/* a fifth more hop-bytes than on an empty cluster: at 1.05 the
+	 * simulator's loaded streams had 3-10 % more bounded slowdown
+	 * (bench/README.md, issue 20 point 4) */
 	c->comm_wait_ratio = 1.2;
 }
 

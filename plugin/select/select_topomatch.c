@@ -341,14 +341,12 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 		      job_ptr, bit_set_count(node_map), min_nodes, max_nodes);
 		return tm_cons_tres(&t);
 	}
-	if (t.plan && !tm_subset_usable(&t, nar.nodes)) {
-		tm_narrowed_free(&nar);
-		return SLURM_ERROR;
-	}
 	if (!tm_subset_usable(&t, nar.nodes)) {
+		tm_narrowed_free(&nar);
+		if (t.plan)
+			return SLURM_ERROR;
 		tm_fell_back(job_ptr, "the chosen nodes are no longer candidates, or miss "
 			     "required nodes");
-		tm_narrowed_free(&nar);
 		return tm_cons_tres(&t);
 	}
 
