@@ -11,9 +11,9 @@
  *      than the extra nodes (which it then takes from them).
  * A job that waits for a better placement (the start returns SIM_NOT_NOW:
  * sbatch --comm-wait) is passed over in steps 1-3 and gets no
- * reservation, as Slurm's backfill plans nothing for it
- * (select_topomatch.c), until a job has ended (more nodes free) or its
- * time is up.
+ * reservation (Slurm's backfill plans it only on node sets that suit it,
+ * select_topomatch.c; here only the head has one) until a job has ended
+ * (more nodes free) or its time is up.
  * The pass runs after every event time, once the jobs that end then have
  * left and those submitted then have joined the queue.  Events at equal
  * times: lower job index first, so runs are reproducible.

@@ -1165,9 +1165,9 @@ static void tm_mark_waiting(tm_chooser_t *ch, uint32_t job_id, double mark)
  * start now (may_wait) whose placement, d, gives more than CommWaitRatio
  * x the job's hop-bytes on an empty cluster is put off while the job's
  * time lasts.  The main scheduler's pass then stops at the job as when
- * its resources are busy, and backfill plans nothing for it
- * but on node sets that suit it (tm_job_waiting, t->plan: judged the same
- * way, nothing noted), so the jobs behind it start around it.  Its
+ * its resources are busy, and backfill plans it only on node sets that
+ * suit it (tm_job_waiting, t->plan: judged the same way, nothing noted),
+ * so the jobs behind it start around it.  Its
  * decision is made again when nodes are freed (tm_decision_stands) and
  * judged at each start, until the time is up.
  */

@@ -170,8 +170,9 @@ void tm_narrowed_free(tm_narrowed_t *nar);
 bool tm_job_has_pattern(const job_record_t *job_ptr);
 
 /* Is the job waiting for a better placement (--comm-wait: its last start
- * was put off, its time is not up)?  Then backfill plans nothing for it:
- * no nodes are held back for a start it would refuse. */
+ * was put off, its time is not up)?  Then backfill plans it only on node
+ * sets that suit it (tm_test_t.plan), never on cons_tres' choice: no
+ * nodes are held back for a start it would refuse. */
 bool tm_job_waiting(tm_chooser_t *ch, job_record_t *job_ptr);
 
 /* The job's SystemComment gets the line "topomatch: msg", replacing its
