@@ -216,9 +216,10 @@ static int pass(sched_t *s, double now, ends_t *scratch, char *err)
 	int rc = TOPOMATCH_OK;
 	for (; q < s->qlen; q++) {
 		int64_t j = s->queue[q];
-		if (!waiting(s, j, now) && s->job[j].nodes > s->nfree)
+		bool put_off = waiting(s, j, now);
+		if (!put_off && s->job[j].nodes > s->nfree)
 			break; /* the head */
-		rc = waiting(s, j, now) ? SIM_NOT_NOW : start_job(s, j, now, err);
+		rc = put_off ? SIM_NOT_NOW : start_job(s, j, now, err);
 		if (rc == SIM_NOT_NOW)
 			s->queue[kept++] = j;
 		else if (rc)

@@ -309,8 +309,9 @@ static int tm_choose_nodes(job_record_t *job_ptr, bitstr_t *node_map,
 	 * back for a start it would refuse, and starts it, or keeps nodes for
 	 * it, where and when its placement is good enough.
 	 */
-	t.plan = tm_backfill_plan() && tm_job_waiting(&tm_ch, job_ptr);
-	if (tm_backfill_plan() && !t.plan)
+	bool bf_plan = tm_backfill_plan();
+	t.plan = bf_plan && tm_job_waiting(&tm_ch, job_ptr);
+	if (bf_plan && !t.plan)
 		return tm_cons_tres(&t);
 	if (!t.plan && !t.check_only && tm_fit_only(&t))
 		return tm_cons_tres(&t);

@@ -1075,15 +1075,15 @@ static long tm_job_comm_wait(const job_record_t *job_ptr)
 	return 0;
 }
 
-/* The seconds the job may still wait, counted from when it became
- * eligible (begin_time, which slurmctld keeps across its restarts). */
-static long tm_comm_wait_now(const tm_chooser_t *ch, const job_record_t *job_ptr)
+/* The seconds the job, which asked for `asked` (tm_job_comm_wait), may
+ * still wait, counted from when it became eligible (begin_time, which
+ * slurmctld keeps across its restarts). */
+static long tm_comm_wait_now(const tm_chooser_t *ch, const job_record_t *job_ptr, long asked)
 {
 	const struct job_details *dt = job_ptr->details;
 	time_t since = dt ? MAX(dt->begin_time, dt->submit_time) : 0;
 
-	return tm_comm_wait_left(tm_job_comm_wait(job_ptr), ch->conf.comm_wait_max, (long) since,
-				 (long) time(NULL));
+	return tm_comm_wait_left(asked, ch->conf.comm_wait_max, (long) since, (long) time(NULL));
 }
 
 /*
@@ -1176,12 +1176,12 @@ static bool tm_comm_wait(const tm_test_t *t, const tm_decision_t *d, tm_narrowed
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
 	const tm_decision_t *ref, *mark;
-	long left;
+	long asked = t->may_wait ? tm_job_comm_wait(job_ptr) : 0, left;
 	bool wait;
 
-	if (!t->may_wait || !tm_job_comm_wait(job_ptr))
+	if (!asked)
 		return false;
-	left = tm_comm_wait_now(ch, job_ptr);
+	left = tm_comm_wait_now(ch, job_ptr, asked);
 	ref = left > 0 ? tm_decision_find(&ch->cache, job_ptr->job_id, TM_KEY_EMPTY) : NULL;
 	wait = ref && tm_comm_wait_worse(d->cost, ref->cost, ch->conf.comm_wait_ratio);
 	mark = tm_decision_find(&ch->cache, job_ptr->job_id, TM_KEY_WAITING);
@@ -1204,13 +1204,14 @@ static bool tm_comm_wait(const tm_test_t *t, const tm_decision_t *d, tm_narrowed
 bool tm_job_waiting(tm_chooser_t *ch, job_record_t *job_ptr)
 {
 	const tm_decision_t *mark;
+	long asked = tm_job_comm_wait(job_ptr);
 	bool waiting;
 
-	if (!tm_job_comm_wait(job_ptr)) /* most jobs: no cache lookup */
+	if (!asked) /* most jobs: no cache lookup */
 		return false;
 	slurm_mutex_lock(&ch->mutex);
 	mark = tm_decision_find(&ch->cache, job_ptr->job_id, TM_KEY_WAITING);
-	waiting = mark && mark->cost == TM_WAITING && tm_comm_wait_now(ch, job_ptr) > 0;
+	waiting = mark && mark->cost == TM_WAITING && tm_comm_wait_now(ch, job_ptr, asked) > 0;
 	slurm_mutex_unlock(&ch->mutex);
 	return waiting;
 }
@@ -1275,7 +1276,8 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 			     left >= ch->conf.job_budget_ms, base, key);
 	/* --comm-wait's yardstick, once, with a budget of its own from the
 	 * cycle's: without it the job does not wait */
-	if (how == TOPOMATCH_NARROWED && t->may_wait && tm_comm_wait_now(ch, job_ptr) > 0 &&
+	if (how == TOPOMATCH_NARROWED && t->may_wait &&
+	    tm_comm_wait_now(ch, job_ptr, tm_job_comm_wait(job_ptr)) > 0 &&
 	    !tm_decision_find(&ch->cache, job_ptr->job_id, TM_KEY_EMPTY))
 		tm_reference(t, a, MIN(ch->conf.job_budget_ms,
 				       left - (tm_now_ms() - t->start_ms)) -

@@ -1119,10 +1119,11 @@ static int store(spank_t sp, char **entries, int n)
 	if (mapper_name && spank_job_control_setenv(sp, "TOPOMATCH_MAPPER", mapper_name, 1) !=
 				   ESPANK_SUCCESS)
 		return -1;
-	snprintf(name, sizeof(name), "%ld", comm_wait);
-	if (comm_wait > 0 && spank_job_control_setenv(sp, "TOPOMATCH_COMM_WAIT", name, 1) !=
-				     ESPANK_SUCCESS)
-		return -1;
+	if (comm_wait > 0) {
+		snprintf(name, sizeof(name), "%ld", comm_wait);
+		if (spank_job_control_setenv(sp, "TOPOMATCH_COMM_WAIT", name, 1) != ESPANK_SUCCESS)
+			return -1;
+	}
 	return 0;
 }
 
