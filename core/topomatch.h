@@ -778,7 +778,9 @@ TOPOMATCH_API void topomatch_ompi_destroy(topomatch_ompi_t *m);
  * ...; slurmctld's select plugin decodes them.  Any user can put anything
  * there, so the decoder treats its input as hostile: it checks every
  * field, reads nothing past the given strings, and its time and memory
- * are proportional to the input size.  The checksum in the strings
+ * are proportional to the input size and the pattern it decodes to
+ * (bounded by max_tasks and max_edges: repeated rows of a structured
+ * pattern cost almost no bytes).  The checksum in the strings
  * catches corruption and truncation, not forgery.  The format is
  * described at the top of core/pattern_blob.c.
  */
@@ -787,6 +789,7 @@ TOPOMATCH_API void topomatch_ompi_destroy(topomatch_ompi_t *m);
 #define TOPOMATCH_BLOB_MAX_ENTRY ((size_t)65536)   /* bytes, NUL included */
 #define TOPOMATCH_BLOB_MAX_TOTAL ((size_t)524288)  /* all entries, NULs included */
 #define TOPOMATCH_BLOB_MAX_TASKS (INT64_C(1) << 20)
+#define TOPOMATCH_BLOB_MAX_EDGES (INT64_C(1) << 21) /* 2,097,152: ~100 MB decoded */
 #define TOPOMATCH_BLOB_MAX_ENTRIES 65535           /* the format's own bound */
 
 /* Limits on the strings; 0 in a field means the default above.  Sizes
@@ -795,6 +798,7 @@ typedef struct topomatch_blob_limits {
 	size_t max_entry;  /* one string, NUL included */
 	size_t max_total;  /* all strings, NULs included */
 	int64_t max_tasks;
+	int64_t max_edges; /* edges (i < j) kept by the encoder, read by the decoder */
 } topomatch_blob_limits_t;
 
 /*

@@ -147,13 +147,15 @@ static int cons_tres(const sim_machine_t *m, const sim_free_t *f, const unsigned
  * max_tasks: the decoder's limit (the job's task count for a job mapped
  * node by node).
  */
-static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64_t max_tasks)
+static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64_t max_tasks,
+					    int64_t max_edges)
 {
 	char **entries = NULL, err[TOPOMATCH_ERRLEN];
 	int n = 0;
 	topomatch_affinity_t *out = NULL;
-	topomatch_blob_limits_t lim = { .max_tasks = max_tasks };
-	topomatch_blob_limits_t cap = { .max_total = (size_t)SIM_PLUGIN_PATTERN_KIB * 1024 };
+	topomatch_blob_limits_t lim = { .max_tasks = max_tasks, .max_edges = max_edges };
+	topomatch_blob_limits_t cap = { .max_total = (size_t)SIM_PLUGIN_PATTERN_KIB * 1024,
+					.max_edges = max_edges };
 	if (topomatch_blob_encode(a, 0.0, &cap, &entries, &n, NULL, err) == TOPOMATCH_OK)
 		topomatch_blob_decode((const char *const *)entries, n, &lim, &out, NULL, err);
 	topomatch_blob_free(entries, n);
@@ -181,6 +183,16 @@ static int64_t task_limit(const sim_tm_opts_t *tm)
 	double per_budget = 1024 * (tm->time_budget_s > 0.05 ? tm->time_budget_s / 0.05 : 1);
 	return tm->time_budget_s > 0 && per_budget < tm->max_tasks ? (int64_t)per_budget
 								   : tm->max_tasks;
+}
+
+/* The most pairs sbatch stores and slurmctld decodes
+ * (tm_plugin_pattern_edges, plugin/common/tm_plugin_conf.c): 65,536 per
+ * 50 ms of the budget; without one, the format's default (0). */
+static int64_t edge_limit(const sim_tm_opts_t *tm)
+{
+	return tm->time_budget_s > 0
+		       ? (int64_t)(65536 * (tm->time_budget_s > 0.05 ? tm->time_budget_s / 0.05 : 1))
+		       : 0;
 }
 
 /* A job of more tasks than that: mapped node by node, in blocks. */
@@ -296,8 +308,9 @@ static int narrow(const sim_pick_t *p, const int64_t *used, int64_t nused, int64
 static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err)
 {
 	topomatch_affinity_t *seen =
-		p->a ? as_plugin_sees(p->a, by_blocks(p) ? topomatch_affinity_ntasks(p->a)
-							 : task_limit(p->tm))
+		p->a ? as_plugin_sees(p->a,
+				      by_blocks(p) ? topomatch_affinity_ntasks(p->a) : task_limit(p->tm),
+				      edge_limit(p->tm))
 		     : NULL;
 	int64_t *used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1), nused = 0;
 	int rc = used ? TOPOMATCH_OK : oom(err), sel = TOPOMATCH_EINVAL;

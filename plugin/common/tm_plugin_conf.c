@@ -224,6 +224,11 @@ int64_t tm_plugin_task_limit(const tm_plugin_conf_t *c)
 	return per_budget < (double)c->max_tasks ? (int64_t)per_budget : c->max_tasks;
 }
 
+int64_t tm_plugin_pattern_edges(const tm_plugin_conf_t *c)
+{
+	return (int64_t)(65536.0 * (c->job_budget_ms > 50 ? c->job_budget_ms / 50 : 1));
+}
+
 int64_t tm_plugin_pattern_tasks(const tm_plugin_conf_t *c, int64_t ntasks)
 {
 	const int64_t most = INT64_C(1) << 20;

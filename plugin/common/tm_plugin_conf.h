@@ -42,6 +42,17 @@ int tm_plugin_conf_read(const char *path, tm_plugin_conf_t *c, char *err, size_t
  * tasks (topomatch_cluster_select_blocks), by slurmctld and srun alike.
  */
 int64_t tm_plugin_task_limit(const tm_plugin_conf_t *c);
+/*
+ * The most pairs (edges i < j) of a pattern slurmctld decodes: 65,536,
+ * and as many per 50 ms of a larger JobBudgetMs; sbatch keeps the
+ * pattern within it as within PatternKiB.  Format 2 of the pattern blob
+ * repeats rows, so its bytes no longer bound its pairs: Bruck's
+ * all-to-all on 65,536 tasks is 1.3 KiB for 1,015,808 pairs, which took
+ * 160-240 ms to decode on one core of the bench machine (102,400 pairs:
+ * 15 ms); format 1's 64 KiB (the bytes a decision maps per 50 ms) held no
+ * more pairs than this, at a byte each at least.
+ */
+int64_t tm_plugin_pattern_edges(const tm_plugin_conf_t *c);
 /* The most tasks the pattern of a job (or step) of ntasks tasks is read
  * or decoded with: MaxTasks, or for one mapped node by node its task
  * count, at most 2^20 (slurmctld, srun and topomatch explain alike). */

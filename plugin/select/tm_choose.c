@@ -331,13 +331,19 @@ static int64_t tm_tier_pus(const tm_chooser_t *ch, const int64_t *pus, int64_t n
 static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *job_ptr)
 {
 	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
-	topomatch_blob_limits_t lim = { .max_tasks = tm_plugin_pattern_tasks(&ch->conf, ntasks) };
+	topomatch_blob_limits_t lim = { .max_tasks = tm_plugin_pattern_tasks(&ch->conf, ntasks),
+					.max_edges = tm_plugin_pattern_edges(&ch->conf) };
 	topomatch_affinity_t *a = NULL;
 	char err[TOPOMATCH_ERRLEN];
+	int rc = topomatch_blob_decode_env((const char *const *) job_ptr->spank_job_env,
+					   job_ptr->spank_job_env_size, NULL, &lim, &a, NULL, err);
 
-	if (topomatch_blob_decode_env((const char *const *) job_ptr->spank_job_env,
-				      job_ptr->spank_job_env_size, NULL, &lim, &a,
-				      NULL, err)) {
+	if (rc == TOPOMATCH_ELIMIT && strstr(err, " edges, more than the limit")) {
+		tm_note(job_ptr, "%s, what a budget of %g ms maps (JobBudgetMs in topomatch.conf)",
+			err, ch->conf.job_budget_ms);
+		return NULL;
+	}
+	if (rc) {
 		tm_note(job_ptr, "pattern rejected: %s", err);
 		return NULL;
 	}

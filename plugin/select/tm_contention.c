@@ -84,7 +84,8 @@ static topomatch_affinity_t *tm_loads_pattern(const tm_chooser_t *ch, job_record
 {
 	const size_t plen = strlen(TOPOMATCH_PATTERN_ENV);
 	const size_t most = (size_t) ch->conf.pattern_kib * 1024;
-	topomatch_blob_limits_t lim = { .max_tasks = ch->conf.max_tasks };
+	topomatch_blob_limits_t lim = { .max_tasks = ch->conf.max_tasks,
+					.max_edges = tm_plugin_pattern_edges(&ch->conf) };
 	topomatch_affinity_t *a = NULL;
 	size_t total = 0;
 

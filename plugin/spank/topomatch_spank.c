@@ -602,11 +602,13 @@ static int read_conf(tm_plugin_conf_t *conf, char *path, char *err)
 	return tm_plugin_conf_read(path, conf, err, TOPOMATCH_ERRLEN);
 }
 
-/* Encode a as sbatch stores it in the job (PatternKiB). */
+/* Encode a as sbatch stores it in the job (PatternKiB, and the pairs
+ * slurmctld decodes within JobBudgetMs). */
 static int encode(const tm_plugin_conf_t *conf, const topomatch_affinity_t *a, char ***entries,
 		  int *n, topomatch_blob_info_t *info, char *err)
 {
-	topomatch_blob_limits_t lim = { .max_total = (size_t)conf->pattern_kib * 1024 };
+	topomatch_blob_limits_t lim = { .max_total = (size_t)conf->pattern_kib * 1024,
+					.max_edges = tm_plugin_pattern_edges(conf) };
 	return topomatch_blob_encode(a, SPARSE_FACTOR, &lim, entries, n, info, err);
 }
 

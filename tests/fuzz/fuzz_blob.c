@@ -4,9 +4,11 @@
  * job's spank_job_env).  The input is the binary payload: the harness
  * wraps it in valid entries (header, FNV-1a hash, base64url, split into
  * entries of at most 256 characters), so that the fuzzer reaches the
- * varints, rows and weight codes behind the checksum.  fuzz_blob_env
- * covers the strings themselves.  A payload that decodes must give a
- * consistent pattern, which encodes and decodes again to the same shape.
+ * varints, rows and weight codes behind the checksum, once as format
+ * version 1 and once as version 2 (repeated rows; with limits that keep
+ * what a few bytes repeat into small).  fuzz_blob_env covers the strings
+ * themselves.  A payload that decodes must give a consistent pattern,
+ * which encodes and decodes again to the same shape.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -58,15 +60,13 @@ static void check_pattern(const topomatch_affinity_t *a, const topomatch_blob_in
 				  isfinite(c.w[k]) && c.w[k] > 0);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void decode_as(const uint8_t *data, size_t size, int ver,
+		      const topomatch_blob_limits_t *lim)
 {
 	char err[TOPOMATCH_ERRLEN], **v = NULL;
 	size_t chars;
-	char *text;
+	char *text = base64(data, size, &chars);
 
-	if (size == 0 || size > 65536)
-		return 0;
-	text = base64(data, size, &chars);
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 	for (size_t i = 0; i < size; i++) {
 		h ^= data[i];
@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!v[k])
 			abort();
 		memcpy(v[k], "TMP1", 4);
-		put_hex(v[k] + 4, 2, 1);
+		put_hex(v[k] + 4, 2, (uint64_t)ver);
 		put_hex(v[k] + 6, 4, (uint64_t)k);
 		put_hex(v[k] + 10, 4, (uint64_t)n);
 		put_hex(v[k] + 14, 8, size);
@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	topomatch_affinity_t *a = NULL;
 	topomatch_blob_info_t info;
 	fz_err_init(err);
-	int rc = topomatch_blob_decode((const char *const *)v, n, NULL, &a, &info, err);
+	int rc = topomatch_blob_decode((const char *const *)v, n, lim, &a, &info, err);
 	fz_check_err(rc, err);
 	FZ_ASSERT((rc == TOPOMATCH_OK) == (a != NULL));
 	/* the entries are well formed: only the payload can be wrong */
@@ -124,5 +124,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		topomatch_blob_free(e2, n2);
 		topomatch_affinity_destroy(a);
 	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const topomatch_blob_limits_t small = { .max_tasks = 1 << 16, .max_edges = 1 << 18 };
+
+	if (size == 0 || size > 65536)
+		return 0;
+	decode_as(data, size, 1, NULL);
+	decode_as(data, size, 2, &small);
 	return 0;
 }

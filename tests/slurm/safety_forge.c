@@ -322,7 +322,7 @@ static const struct {
 	{ "trunc-header", "the first 20 characters of an entry" },
 	{ "truncated", "a valid entry cut in the middle of its data" },
 	{ "extended", "a valid entry with 4 more data characters" },
-	{ "version", "format version 02" },
+	{ "version", "format version 03" },
 	{ "header-hex", "uppercase hex digits in the header" },
 	{ "count", "entry says 2 entries, 1 given" },
 	{ "index", "entry 0 says it is part 1" },
@@ -408,7 +408,7 @@ static int build(const char *c, env_t *e)
 			free(s);
 			s = t;
 		} else if (!strcmp(c, "version"))
-			v[5] = '2';
+			v[5] = '3';
 		else if (!strcmp(c, "header-hex"))
 			v[14] = 'A'; /* L's first digit: hex, but not lowercase */
 		else if (!strcmp(c, "flip")) {

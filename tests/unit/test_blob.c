@@ -66,8 +66,9 @@ static uint8_t *unseal(char *const *v, int n, size_t *L)
 	return out;
 }
 
-/* Entries of a payload, `room` data characters (a multiple of 4) each. */
-static char **reseal(const uint8_t *p, size_t L, size_t room, int *n)
+/* Entries of a payload of format version ver, `room` data characters (a
+ * multiple of 4) each. */
+static char **reseal_v(const uint8_t *p, size_t L, size_t room, int ver, int *n)
 {
 	size_t chars = L / 3 * 4 + (L % 3 ? L % 3 + 1 : 0);
 	char *text = malloc(chars + 1);
@@ -84,8 +85,8 @@ static char **reseal(const uint8_t *p, size_t L, size_t room, int *n)
 	for (int k = 0; k < *n; k++) {
 		size_t off = (size_t)k * room, len = chars - off < room ? chars - off : room;
 		char h[64];
-		snprintf(h, sizeof(h), "TMP101%04x%04x%08x%016llx", (unsigned)k, (unsigned)*n,
-			 (unsigned)L, (unsigned long long)fnv(p, L));
+		snprintf(h, sizeof(h), "TMP1%02x%04x%04x%08x%016llx", (unsigned)ver, (unsigned)k,
+			 (unsigned)*n, (unsigned)L, (unsigned long long)fnv(p, L));
 		ck_assert_uint_eq(strlen(h), HDR);
 		v[k] = malloc(HDR + len + 1);
 		memcpy(v[k], h, HDR);
@@ -96,10 +97,19 @@ static char **reseal(const uint8_t *p, size_t L, size_t room, int *n)
 	return v;
 }
 
-/* A payload under construction (see the format comment). */
+/* Version 1: the hand-made payloads below that have no repeated rows
+ * spell rows as version 1 did (the decoder reads both). */
+static char **reseal(const uint8_t *p, size_t L, size_t room, int *n)
+{
+	return reseal_v(p, L, room, 1, n);
+}
+
+/* A payload under construction (see the format comment); ver 2 when it
+ * uses version 2's row headers. */
 struct pl {
 	uint8_t b[8192];
 	size_t n;
+	int ver;
 };
 
 static void pv(struct pl *p, uint64_t v)
@@ -123,6 +133,7 @@ static void pd(struct pl *p, double d)
 static void phead(struct pl *p, uint64_t n, uint64_t nnz, double wmax, double total)
 {
 	p->n = 0;
+	p->ver = 1;
 	pv(p, n);
 	pv(p, nnz);
 	pv(p, nnz);
@@ -132,7 +143,8 @@ static void phead(struct pl *p, uint64_t n, uint64_t nnz, double wmax, double to
 	pd(p, 0.0);
 }
 
-/* The 3-task pattern A(0,1) = 10, A(1,2) = 5 as the format spells it. */
+/* The 3-task pattern A(0,1) = 10, A(1,2) = 5 as format version 1
+ * spells it. */
 static void three_tasks(struct pl *p)
 {
 	phead(p, 3, 2, 10.0, 15.0);
@@ -144,11 +156,25 @@ static void three_tasks(struct pl *p)
 	pv(p, 0);    /* row 2: none above the diagonal */
 }
 
+/* The same in version 2: row headers count << 1, no repeat (row 1's
+ * weight differs from row 0's). */
+static void three_tasks_v2(struct pl *p)
+{
+	phead(p, 3, 2, 10.0, 15.0);
+	p->ver = 2;
+	pv(p, 1 << 1);
+	pv(p, 1);
+	pv(p, 1 << 1);
+	pv(p, 0);
+	pv(p, 1024);
+	pv(p, 0 << 1);
+}
+
 /* ---------------------------------------------------------------- helpers */
 
 static topomatch_blob_limits_t limits(size_t entry, size_t total, int64_t tasks)
 {
-	topomatch_blob_limits_t l = { entry, total, tasks };
+	topomatch_blob_limits_t l = { entry, total, tasks, 0 };
 	return l;
 }
 
@@ -192,7 +218,7 @@ static void reject(char *const *v, int n, const topomatch_blob_limits_t *lim, in
 static void reject_payload(const struct pl *p, int status, const char *msg)
 {
 	int n;
-	char **v = reseal(p->b, p->n, 1024, &n);
+	char **v = reseal_v(p->b, p->n, 1024, p->ver, &n);
 
 	reject(v, n, NULL, status, msg);
 	topomatch_blob_free(v, n);
@@ -449,13 +475,22 @@ START_TEST(format_as_documented)
 
 	ck_assert_int_eq(topomatch_affinity_create(3, 3, s, d, w, NULL, &a, err), 0);
 	char **v = enc(a, 0.0, NULL, &n, NULL);
-	three_tasks(&p);
-	char **u = reseal(p.b, p.n, 1024, &m);
+	three_tasks_v2(&p);
+	char **u = reseal_v(p.b, p.n, 1024, 2, &m);
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(m, 1);
 	ck_assert_str_eq(v[0], u[0]);
-	ck_assert_str_eq(v[0], "TMP101000000010000002a1f0a498d7f40ff53"
-			       "AwICAAAAAAAAJEAAAAAAAAAuQAAAAAAAAC5AAAAAAAAAAAABAQEAgAgA");
+	ck_assert_str_eq(v[0], "TMP102000000010000002a61fc95d4ed8ca17b"
+			       "AwICAAAAAAAAJEAAAAAAAAAuQAAAAAAAAC5AAAAAAAAAAAACAQIAgAgA");
+	topomatch_blob_free(u, m);
+	/* version 1's spelling still decodes, to the same pattern */
+	three_tasks(&p);
+	u = reseal(p.b, p.n, 1024, &m);
+	topomatch_affinity_t *b1 = dec(u, m, NULL, NULL), *b2 = dec(v, n, NULL, NULL);
+	assert_same_pattern(b2, b1);
+	ck_assert(aw(b1, 0, 1) == 10 && aw(b1, 1, 2) == 5);
+	topomatch_affinity_destroy(b1);
+	topomatch_affinity_destroy(b2);
 	topomatch_blob_free(v, n);
 	topomatch_blob_free(u, m);
 	topomatch_affinity_destroy(a);
@@ -627,10 +662,15 @@ START_TEST(limits_force_sparsification)
 }
 END_TEST
 
-/* Equal weights: the drops spread, the factor says 1, no task isolated. */
+/* Equal weights without locality in the task numbers (a shuffled stencil,
+ * whose rows do not repeat): the drops spread, the factor says 1, no task
+ * isolated. */
 START_TEST(limits_uniform_ties)
 {
-	topomatch_affinity_t *a = stencil(16, 16, 16, 27, 0, NULL), *b;
+	topomatch_affinity_t *s = stencil(16, 16, 16, 27, 0, NULL), *a, *b;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_affinity_shuffle(s, 5, &a, err), TOPOMATCH_OK);
+	topomatch_affinity_destroy(s);
 	topomatch_blob_limits_t l = limits(0, 48 * 1024, 0);
 	topomatch_blob_info_t ie;
 	int n;
@@ -652,14 +692,69 @@ START_TEST(limits_uniform_ties)
 }
 END_TEST
 
+/* Among equal weights the nearest in task numbers are kept first: a
+ * chain i - i+1 plus one long edge per task, all of weight 1, keeps the
+ * whole chain and, of the long edges, the shortest. */
+START_TEST(limits_uniform_nearest)
+{
+	enum { N = 4000 };
+	int64_t src[2 * N], dst[2 * N], m = 0;
+	double w[2 * N];
+	topomatch_affinity_t *a, *b;
+	char err[TOPOMATCH_ERRLEN];
+	uint64_t x = 99;
+	for (int64_t i = 0; i < N; i++) {
+		if (i + 1 < N) {
+			src[m] = i;
+			dst[m] = i + 1;
+			w[m++] = 1;
+		}
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		src[m] = i;
+		dst[m] = (i + 2 + (int64_t)(x >> 33) % (N - 3)) % N;
+		w[m++] = 1;
+	}
+	ck_assert_int_eq(topomatch_affinity_create(N, m, src, dst, w, NULL, &a, err), 0);
+	topomatch_blob_limits_t l = limits(0, 16 * 1024, 0);
+	topomatch_blob_info_t ie;
+	int n;
+	char **v = enc(a, 0.0, &l, &n, &ie);
+	ck_assert_int_lt(ie.nnz_kept, ie.nnz_input);
+	ck_assert_int_gt(ie.nnz_kept, N);
+	b = dec(v, n, &l, NULL);
+	for (int64_t i = 0; i + 1 < N; i++)
+		ck_assert_msg(aw(b, i, i + 1) == 1, "chain edge %lld dropped", (long long)i);
+	/* the longest kept edge (on the ring) is no longer than the shortest
+	 * dropped one (<=: ties in hash order) */
+	topomatch_csr_t y = topomatch_affinity_symmetric(b), z = topomatch_affinity_symmetric(a);
+	int64_t kept = 0, dropped = N;
+	for (int64_t i = 0; i < N; i++)
+		for (int64_t q = z.rowptr[i]; q < z.rowptr[i + 1]; q++) {
+			int64_t j = z.col[q], d = j > i ? j - i : i - j;
+			d = N - d < d ? N - d : d;
+			if (aw(b, i, j) > 0)
+				kept = d > kept ? d : kept;
+			else
+				dropped = d < dropped ? d : dropped;
+		}
+	ck_assert_int_le(kept, dropped);
+	ck_assert_int_eq(y.n, N);
+	topomatch_blob_free(v, n);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+}
+END_TEST
+
 START_TEST(limits_too_small)
 {
-	topomatch_affinity_t *a = stencil(16, 16, 16, 7, 0, NULL);
+	/* shuffled: no repeated rows, a few bytes per task */
+	topomatch_affinity_t *s = stencil(16, 16, 16, 7, 0, NULL), *a;
 	topomatch_blob_limits_t l = limits(0, 4096, 0);
 	char **v = (char **)&v;
 	char err[TOPOMATCH_ERRLEN];
 	int n = -1;
 
+	ck_assert_int_eq(topomatch_affinity_shuffle(s, 3, &a, err), TOPOMATCH_OK);
 	ck_assert_int_eq(topomatch_blob_encode(a, 0.0, &l, &v, &n, NULL, err), TOPOMATCH_ELIMIT);
 	ck_assert_contains(err, "even with one edge per task");
 	ck_assert_ptr_null(v);
@@ -667,6 +762,22 @@ START_TEST(limits_too_small)
 	l = limits(0, 0, 1000);
 	ck_assert_int_eq(topomatch_blob_encode(a, 0.0, &l, &v, &n, NULL, err), TOPOMATCH_ELIMIT);
 	ck_assert_contains(err, "4096 tasks, more than the limit of 1000");
+	/* max_edges: fewer than one per task is refused, more sparsifies */
+	l = limits(0, 0, 0);
+	l.max_edges = 1000;
+	ck_assert_int_eq(topomatch_blob_encode(a, 0.0, &l, &v, &n, NULL, err), TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "pattern blob: 4096 tasks need ");
+	ck_assert_contains(err, " edges (one per task), more than the limit of 1000");
+	l.max_edges = 6000;
+	topomatch_blob_info_t ie;
+	v = enc(a, 0.0, &l, &n, &ie);
+	ck_assert_int_eq(ie.nnz_kept, 6000);
+	ck_assert_int_eq(ie.nnz_input, 3 * 15 * 16 * 16);
+	topomatch_blob_free(v, n);
+	l.max_edges = -1;
+	ck_assert_int_eq(topomatch_blob_encode(a, 0.0, &l, &v, &n, NULL, err), TOPOMATCH_EINVAL);
+	ck_assert_str_eq(err, "pattern blob: negative max_edges -1");
+	topomatch_affinity_destroy(s);
 	topomatch_affinity_destroy(a);
 }
 END_TEST
@@ -750,9 +861,14 @@ START_TEST(reject_header)
 	reject(v, n, NULL, TOPOMATCH_EPARSE,
 	       "pattern entry 1: not a topomatch pattern (bad magic)");
 	memcpy(v[1], save, HDR);
-	v[1][5] = '2';
+	v[1][5] = '3';
 	reject(v, n, NULL, TOPOMATCH_EPARSE,
-	       "pattern entry 1: unsupported format version 2 (this build reads 1)");
+	       "pattern entry 1: unsupported format version 3 (this build reads 1 to 2)");
+	v[1][5] = '0';
+	reject(v, n, NULL, TOPOMATCH_EPARSE, "unsupported format version 0");
+	v[1][5] = '1'; /* a version 1 entry among version 2 ones */
+	reject(v, n, NULL, TOPOMATCH_EPARSE,
+	       "pattern entry 1: belongs to another pattern (version, length or checksum");
 	memcpy(v[1], save, HDR);
 	v[1][16] = 'A'; /* upper case is not the spelling */
 	reject(v, n, NULL, TOPOMATCH_EPARSE, "pattern entry 1: malformed header");
@@ -796,7 +912,7 @@ START_TEST(reject_order_and_count)
 	t = v[1];
 	v[1] = u[1];
 	reject(v, n, NULL, TOPOMATCH_EPARSE,
-	       "pattern entry 1: belongs to another pattern (length or checksum differs");
+	       "pattern entry 1: belongs to another pattern (version, length or checksum");
 	v[1] = t;
 	/* a repeated entry */
 	t = v[2];
@@ -1005,11 +1121,15 @@ START_TEST(reject_payload_header)
 	/* sizes the bytes cannot justify: nothing is allocated for them */
 	phead(&p, 1000000, 0, 1, 0);
 	reject_payload(&p, TOPOMATCH_EPARSE, "1000000 tasks and 0 edges cannot fit in the 0 bytes");
+	phead(&p, 3, 100, 1, 0);
+	pv(&p, 0);
+	pv(&p, 0);
+	pv(&p, 0);
+	reject_payload(&p, TOPOMATCH_EPARSE, "3 tasks and 100 edges cannot fit in the 3 bytes left");
+	/* edges past max_edges: refused before anything is allocated */
 	phead(&p, 3, UINT64_C(1) << 40, 1, 0);
-	pv(&p, 0);
-	pv(&p, 0);
-	pv(&p, 0);
-	reject_payload(&p, TOPOMATCH_EPARSE, "cannot fit in the 3 bytes left");
+	reject_payload(&p, TOPOMATCH_ELIMIT,
+		       "pattern: 1099511627776 edges, more than the limit of 2097152");
 	three_tasks(&p);
 	p.b[2] = 1; /* nnz_input 1 < nnz 2 */
 	reject_payload(&p, TOPOMATCH_EPARSE, "edge counts 2 kept of 1 out of range for 3 tasks");
@@ -1143,6 +1263,128 @@ START_TEST(reject_payload_weights)
 	pv(&p, 0);
 	reject_payload(&p, TOPOMATCH_EPARSE,
 		       "pattern: weights sum to more than the largest double");
+}
+END_TEST
+
+/* Version 2's repeated rows: the chain 0 - 1 - ... - (n-1) of weight 1
+ * is row 0 written out, rows 1 .. n-2 repeating it, row n-1 empty. */
+static void chain_v2(struct pl *p, uint64_t n)
+{
+	phead(p, n, n - 1, 1.0, (double)(n - 1));
+	p->ver = 2;
+	pv(p, 1 << 1);		 /* row 0: one edge */
+	pv(p, 0 << 1 | 1);	 /* to 1 (gap 0), same: the predicted code 0 */
+	pv(p, (n - 3) << 1 | 1); /* rows 1 .. n-2: row 0's edges, shifted */
+	pv(p, 0 << 1);		 /* row n-1: none */
+}
+
+START_TEST(repeated_rows)
+{
+	struct pl p;
+	int64_t s[5] = { 0, 1, 2, 3 }, d[5] = { 1, 2, 3, 4 };
+	double w[5] = { 1, 1, 1, 1 };
+	topomatch_affinity_t *a, *b;
+	char err[TOPOMATCH_ERRLEN];
+	int n, m;
+
+	/* the encoder writes a chain so */
+	ck_assert_int_eq(topomatch_affinity_create(5, 4, s, d, w, NULL, &a, err), 0);
+	char **v = enc(a, 0.0, NULL, &n, NULL);
+	chain_v2(&p, 5);
+	char **u = reseal_v(p.b, p.n, 1024, 2, &m);
+	ck_assert_str_eq(v[0], u[0]);
+	b = dec(u, m, NULL, NULL);
+	assert_same_pattern(a, b);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	topomatch_blob_free(v, n);
+	topomatch_blob_free(u, m);
+	/* 100,000 tasks in 47 bytes; max_edges bounds what they decode to */
+	chain_v2(&p, 100000);
+	ck_assert_uint_lt(p.n, 48);
+	u = reseal_v(p.b, p.n, 1024, 2, &m);
+	b = dec(u, m, NULL, NULL);
+	ck_assert_int_eq(topomatch_affinity_nnz(b), 2 * 99999);
+	ck_assert(aw(b, 99998, 99999) == 1 && aw(b, 5000, 5001) == 1 && aw(b, 0, 2) == 0);
+	topomatch_affinity_destroy(b);
+	topomatch_blob_limits_t l = limits(0, 0, 0);
+	l.max_edges = 99998;
+	reject(u, m, &l, TOPOMATCH_ELIMIT, "pattern: 99999 edges, more than the limit of 99998");
+	topomatch_blob_free(u, m);
+	/* big structured patterns fit the plugin's 48 KiB whole: a 65,536-task
+	 * 7-point stencil, Bruck's all-to-all on 8,192 tasks */
+	topomatch_blob_info_t ie;
+	l = limits(0, 48 * 1024, 0);
+	a = stencil(32, 32, 64, 7, 0, NULL);
+	v = enc(a, 0.0, &l, &n, &ie);
+	ck_assert_int_eq(ie.nnz_kept, ie.nnz_input);
+	b = dec(v, n, NULL, NULL);
+	assert_same_pattern(a, b);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	topomatch_blob_free(v, n);
+	int64_t *bs = malloc(8192 * 13 * sizeof(*bs)), *bd = malloc(8192 * 13 * sizeof(*bd)), k = 0;
+	double *bw = malloc(8192 * 13 * sizeof(*bw));
+	for (int64_t i = 0; i < 8192; i++)
+		for (int e = 0; e < 13; e++) {
+			bs[k] = i;
+			bd[k] = (i + (INT64_C(1) << e)) % 8192;
+			bw[k++] = 1;
+		}
+	ck_assert_int_eq(topomatch_affinity_create(8192, k, bs, bd, bw, NULL, &a, err), 0);
+	free(bs);
+	free(bd);
+	free(bw);
+	v = enc(a, 0.0, &l, &n, &ie);
+	ck_assert_int_eq(ie.nnz_kept, ie.nnz_input);
+	b = dec(v, n, NULL, NULL);
+	assert_same_pattern(a, b);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	topomatch_blob_free(v, n);
+}
+END_TEST
+
+START_TEST(reject_repeated_rows)
+{
+	struct pl p;
+
+	/* row 0 has no row before it */
+	phead(&p, 3, 0, 1, 0);
+	p.ver = 2;
+	pv(&p, 0 << 1 | 1);
+	reject_payload(&p, TOPOMATCH_EPARSE, "pattern byte 35: row 0 repeats the row before it");
+	/* chain_v2(5): bytes 35, 36 row 0, 37 the repeat of rows 1 .. 3, 38
+	 * row 4; more rows than tasks left */
+	chain_v2(&p, 5);
+	p.b[37] = 4 << 1 | 1; /* rows 1 .. 5 */
+	reject_payload(&p, TOPOMATCH_EPARSE,
+		       "pattern byte 37: row 1: 5 repeated rows, past the last task");
+	/* row 4 repeating row 3: more edges than announced, then past the
+	 * last task (edge 4 - 5) */
+	chain_v2(&p, 5);
+	p.b[38] = 0 << 1 | 1;
+	reject_payload(&p, TOPOMATCH_EPARSE,
+		       "pattern byte 38: row 4: 1 repeated rows of 1 edges, more than the 4 the "
+		       "header announces");
+	p.b[1] = 5; /* nnz 5 of 5 */
+	p.b[2] = 5;
+	reject_payload(&p, TOPOMATCH_EPARSE,
+		       "pattern byte 38: row 4: a repeated edge of offset 1 goes past the last task");
+	/* repeated rows holding fewer edges than announced */
+	chain_v2(&p, 5);
+	p.b[37] = 1 << 1 | 1; /* rows 1 .. 2 */
+	p.n--;
+	pv(&p, 0 << 1);
+	pv(&p, 0 << 1);
+	reject_payload(&p, TOPOMATCH_EPARSE, "pattern: rows hold 3 edges, the header announces 4");
+	/* a row announcing more edges than bytes left (version 2 only: version
+	 * 1's sizes say so before) */
+	phead(&p, 100, 200, 1, 0);
+	p.ver = 2;
+	pv(&p, 200 << 1);
+	reject_payload(&p, TOPOMATCH_EPARSE,
+		       "pattern byte 37: row 0: 200 edges cannot fit in the 0 bytes left");
 }
 END_TEST
 
@@ -1449,6 +1691,7 @@ int main(void)
 	tcase_add_test(sp, sparse_factor_keeps_heavy);
 	tcase_add_test(sp, limits_force_sparsification);
 	tcase_add_test(sp, limits_uniform_ties);
+	tcase_add_test(sp, limits_uniform_nearest);
 	tcase_add_test(sp, limits_too_small);
 	tcase_add_test(sp, many_small_entries);
 	tcase_add_test(sp, encode_errors);
@@ -1464,6 +1707,8 @@ int main(void)
 	tcase_add_test(rj, reject_payload_varints);
 	tcase_add_test(rj, reject_payload_rows);
 	tcase_add_test(rj, reject_payload_weights);
+	tcase_add_test(rt, repeated_rows);
+	tcase_add_test(rj, reject_repeated_rows);
 	tcase_add_test(fz, fuzz_mutations);
 	/* valgrind runs the fuzz case slowly; rj's 2^20-task round trip took
 	 * over Check's default 4 s while the ASan build compiled beside it */
