@@ -95,6 +95,25 @@ void sim_summarize(const sim_config_t *c, const sim_result_t *r, sim_summary_t *
 	free(bsld);
 }
 
+/* Mean hop-bytes and bounded slowdown of the counted jobs that drew mix
+ * entry `kind` (c->mix->n: no pattern) under one policy; *n how many. */
+static void kind_means(const sim_config_t *c, const sim_result_t *r, int kind, double *hb,
+		       double *bsld, int64_t *n)
+{
+	double h = 0, b = 0;
+	*n = 0;
+	for (int64_t j = 0; j < c->s->n; j++) {
+		const sim_job_t *job = &c->s->job[j];
+		if (job->warm || (job->kind >= 0 ? job->kind : c->mix->n) != kind)
+			continue;
+		h += r->hb[j];
+		b += sim_bounded_slowdown(r->start[j] - job->submit, r->run[j]);
+		++*n;
+	}
+	*hb = *n ? h / (double)*n : 0;
+	*bsld = *n ? b / (double)*n : 0;
+}
+
 /* --------------------------------------------------------------- text */
 
 static void mix_names(FILE *out, const sim_mix_t *mix)
@@ -201,6 +220,32 @@ static void text_head(FILE *out, const sim_config_t *c)
 		"makespan_s", "switches", "killed");
 }
 
+/* Per mix entry: its jobs, each policy's mean hop-bytes and bounded
+ * slowdown on them (natural against shuffled orders, profiles against
+ * generated kinds). */
+static void kind_lines(FILE *out, const sim_config_t *c, const sim_result_t *r, int nres)
+{
+	fprintf(out, "\nper pattern kind (window jobs): mean hop-bytes / mean bounded slowdown\n"
+		     "%-30s %7s", "kind", "jobs");
+	for (int k = 0; k < nres; k++)
+		fprintf(out, " %25s", sim_policy_name(r[k].policy));
+	fprintf(out, "\n");
+	for (int i = 0; i <= c->mix->n; i++) {
+		double hb, bsld;
+		int64_t n;
+		kind_means(c, &r[0], i, &hb, &bsld, &n);
+		if (n == 0)
+			continue;
+		fprintf(out, "%-30s %7lld", i < c->mix->n ? c->mix->e[i].name : "(no pattern)",
+			(long long)n);
+		for (int k = 0; k < nres; k++) {
+			kind_means(c, &r[k], i, &hb, &bsld, &n);
+			fprintf(out, " %15.6g / %7.3f", hb, bsld);
+		}
+		fprintf(out, "\n");
+	}
+}
+
 void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 		     const sim_summary_t *sum, int nres)
 {
@@ -216,6 +261,7 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 			u->mean_wait, u->p95_wait, u->mean_bsld, u->p95_bsld, u->utilization,
 			u->makespan, sw, (long long)u->killed);
 	}
+	kind_lines(out, c, r, nres);
 	for (int k = 0; k < nres; k++)
 		if (r[k].policy == SIM_TOPOMATCH)
 			fprintf(out, "\ntopomatch: the mapping chose the job's nodes for %lld jobs "
@@ -290,7 +336,24 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 	fprintf(out, "\"killed\": %lld}%s\n", (long long)u->killed, last ? "" : ",");
 }
 
-static void json_mix(FILE *out, const sim_config_t *c)
+/* "by_policy": {"POLICY": {"mean_hop_bytes", "mean_bounded_slowdown"}}
+ * of mix entry i's jobs. */
+static void json_kind(FILE *out, const sim_config_t *c, const sim_result_t *r, int nres, int i)
+{
+	fprintf(out, "\"by_policy\": {");
+	for (int k = 0; k < nres; k++) {
+		double hb, bsld;
+		int64_t n;
+		kind_means(c, &r[k], i, &hb, &bsld, &n);
+		fprintf(out, "%s\"%s\": {", k ? ", " : "", sim_policy_name(r[k].policy));
+		jnum(out, "mean_hop_bytes", hb, true);
+		jnum(out, "mean_bounded_slowdown", bsld, false);
+		fprintf(out, "}");
+	}
+	fprintf(out, "}");
+}
+
+static void json_mix(FILE *out, const sim_config_t *c, const sim_result_t *r, int nres)
 {
 	int64_t *count = malloc(((size_t)c->mix->n + 1) * sizeof(*count));
 	if (!count)
@@ -314,6 +377,8 @@ static void json_mix(FILE *out, const sim_config_t *c)
 				e->shape.dims[1], e->shape.ndims > 2 ? e->shape.dims[2] : 1);
 		else if (e->kind == SIM_FILE)
 			fprintf(out, ", \"stencil_dims\": null");
+		fprintf(out, ", ");
+		json_kind(out, c, r, nres, i);
 		fprintf(out, "}");
 	}
 	fprintf(out, "], \"no_pattern_jobs\": %lld, ", (long long)count[c->mix->n]);
@@ -344,7 +409,7 @@ void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
 		c->model == SIM_MODEL_CONTENTION ? "contention" : "hop-bytes");
 	jnum(out, "comm_share", c->share, true);
 	jnum(out, "contention_weight", c->tm.contention_weight, true);
-	json_mix(out, c);
+	json_mix(out, c, r, nres);
 	fprintf(out, "\"seed\": %llu\n}\n", (unsigned long long)c->seed);
 }
 

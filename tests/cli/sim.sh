@@ -172,6 +172,24 @@ run "$tm" sim -t "$cl" --trace "$work/t.swf" --model fluid
 expect_eq "unknown model: exit 2" 2 "$rc"
 expect_contains "unknown model: named" "--model: unknown model 'fluid' (contention, hop-bytes)" "$err"
 
+# results per pattern kind (issue 20): each kind's means under each
+# policy, weighing up to the policy's; on shuffled stencils (no locality
+# in the rank numbers) the mapping gains more than on natural ones
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate $stream --policy slurm-tree,topomatch \
+	--json --quiet --patterns stencil3d,shuffled:stencil3d,random
+expect_eq "per kind: every kind, both policies" \
+	"['stencil3d', 'shuffled:stencil3d', 'random'] True" \
+	"$(py 'k=d["patterns"]; print([e["name"] for e in k], all(set(e["by_policy"]) == {"slurm-tree", "topomatch"} for e in k))')"
+expect_eq "per kind: the jobs' means weigh up to the policy's" "True True" \
+	"$(py 'k=d["patterns"]; n=sum(e["jobs"] for e in k); m=lambda p: d["policies"][p]["mean_hop_bytes"]; print(*(abs(sum(e["jobs"] * e["by_policy"][p]["mean_hop_bytes"] for e in k) / n - m(p)) < 1e-6 * m(p) for p in ("slurm-tree", "topomatch")))')"
+expect_eq "per kind: topomatch / slurm-tree hop-bytes lower on shuffled than on natural stencils" "True" \
+	"$(py 'k={e["name"]: e["by_policy"] for e in d["patterns"]}; r=lambda x: x["topomatch"]["mean_hop_bytes"] / x["slurm-tree"]["mean_hop_bytes"]; print(r(k["shuffled:stencil3d"]) < r(k["stencil3d"]) < 1)')"
+run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate $stream --policy slurm-tree,topomatch \
+	--quiet --patterns stencil3d,shuffled:stencil3d,random
+expect_contains "per kind: in the summary" \
+	"per pattern kind (window jobs): mean hop-bytes / mean bounded slowdown" "$out"
+expect_contains "per kind: a line per kind" "shuffled:stencil3d" "$out"
+
 # contention-aware node choice (issue 20, point 3): the weight in the
 # summary and JSON, what it did; 0 compares by hop-bytes only
 run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate $stream --policy topomatch --json \
