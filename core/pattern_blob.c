@@ -1094,15 +1094,15 @@ static int check_phdr(const struct rd *r, const struct phdr *h, const topomatch_
 		return tm_err(r->err, TOPOMATCH_ELIMIT,
 			      "pattern: %llu tasks, more than the limit of %lld",
 			      (unsigned long long)h->n, (long long)lim->max_tasks);
-	if (h->nnz > (uint64_t)lim->max_edges)
-		return tm_err(r->err, TOPOMATCH_ELIMIT,
-			      "pattern: %llu edges, more than the limit of %lld",
-			      (unsigned long long)h->nnz, (long long)lim->max_edges);
 	if (h->ver == 1 && (h->n > left || h->nnz > left - h->n))
 		return tm_err(r->err, TOPOMATCH_EPARSE,
 			      "pattern: %llu tasks and %llu edges cannot fit in the %llu bytes left",
 			      (unsigned long long)h->n, (unsigned long long)h->nnz,
 			      (unsigned long long)left);
+	if (h->nnz > (uint64_t)lim->max_edges)
+		return tm_err(r->err, TOPOMATCH_ELIMIT,
+			      "pattern: %llu edges, more than the limit of %lld",
+			      (unsigned long long)h->nnz, (long long)lim->max_edges);
 	uint64_t pairs = h->n >> 32 ? UINT64_MAX : h->n * (h->n - 1) / 2;
 	if (h->nnz > h->nnz_input || h->nnz_input > pairs)
 		return tm_err(r->err, TOPOMATCH_EPARSE,

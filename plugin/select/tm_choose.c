@@ -338,13 +338,12 @@ static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *jo
 	int rc = topomatch_blob_decode_env((const char *const *) job_ptr->spank_job_env,
 					   job_ptr->spank_job_env_size, NULL, &lim, &a, NULL, err);
 
-	if (rc == TOPOMATCH_ELIMIT && strstr(err, " edges, more than the limit")) {
-		tm_note(job_ptr, "%s, what a budget of %g ms maps (JobBudgetMs in topomatch.conf)",
-			err, ch->conf.job_budget_ms);
-		return NULL;
-	}
 	if (rc) {
-		tm_note(job_ptr, "pattern rejected: %s", err);
+		/* sbatch keeps patterns within the edges: the API, a forged
+		 * blob, or JobBudgetMs lowered since */
+		bool edges = rc == TOPOMATCH_ELIMIT && strstr(err, " edges, more than the limit");
+		tm_note(job_ptr, "pattern rejected: %s%s", err,
+			edges ? ", what JobBudgetMs maps (topomatch.conf)" : "");
 		return NULL;
 	}
 	if (!a)

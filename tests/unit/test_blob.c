@@ -1126,8 +1126,10 @@ START_TEST(reject_payload_header)
 	pv(&p, 0);
 	pv(&p, 0);
 	reject_payload(&p, TOPOMATCH_EPARSE, "3 tasks and 100 edges cannot fit in the 3 bytes left");
-	/* edges past max_edges: refused before anything is allocated */
+	/* edges past max_edges (version 2: bytes do not bound them): refused
+	 * before anything is allocated */
 	phead(&p, 3, UINT64_C(1) << 40, 1, 0);
+	p.ver = 2;
 	reject_payload(&p, TOPOMATCH_ELIMIT,
 		       "pattern: 1099511627776 edges, more than the limit of 2097152");
 	three_tasks(&p);
