@@ -202,17 +202,18 @@ static bool by_blocks(const sim_pick_t *p)
 }
 
 /* topomatch_cluster_select_blocks over pus[] with the plugin's limits: at
- * most task_limit() blocks, the link loads when the policy weighs them. */
+ * most task_limit() blocks, the link loads when the policy weighs them
+ * (info: what was compared, may be NULL). */
 static int select_blocks(const sim_pick_t *p, const topomatch_affinity_t *a,
 			 const topomatch_map_opts_t *o, int64_t *pu, int64_t *used, int64_t *nused,
-			 topomatch_map_result_t *res, char *err)
+			 topomatch_map_result_t *res, topomatch_loaded_choice_t *info, char *err)
 {
 	bool loads = p->ll && p->tm->contention_weight > 0;
 	int64_t b;
 	return topomatch_cluster_select_blocks(p->m->cl, a, o, 1, task_limit(p->tm),
 					       loads ? p->ll : NULL,
 					       loads ? p->tm->contention_weight : 0, pu, used,
-					       nused, &b, res, err);
+					       nused, &b, res, info, err);
 }
 
 /* The job's tasks mapped onto PUs of the given nodes (srun's mapping
@@ -232,7 +233,7 @@ static int remap(const sim_pick_t *p, const int64_t *nodes, int64_t *pu, char *e
 	else if (!(used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1)))
 		rc = oom(err);
 	else
-		rc = select_blocks(p, p->a, &o, pu, used, &nused, &res, err);
+		rc = select_blocks(p, p->a, &o, pu, used, &nused, &res, NULL, err);
 	free(used);
 	free(pus);
 	return rc ? sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err) : TOPOMATCH_OK;
@@ -256,18 +257,18 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 	topomatch_map_result_t res;
 	plugin_opts(p, pus, npus, &o);
 	o.time_budget_s = p->tm->time_budget_s;
+	topomatch_loaded_choice_t info = { 0 };
 	if (by_blocks(p)) {
-		rc = select_blocks(p, seen, &o, pu, used, nused, &res, err);
+		rc = select_blocks(p, seen, &o, pu, used, nused, &res, &info, err);
 	} else if (p->ll && p->tm->contention_weight > 0) {
-		topomatch_loaded_choice_t info;
 		rc = topomatch_cluster_select_loaded(p->m->cl, seen, &o, p->ll,
 						     p->tm->contention_weight, pu, used, nused,
 						     &res, &info, err);
-		p->stats->loaded += info.candidates > 1;
-		p->stats->moved += info.chosen_index > 0;
 	} else {
 		rc = topomatch_cluster_select(p->m->cl, seen, &o, pu, used, nused, &res, err);
 	}
+	p->stats->loaded += info.candidates > 1;
+	p->stats->moved += info.chosen_index > 0;
 	if (rc == TOPOMATCH_OK && res.fell_back)
 		rc = TOPOMATCH_EBUDGET; /* the plugin keeps cons_tres' choice then */
 	free(pus);

@@ -192,9 +192,10 @@ static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double 
 		rc = sim_hop_bytes(c->m->cl, a, x->pu, &x->r->hb[j], err);
 	if (!rc)
 		rc = keep_nodes(x->r, j, x->nodes, job->nodes, err);
-	if (!rc && x->ll && a && job->hb_ref > 0 && job->procs <= c->tm.max_tasks) {
-		/* slurmctld adds the job from its blob and allocation; its
-		 * activity is the model's sigma (sim_net.c) */
+	if (!rc && x->ll && a && job->hb_ref > 0) {
+		/* slurmctld adds the job from its blob and allocation (a job
+		 * over MaxTasks too, placed in blocks); its activity is the
+		 * model's sigma (sim_net.c) */
 		double r = x->r->hb[j] / job->hb_ref, s = c->share;
 		double sigma = 1 - s + s * r > 0 ? s * r / (1 - s + s * r) : 0;
 		rc = topomatch_cluster_link_load_add(c->m->cl, x->ll, (uint64_t)j, a, x->pu,

@@ -69,7 +69,8 @@ int topomatch_cluster_select_blocks(const topomatch_cluster_t *c, const topomatc
 				    const topomatch_map_opts_t *opts, int64_t per_task,
 				    int64_t max_blocks, topomatch_link_load_t *ll, double weight,
 				    int64_t *pu, int64_t *nodes, int64_t *nnodes, int64_t *block,
-				    topomatch_map_result_t *res, char *err)
+				    topomatch_map_result_t *res, topomatch_loaded_choice_t *info,
+				    char *err)
 {
 	if (!c || !a || !opts || !opts->allowed || !pu || !nodes || !nnodes || !block || !res)
 		return tm_err(err, TOPOMATCH_EINVAL, "topomatch_cluster_select_blocks: NULL "
@@ -107,7 +108,7 @@ int topomatch_cluster_select_blocks(const topomatch_cluster_t *c, const topomatc
 		if (opts->time_budget_s > 0) /* what is left; spent: the guard's at once */
 			o.time_budget_s = fmax(opts->time_budget_s - (tm_now() - t0), 1e-9);
 		rc = topomatch_cluster_select_loaded(c, q, &o, ll, weight, bpu, nodes, nnodes, res,
-						     NULL, err);
+						     info, err);
 		/* the blocks cut short by the budget: not the unbudgeted result */
 		res->fell_back |= cut;
 	}

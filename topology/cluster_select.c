@@ -209,7 +209,7 @@ static int map_slots(const topomatch_cluster_t *c, const topomatch_affinity_t *a
 	if (!nodes)
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	rc = topomatch_cluster_select_blocks(c, a, &o, 1, max_blocks, NULL, 0, pu, nodes, &nn, &b,
-					     res, err);
+					     res, NULL, err);
 	free(nodes);
 	return rc;
 }

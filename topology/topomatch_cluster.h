@@ -210,8 +210,10 @@ TOPOMATCH_API int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
  * blocks are as large as the free PUs allow while holding the job
  * (topomatch_cluster_block_size): a node's worth on free nodes.  pu[],
  * nodes[], *nnodes as topomatch_cluster_select's; res's hop-bytes are
- * those between blocks.  ELIMIT when the tasks do not fit or make more
- * than max_blocks blocks (> 0).
+ * those between blocks; info (may be NULL) what
+ * topomatch_cluster_select_loaded compared, the blocks' node sets.
+ * ELIMIT when the tasks do not fit or make more than max_blocks blocks
+ * (> 0).
  */
 TOPOMATCH_API int topomatch_cluster_select_blocks(const topomatch_cluster_t *c,
 						  const topomatch_affinity_t *a,
@@ -219,7 +221,8 @@ TOPOMATCH_API int topomatch_cluster_select_blocks(const topomatch_cluster_t *c,
 						  int64_t max_blocks, topomatch_link_load_t *ll,
 						  double weight, int64_t *pu, int64_t *nodes,
 						  int64_t *nnodes, int64_t *block,
-						  topomatch_map_result_t *res, char *err);
+						  topomatch_map_result_t *res,
+						  topomatch_loaded_choice_t *info, char *err);
 /* srun's layout of a job mapped node by node: topomatch_cluster_map_slots
  * (same arguments, the same slots), the tasks placed on the slots' first
  * PUs by topomatch_cluster_select_blocks (per_task 1, at most max_blocks

@@ -526,7 +526,7 @@ static int tm_map_all(const tm_chooser_t *ch, const topomatch_affinity_t *a,
 	int64_t *nodes = xcalloc(topomatch_cluster_nnodes(ch->cluster) + 1, sizeof(*nodes));
 	int64_t nn, b;
 	int rc = topomatch_cluster_select_blocks(ch->cluster, a, o, 1, tm_task_limit(ch), NULL,
-						 0, pu, nodes, &nn, &b, res, err);
+						 0, pu, nodes, &nn, &b, res, NULL, err);
 	xfree(nodes);
 	return rc;
 }
@@ -666,7 +666,7 @@ static int tm_select(const tm_chooser_t *ch, const topomatch_affinity_t *a,
 		return topomatch_cluster_select_blocks(ch->cluster, a, o, 1, tm_task_limit(ch),
 						       loads ? ch->loads.ll : NULL,
 						       loads ? ch->conf.contention_weight : 0, pu,
-						       nodes, nn, &b, res, err);
+						       nodes, nn, &b, res, lc, err);
 	}
 	if (loads)
 		return topomatch_cluster_select_loaded(ch->cluster, a, o, ch->loads.ll,

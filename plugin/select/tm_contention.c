@@ -74,7 +74,8 @@ void tm_loads_stash(tm_chooser_t *ch, uint32_t job_id, const int64_t *pu, int64_
 
 /*
  * The job's pattern, decoded as the job test decodes it (hostile input,
- * MaxTasks, the job's task count), or NULL with why in err.  A pattern
+ * MaxTasks or, for a job mapped node by node, its task count; the edges
+ * JobBudgetMs maps), or NULL with why in err.  A pattern
  * over PatternKiB is not decoded (the job test kept cons_tres' choice
  * for it without decoding either); the bytes are counted no further than
  * that limit, whatever a user put into spank_job_env.
@@ -84,7 +85,8 @@ static topomatch_affinity_t *tm_loads_pattern(const tm_chooser_t *ch, job_record
 {
 	const size_t plen = strlen(TOPOMATCH_PATTERN_ENV);
 	const size_t most = (size_t) ch->conf.pattern_kib * 1024;
-	topomatch_blob_limits_t lim = { .max_tasks = ch->conf.max_tasks,
+	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
+	topomatch_blob_limits_t lim = { .max_tasks = tm_plugin_pattern_tasks(&ch->conf, ntasks),
 					.max_edges = tm_plugin_pattern_edges(&ch->conf) };
 	topomatch_affinity_t *a = NULL;
 	size_t total = 0;
@@ -201,8 +203,9 @@ static int64_t *tm_job_pus(const tm_chooser_t *ch, job_record_t *job_ptr, int64_
  * job's on the job's nodes (srun's, tm_placement), else the pattern
  * mapped onto the first PU of each task slot of the allocated cores (as
  * srun maps it) within budget_ms, else Slurm's block order over the
- * slots.  pu[] has room for the tasks; *mapped says whether a mapping
- * ran.  0, or -1 with why in err.
+ * slots (a job mapped node by node: its tasks are more than a mapping
+ * one by one takes within the budget).  pu[] has room for the tasks;
+ * *mapped says whether a mapping ran.  0, or -1 with why in err.
  */
 static int tm_job_placement(tm_chooser_t *ch, job_record_t *job_ptr,
 			    const topomatch_affinity_t *a, double budget_ms, int64_t *pu,
@@ -241,8 +244,8 @@ static int tm_job_placement(tm_chooser_t *ch, job_record_t *job_ptr,
 		o.allowed = pus;
 		o.nallowed = nslots;
 		o.time_budget_s = budget_ms / 1e3;
-		if (budget_ms > 0 && !topomatch_cluster_map(ch->cluster, a, &o, pu, &res, why) &&
-		    !res.fell_back) {
+		if (budget_ms > 0 && !tm_by_blocks(ch, n) &&
+		    !topomatch_cluster_map(ch->cluster, a, &o, pu, &res, why) && !res.fell_back) {
 			*mapped = true;
 		} else {
 			for (int64_t k = 0; k < n; k++) /* Slurm's block distribution */

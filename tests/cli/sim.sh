@@ -204,6 +204,15 @@ expect_contains "--contention-weight 2.5: in the summary" \
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy topomatch --contention-weight 0 --quiet
 expect_contains "--contention-weight 0: hop-bytes only" \
 	"topomatch: contention weight 0: node sets compared by hop-bytes only" "$out"
+# jobs over MaxTasks, mapped node by node, join the running jobs' link
+# loads and weigh them (none did before: jobs of up to 256 tasks, 16
+# nodes, seldom leave a leaf switch of 18); too slow under valgrind
+if [ "${TM_VALGRIND:-0}" != 1 ]; then
+	run "$tm" sim -t "$conf/curie-fattree.yaml" --generate 150 --load 0.93 --policy topomatch \
+		--json --quiet --max-tasks 256 --threads 1
+	expect_eq "--max-tasks 256: jobs mapped node by node meet and weigh link loads" "True" \
+		"$(py 'p=d["policies"]["topomatch"]; print(p["blocked"] > 0 and p["contention_loaded"] > 0 and p["contention_moved"] <= p["contention_loaded"])')"
+fi
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --contention-weight -1
 expect_eq "--contention-weight -1: exit 2" 2 "$rc"
 expect_contains "--contention-weight -1: says why" "--contention-weight: '-1' is not a number in [0, 1e+06]" "$err"

@@ -37,7 +37,7 @@ work=$(mktemp -d)
 sel=()
 [ -f "$select_dir/select_topomatch.so" ] && sel=(--select-dir "$select_dir")
 "$top/contrib/testcluster/start.sh" --dir "$dir" --port-base "$port" --restart "${sel[@]}" \
-	--spank "$spank" --bind-record --topomatch-conf --topomatch "$tm" \
+	--spank "$spank" --bind-record --topomatch-conf --topomatch "$tm" --ctld-debug debug \
 	>"$work/start.log" 2>&1 || { cat "$work/start.log"; not_ok "test cluster starts"; finish; }
 ok "test cluster starts with the SPANK plugin (bind=record)"
 export SLURM_CONF=$dir/slurm.conf
@@ -158,6 +158,8 @@ expect_eq "(a) MaxTasks=16: 64 ranks ran, 16 on each of 4 nodes, each node one w
 		p[$2, g[$1]] = 1; pairs++ } } END { k = 0; for (x in n) if (n[x] == 16) k++
 		print FNR, k, pairs }' groups.txt blk.out)"
 expect_eq "(a) MaxTasks=16: no note from srun" "" "$(grep -h 'topomatch:' blk.err)"
+expect_contains "(a) MaxTasks=16: the job's traffic joins the running jobs' link loads" \
+	"JobId=$id: its traffic joins the link loads" "$(cat "$dir/log/slurmctld.log")"
 sed -i '/^MaxTasks=16$/d' "$dir/topomatch.conf"
 scontrol reconfigure
 

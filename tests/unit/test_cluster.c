@@ -573,7 +573,7 @@ START_TEST(select_blocks_node_by_node)
 	for (int shuffled = 0; shuffled < 2; shuffled++) {
 		const topomatch_affinity_t *a = shuffled ? sh : s;
 		ck_assert_msg(topomatch_cluster_select_blocks(c, a, &o, 1, 0, NULL, 0, pu, nodes,
-							      &nn, &b, &res, err) == 0, "%s", err);
+							      &nn, &b, &res, NULL, err) == 0, "%s", err);
 		ck_assert_int_eq(b, 16);
 		ck_assert_int_eq(nn, 4);
 		for (int k = 0; k < 4; k++)
@@ -599,12 +599,12 @@ START_TEST(select_blocks_node_by_node)
 	}
 	o.nallowed = 32; /* two free nodes: 64 tasks do not fit */
 	ck_assert_int_eq(topomatch_cluster_select_blocks(c, s, &o, 1, 0, NULL, 0, pu, nodes, &nn,
-							 &b, &res, err),
+							 &b, &res, NULL, err),
 			 TOPOMATCH_ELIMIT);
 	ck_assert_contains(err, "64 tasks of 1 PU do not fit on the 32 free PUs");
 	o.nallowed = n;
 	ck_assert_int_eq(topomatch_cluster_select_blocks(c, s, &o, 1, 3, NULL, 0, pu, nodes, &nn,
-							 &b, &res, err),
+							 &b, &res, NULL, err),
 			 TOPOMATCH_ELIMIT);
 	ck_assert_contains(err, "64 tasks in blocks of 16 are 4 blocks, more than 3");
 	/* srun's layout of it: the same tasks on the same PUs */
@@ -612,7 +612,7 @@ START_TEST(select_blocks_node_by_node)
 	ck_assert_msg(topomatch_cluster_map_slots_blocks(c, s, allowed, n, 1, NULL, 64, slot, first,
 							 &ns, spu, &res, err) == 0, "%s", err);
 	ck_assert_int_eq(topomatch_cluster_select_blocks(c, s, &o, 1, 0, NULL, 0, pu, nodes, &nn,
-							 &b, &res, err), 0);
+							 &b, &res, NULL, err), 0);
 	for (int t = 0; t < 64; t++)
 		ck_assert_int_eq(spu[t], pu[t]);
 	ck_assert_int_eq(topomatch_cluster_map_slots_blocks(c, s, allowed, n, 1, NULL, 0, slot,
