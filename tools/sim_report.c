@@ -225,8 +225,11 @@ static void text_head(FILE *out, const sim_config_t *c)
  * generated kinds). */
 static void kind_lines(FILE *out, const sim_config_t *c, const sim_result_t *r, int nres)
 {
+	int w = 12; /* the longest name: files and shuffled ones are long */
+	for (int i = 0; i < c->mix->n; i++)
+		w = (int)strlen(c->mix->e[i].name) > w ? (int)strlen(c->mix->e[i].name) : w;
 	fprintf(out, "\nper pattern kind (window jobs): mean hop-bytes / mean bounded slowdown\n"
-		     "%-30s %7s", "kind", "jobs");
+		     "%-*s %7s", w, "kind", "jobs");
 	for (int k = 0; k < nres; k++)
 		fprintf(out, " %25s", sim_policy_name(r[k].policy));
 	fprintf(out, "\n");
@@ -236,7 +239,7 @@ static void kind_lines(FILE *out, const sim_config_t *c, const sim_result_t *r, 
 		kind_means(c, &r[0], i, &hb, &bsld, &n);
 		if (n == 0)
 			continue;
-		fprintf(out, "%-30s %7lld", i < c->mix->n ? c->mix->e[i].name : "(no pattern)",
+		fprintf(out, "%-*s %7lld", w, i < c->mix->n ? c->mix->e[i].name : "(no pattern)",
 			(long long)n);
 		for (int k = 0; k < nres; k++) {
 			kind_means(c, &r[k], i, &hb, &bsld, &n);
