@@ -465,6 +465,10 @@ typedef struct sim_summary {
 } sim_summary_t;
 
 void sim_summarize(const sim_config_t *c, const sim_result_t *r, sim_summary_t *out);
+/* Mean hop-bytes and bounded slowdown of the counted jobs that drew mix
+ * entry `kind` (c->mix->n: no pattern) under one policy; *n how many. */
+void sim_kind_means(const sim_config_t *c, const sim_result_t *r, int kind, double *hb,
+		    double *bsld, int64_t *n);
 void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 		     const sim_summary_t *sum, int nres);
 void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,

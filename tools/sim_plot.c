@@ -2,7 +2,8 @@
  * sim_plot.c - plots of a simulation with gnuplot: the CDF of each job's
  * hop-bytes relative to its compact reference placement, the CDF of wait
  * times, and the cluster's utilization over time, one curve per policy,
- * as PNG and SVG.  The data files and the script stay next to the images
+ * and each pattern kind's mean hop-bytes under each policy relative to
+ * the first policy's (bars), as PNG and SVG.  The data files and the script stay next to the images
  * (PREFIX-*.dat, PREFIX.gp): rerun `gnuplot PREFIX.gp` after editing the
  * script, or draw them elsewhere when this machine has no gnuplot.
  *
@@ -187,6 +188,36 @@ static int util_file(const char *prefix, const sim_config_t *c, const sim_result
 	return close_out(f, path, err);
 }
 
+/* Per mix entry with jobs: its name (quoted, '"' made '?') and each
+ * policy's mean hop-bytes over the first policy's. */
+static int kinds_file(const char *prefix, const sim_config_t *c, const sim_result_t *r,
+		      int nres, char *err)
+{
+	char path[4096];
+	FILE *f = open_out(prefix, "-kinds.dat", path, sizeof(path), err);
+	if (!f)
+		return TOPOMATCH_EIO;
+	fprintf(f, "# kind, then each policy's mean hop-bytes / %s's\n",
+		sim_policy_name(r[0].policy));
+	for (int i = 0; i < c->mix->n; i++) {
+		double hb0, hb, bsld;
+		int64_t n;
+		sim_kind_means(c, &r[0], i, &hb0, &bsld, &n);
+		if (n == 0 || !(hb0 > 0))
+			continue;
+		fputc('"', f);
+		for (const char *p = c->mix->e[i].name; *p; p++)
+			fputc(*p == '"' || (unsigned char)*p < 32 ? '?' : *p, f);
+		fputc('"', f);
+		for (int k = 0; k < nres; k++) {
+			sim_kind_means(c, &r[k], i, &hb, &bsld, &n);
+			fprintf(f, " %.6g", hb / hb0);
+		}
+		fputc('\n', f);
+	}
+	return close_out(f, path, err);
+}
+
 /* gnuplot string literal of a path (single quotes, doubled inside). */
 static void gp_quote(FILE *f, const char *prefix, const char *suffix)
 {
@@ -199,6 +230,15 @@ static void gp_quote(FILE *f, const char *prefix, const char *suffix)
 static void gp_plot(FILE *f, const char *prefix, const char *data, const sim_result_t *r,
 		    int nres)
 {
+	if (!strcmp(data, "-kinds.dat")) { /* bars: one cluster per kind */
+		fprintf(f, "plot ");
+		for (int k = 0; k < nres; k++) {
+			gp_quote(f, prefix, data);
+			fprintf(f, " using %d%s title '%s'%s", k + 2, k ? "" : ":xtic(1)",
+				sim_policy_name(r[k].policy), k + 1 < nres ? ", \\\n     " : "\n");
+		}
+		return;
+	}
 	fprintf(f, "plot ");
 	for (int k = 0; k < nres; k++) {
 		gp_quote(f, prefix, data);
@@ -222,6 +262,12 @@ static const struct chart {
 	  "set title 'Utilization'\nset xlabel 'time since the first submission (hours)'\n"
 	  "set ylabel 'busy nodes / nodes'\nunset logscale x\nset autoscale xfix\n"
 	  "set yrange [0:1.05]\nset key below horizontal\n" },
+	{ "kinds", "-kinds.dat",
+	  "set title 'Mean hop-bytes per pattern kind, relative to the first policy'\n"
+	  "set xlabel ''\nset ylabel 'mean hop-bytes / first policy'\nunset logscale x\n"
+	  "set yrange [0:*]\nset style data histograms\nset style histogram clustered\n"
+	  "set style fill solid 0.8 border -1\nset xtics rotate by -30 left\n"
+	  "set key default\nset key top right\nset bmargin 10\n" },
 };
 
 /* The CDFs' x ranges (set after the chart's setup). */
@@ -255,7 +301,8 @@ static int script(const char *prefix, const sim_result_t *r, int nres, const axi
 			snprintf(name, sizeof(name), "-%s.%s", charts[k].name, term[t][0]);
 			fprintf(f, "set output ");
 			gp_quote(f, prefix, name);
-			fprintf(f, "\nset autoscale\nunset label 1\n%s", charts[k].setup);
+			fprintf(f, "\nset autoscale\nunset label 1\nset style data lines\n"
+				   "set xtics norotate\nset bmargin\n%s", charts[k].setup);
 			if (k < 2)
 				gp_axis(f, &ax[k]);
 			gp_plot(f, prefix, charts[k].data, r, nres);
@@ -315,6 +362,8 @@ int sim_plot(const char *prefix, const sim_config_t *c, const sim_result_t *r, i
 		rc = cdf_file(prefix, "-wait.dat", 1, c, r, nres, &ax[1], err);
 	if (!rc)
 		rc = util_file(prefix, c, r, nres, err);
+	if (!rc)
+		rc = kinds_file(prefix, c, r, nres, err);
 	if (!rc)
 		rc = script(prefix, r, nres, ax, gp, sizeof(gp), err);
 	if (rc || !find_gnuplot(exe, sizeof(exe)))

@@ -95,9 +95,7 @@ void sim_summarize(const sim_config_t *c, const sim_result_t *r, sim_summary_t *
 	free(bsld);
 }
 
-/* Mean hop-bytes and bounded slowdown of the counted jobs that drew mix
- * entry `kind` (c->mix->n: no pattern) under one policy; *n how many. */
-static void kind_means(const sim_config_t *c, const sim_result_t *r, int kind, double *hb,
+void sim_kind_means(const sim_config_t *c, const sim_result_t *r, int kind, double *hb,
 		       double *bsld, int64_t *n)
 {
 	double h = 0, b = 0;
@@ -236,13 +234,13 @@ static void kind_lines(FILE *out, const sim_config_t *c, const sim_result_t *r, 
 	for (int i = 0; i <= c->mix->n; i++) {
 		double hb, bsld;
 		int64_t n;
-		kind_means(c, &r[0], i, &hb, &bsld, &n);
+		sim_kind_means(c, &r[0], i, &hb, &bsld, &n);
 		if (n == 0)
 			continue;
 		fprintf(out, "%-*s %7lld", w, i < c->mix->n ? c->mix->e[i].name : "(no pattern)",
 			(long long)n);
 		for (int k = 0; k < nres; k++) {
-			kind_means(c, &r[k], i, &hb, &bsld, &n);
+			sim_kind_means(c, &r[k], i, &hb, &bsld, &n);
 			fprintf(out, " %15.6g / %7.3f", hb, bsld);
 		}
 		fprintf(out, "\n");
@@ -347,7 +345,7 @@ static void json_kind(FILE *out, const sim_config_t *c, const sim_result_t *r, i
 	for (int k = 0; k < nres; k++) {
 		double hb, bsld;
 		int64_t n;
-		kind_means(c, &r[k], i, &hb, &bsld, &n);
+		sim_kind_means(c, &r[k], i, &hb, &bsld, &n);
 		fprintf(out, "%s\"%s\": {", k ? ", " : "", sim_policy_name(r[k].policy));
 		jnum(out, "mean_hop_bytes", hb, true);
 		jnum(out, "mean_bounded_slowdown", bsld, false);

@@ -81,11 +81,13 @@ expect_eq "--out: J2 on every node" '"tm[1-4]"' "$(grep '^slurm-linear,2,' "$wor
 expect_eq "--out: JSON file parses" "['slurm-linear', 'topomatch']" \
 	"$("$PYTHON3" -c 'import json,sys; print(list(json.load(open(sys.argv[1]))["policies"]))' "$work/o.json")"
 expect_contains "--out: summary file" "topomatch: the mapping chose" "$(cat "$work/o-summary.txt")"
-for f in hopbytes wait util; do
+for f in hopbytes wait util kinds; do
 	expect_eq "--out: $f data" yes "$([ -s "$work/o-$f.dat" ] && echo yes)"
 done
+expect_eq "--out: per kind, each policy's mean hop-bytes over the first's" "True" \
+	"$(awk '!/^#/ { n++; ok += $2 == 1 && $3 > 0 } END { print (n > 0 && ok == n) ? "True" : "False" }' "$work/o-kinds.dat")"
 if command -v gnuplot >/dev/null 2>&1; then
-	for f in hopbytes wait util; do
+	for f in hopbytes wait util kinds; do
 		expect_eq "plot $f.png is a PNG" "PNG" "$(head -c 4 "$work/o-$f.png" | tail -c 3)"
 		expect_contains "plot $f.svg is SVG" "<svg" "$(head -c 400 "$work/o-$f.svg")"
 	done
