@@ -189,10 +189,11 @@ static int util_file(const char *prefix, const sim_config_t *c, const sim_result
 }
 
 /* Per mix entry with jobs: its name (quoted, '"' made '?') and each
- * policy's mean hop-bytes over the first policy's. */
+ * policy's mean hop-bytes over the first policy's; *ymax the largest. */
 static int kinds_file(const char *prefix, const sim_config_t *c, const sim_result_t *r,
-		      int nres, char *err)
+		      int nres, double *ymax, char *err)
 {
+	*ymax = 1;
 	char path[4096];
 	FILE *f = open_out(prefix, "-kinds.dat", path, sizeof(path), err);
 	if (!f)
@@ -212,6 +213,7 @@ static int kinds_file(const char *prefix, const sim_config_t *c, const sim_resul
 		for (int k = 0; k < nres; k++) {
 			sim_kind_means(c, &r[k], i, &hb, &bsld, &n);
 			fprintf(f, " %.6g", hb / hb0);
+			*ymax = hb / hb0 > *ymax ? hb / hb0 : *ymax;
 		}
 		fputc('\n', f);
 	}
@@ -265,9 +267,9 @@ static const struct chart {
 	{ "kinds", "-kinds.dat",
 	  "set title 'Mean hop-bytes per pattern kind, relative to the first policy'\n"
 	  "set xlabel ''\nset ylabel 'mean hop-bytes / first policy'\nunset logscale x\n"
-	  "set yrange [0:*]\nset style data histograms\nset style histogram clustered\n"
-	  "set style fill solid 0.8 border -1\nset xtics rotate by -30 left\n"
-	  "set key default\nset key top right\nset bmargin 10\n" },
+	  "set style data histograms\nset style histogram clustered\n"
+	  "set style fill solid 0.8 border -1\nset xtics rotate by -90 left font ',9'\n"
+	  "set key default\nset key tmargin horizontal\nset bmargin 16\n" },
 };
 
 /* The CDFs' x ranges (set after the chart's setup). */
@@ -280,7 +282,7 @@ static void gp_axis(FILE *f, const axis_t *ax)
 }
 
 static int script(const char *prefix, const sim_result_t *r, int nres, const axis_t *ax,
-		  char *path, size_t len, char *err)
+		  double kinds_ymax, char *path, size_t len, char *err)
 {
 	static const char *const term[2][2] = { { "png", "pngcairo size 960,640" },
 						{ "svg", "svg size 960,640" } };
@@ -302,9 +304,11 @@ static int script(const char *prefix, const sim_result_t *r, int nres, const axi
 			fprintf(f, "set output ");
 			gp_quote(f, prefix, name);
 			fprintf(f, "\nset autoscale\nunset label 1\nset style data lines\n"
-				   "set xtics norotate\nset bmargin\n%s", charts[k].setup);
+				   "set xtics norotate font ''\nset bmargin\n%s", charts[k].setup);
 			if (k < 2)
 				gp_axis(f, &ax[k]);
+			else if (!strcmp(charts[k].name, "kinds")) /* room above the bars */
+				fprintf(f, "set yrange [0:%.3g]\n", kinds_ymax * 1.1);
 			gp_plot(f, prefix, charts[k].data, r, nres);
 		}
 	}
@@ -362,10 +366,11 @@ int sim_plot(const char *prefix, const sim_config_t *c, const sim_result_t *r, i
 		rc = cdf_file(prefix, "-wait.dat", 1, c, r, nres, &ax[1], err);
 	if (!rc)
 		rc = util_file(prefix, c, r, nres, err);
+	double kinds_ymax = 1;
 	if (!rc)
-		rc = kinds_file(prefix, c, r, nres, err);
+		rc = kinds_file(prefix, c, r, nres, &kinds_ymax, err);
 	if (!rc)
-		rc = script(prefix, r, nres, ax, gp, sizeof(gp), err);
+		rc = script(prefix, r, nres, ax, kinds_ymax, gp, sizeof(gp), err);
 	if (rc || !find_gnuplot(exe, sizeof(exe)))
 		return rc;
 	rc = run_gnuplot(exe, gp, err);
