@@ -1133,11 +1133,14 @@ struct dcoo {
 	double *w;
 };
 
-/* Room for `need` entries (<= most): the capacity doubled, or more. */
+/* Room for `need` entries (<= most, else false): the capacity doubled,
+ * or more. */
 static bool dcoo_reserve(struct dcoo *c, int64_t need, int64_t most)
 {
 	if (need <= c->cap)
 		return true;
+	if (need > most)
+		return false;
 	int64_t cap = c->cap * 2 > need ? c->cap * 2 : need;
 	cap = cap < most ? cap : most;
 	int64_t *s = realloc(c->src, (size_t)cap * sizeof(*s));
