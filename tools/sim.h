@@ -461,6 +461,7 @@ typedef struct sim_summary {
 	double mean_hop_bytes, mean_hop_bytes_ratio, mean_wait, p95_wait;
 	double mean_contention; /* mean HB_c / HB of the jobs with traffic */
 	double mean_bsld, p95_bsld, utilization, makespan, mean_switches;
+	double work_utilization; /* the trace's run times instead of the model's */
 	int64_t killed;
 } sim_summary_t;
 

@@ -53,6 +53,8 @@ for p in slurm-linear slurm-tree topomatch random; do
 		"$(py "p=d['policies']['$p']; print(float(p['mean_wait_s']), float(p['p95_wait_s']), float(p['makespan_s']))")"
 	expect_eq "hand trace, $p: utilization 1450/2600" "True" \
 		"$(py "print(abs(d['policies']['$p']['utilization'] - 1450/2600) < 1e-12)")"
+	expect_eq "hand trace, $p: work utilization, the same (no communication)" "True" \
+		"$(py "print(abs(d['policies']['$p']['work_utilization'] - 1450/2600) < 1e-12)")"
 	expect_eq "hand trace, $p: bounded slowdown (1 + 2.8 + 1 + 1 + 1.18) / 5" "True" \
 		"$(py "print(abs(d['policies']['$p']['mean_bounded_slowdown'] - (1 + 140/50 + 1 + 1 + 590/500) / 5) < 1e-12)")"
 done
@@ -168,6 +170,8 @@ expect_eq "--model hop-bytes: the old numbers" \
 run "$tm" sim -t "$conf/plafrim2-fattree.yaml" --generate 200 --policy slurm-linear,random --json \
 	--quiet --time-scale 0.3
 expect_eq "contention: the default model" "contention" "$(py 'print(d["model"])')"
+expect_eq "contention: random placements run no shorter than the trace: work utilization <= utilization" \
+	"True" "$(py 'v=d["policies"]["random"]; print(v["work_utilization"] <= v["utilization"])')"
 expect_eq "contention: HB_c / HB >= 1, random placements meet more" "True True" \
 	"$(py 'p=d["policies"]; print(all(v["mean_contention"] >= 1 for v in p.values()), p["random"]["mean_contention"] > p["slurm-linear"]["mean_contention"])')"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --model fluid
