@@ -185,6 +185,12 @@ static int64_t task_limit(const sim_tm_opts_t *tm)
 								   : tm->max_tasks;
 }
 
+/* A job of more tasks than that: mapped node by node, in blocks. */
+static bool by_blocks(const sim_pick_t *p)
+{
+	return p->a && topomatch_affinity_ntasks(p->a) > task_limit(p->tm);
+}
+
 /* The most pairs sbatch stores and slurmctld decodes
  * (tm_plugin_pattern_edges, plugin/common/tm_plugin_conf.c): 65,536 per
  * 50 ms of the budget; without one, the format's default (0). */
@@ -193,12 +199,6 @@ static int64_t edge_limit(const sim_tm_opts_t *tm)
 	return tm->time_budget_s > 0
 		       ? (int64_t)(65536 * (tm->time_budget_s > 0.05 ? tm->time_budget_s / 0.05 : 1))
 		       : 0;
-}
-
-/* A job of more tasks than that: mapped node by node, in blocks. */
-static bool by_blocks(const sim_pick_t *p)
-{
-	return p->a && topomatch_affinity_ntasks(p->a) > task_limit(p->tm);
 }
 
 /* topomatch_cluster_select_blocks over pus[] with the plugin's limits: at
