@@ -65,7 +65,8 @@
  * decoder only checks that they stay below ntasks.
  *
  * Weights.  Mappers only care about relative weights, so an edge stores a
- * code q in 0..65535 of r = w / wmax, a small float: q = 0 is r = 1;
+ * code q in 0..65535 of r = w / wmax, a small float: q = 0 is r = 1 (a
+ * blob with edges has one of code 0 at least: wmax is its largest weight);
  * otherwise, with o = (q - 1) / 1024 and m = 1024 - (q - 1024 o),
  * r = 2^-(o+1) (1 + m / 1024).  That is 11 significant bits (relative
  * error <= 2^-11) over 64 octaves; lighter edges are raised to the
@@ -1310,6 +1311,15 @@ static void dcoo_free(struct dcoo *c)
 	free(c->w);
 }
 
+/* Does an edge have weight wmax (code 0), or are there none? */
+static bool has_wmax(const struct dcoo *c, double wmax)
+{
+	for (int64_t k = 0; k < c->n; k++)
+		if (c->w[k] == wmax / 2)
+			return true;
+	return c->n == 0;
+}
+
 /* Payload of version ver -> affinity. */
 static int parse_payload(const uint8_t *buf, size_t L, uint64_t ver,
 			 const topomatch_blob_limits_t *lim, topomatch_affinity_t **out,
@@ -1332,6 +1342,11 @@ static int parse_payload(const uint8_t *buf, size_t L, uint64_t ver,
 			    (long long)h->nnz);
 	if (rc == TOPOMATCH_OK)
 		rc = rd_rows(&r, h, &c);
+	if (rc == TOPOMATCH_OK && !has_wmax(&c, h->wmax))
+		/* the encoder keeps the heaviest edge (it is its task's):
+		 * without it every weight could lie below what encodes */
+		rc = tm_err(err, TOPOMATCH_EPARSE,
+			    "pattern: no edge has the largest weight (weight code 0)");
 	if (rc == TOPOMATCH_OK) {
 		char e2[TOPOMATCH_ERRLEN];
 		rc = topomatch_affinity_create((int64_t)h->n, c.n, c.src, c.dst, c.w, NULL, out,

@@ -1256,6 +1256,15 @@ START_TEST(reject_payload_weights)
 	pv(&p, 0);
 	pv(&p, 0);
 	reject_payload(&p, TOPOMATCH_EPARSE, "row 0: invalid weight code 0");
+	/* no edge of the largest weight (code 0): every weight below wmax,
+	 * a pattern the encoder never writes (fuzzing found one whose weights
+	 * all fell below what encodes) */
+	phead(&p, 2, 1, 10, 10);
+	pv(&p, 1);
+	pv(&p, 0);
+	pv(&p, 1024);
+	pv(&p, 0);
+	reject_payload(&p, TOPOMATCH_EPARSE, "pattern: no edge has the largest weight (weight code 0)");
 	/* weights that sum past DBL_MAX */
 	phead(&p, 3, 2, DBL_MAX, DBL_MAX);
 	pv(&p, 2);
