@@ -1289,6 +1289,21 @@ static void chain_v2(struct pl *p, uint64_t n)
 	pv(p, 0 << 1);		 /* row n-1: none */
 }
 
+/* a encodes within lim with every edge, and decodes to itself; freed. */
+static void fits_whole(topomatch_affinity_t *a, const topomatch_blob_limits_t *lim)
+{
+	topomatch_blob_info_t ie;
+	int n;
+	char **v = enc(a, 0.0, lim, &n, &ie);
+
+	ck_assert_int_eq(ie.nnz_kept, ie.nnz_input);
+	topomatch_affinity_t *b = dec(v, n, NULL, NULL);
+	assert_same_pattern(a, b);
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(b);
+	topomatch_blob_free(v, n);
+}
+
 START_TEST(repeated_rows)
 {
 	struct pl p;
@@ -1324,16 +1339,8 @@ START_TEST(repeated_rows)
 	topomatch_blob_free(u, m);
 	/* big structured patterns fit the plugin's 48 KiB whole: a 65,536-task
 	 * 7-point stencil, Bruck's all-to-all on 8,192 tasks */
-	topomatch_blob_info_t ie;
 	l = limits(0, 48 * 1024, 0);
-	a = stencil(32, 32, 64, 7, 0, NULL);
-	v = enc(a, 0.0, &l, &n, &ie);
-	ck_assert_int_eq(ie.nnz_kept, ie.nnz_input);
-	b = dec(v, n, NULL, NULL);
-	assert_same_pattern(a, b);
-	topomatch_affinity_destroy(a);
-	topomatch_affinity_destroy(b);
-	topomatch_blob_free(v, n);
+	fits_whole(stencil(32, 32, 64, 7, 0, NULL), &l);
 	int64_t *bs = malloc(8192 * 13 * sizeof(*bs)), *bd = malloc(8192 * 13 * sizeof(*bd)), k = 0;
 	double *bw = malloc(8192 * 13 * sizeof(*bw));
 	for (int64_t i = 0; i < 8192; i++)
@@ -1346,13 +1353,7 @@ START_TEST(repeated_rows)
 	free(bs);
 	free(bd);
 	free(bw);
-	v = enc(a, 0.0, &l, &n, &ie);
-	ck_assert_int_eq(ie.nnz_kept, ie.nnz_input);
-	b = dec(v, n, NULL, NULL);
-	assert_same_pattern(a, b);
-	topomatch_affinity_destroy(a);
-	topomatch_affinity_destroy(b);
-	topomatch_blob_free(v, n);
+	fits_whole(a, &l);
 }
 END_TEST
 
