@@ -374,7 +374,7 @@ static const struct {
 	{ "giant", "one entry of N MiB (-g N, default 16)" },
 	{ "wide", "N x 2^20 entries A=1 (-g N), then a valid chain of NTASKS tasks" },
 	{ "huge-weights", "payload: a valid chain of NTASKS tasks of weight DBL_MAX / (NTASKS + 1)" },
-	{ "tiny-weights", "payload: a valid chain of NTASKS tasks of weight 2^-1022" },
+	{ "tiny-weights", "payload: a valid chain of NTASKS tasks, its first pair of weight 2^-958, the others 2^-1022" },
 	{ NULL, NULL },
 };
 
@@ -559,9 +559,10 @@ static int build(const char *c, env_t *e)
 		put_phdr(&b, &h);
 		for (int i = 0; i + 1 < ntasks; i++) {
 			put_varint(&b, 1);
-			if (!tiny) {
-				put_varint(&b, 0 << 1 | 1); /* code 0: r = 1 */
-			} else if (i == 0) {
+			if (!tiny || i == 0) {
+				/* code 0: r = 1 (a blob has one of wmax at least) */
+				put_varint(&b, 0 << 1 | 1);
+			} else if (i == 1) {
 				put_varint(&b, 0); /* written: the smallest code, 65535 */
 				put_varint(&b, 65535);
 			} else {
