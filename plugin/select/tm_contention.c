@@ -85,9 +85,8 @@ static topomatch_affinity_t *tm_loads_pattern(const tm_chooser_t *ch, job_record
 {
 	const size_t plen = strlen(TOPOMATCH_PATTERN_ENV);
 	const size_t most = (size_t) ch->conf.pattern_kib * 1024;
-	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
-	topomatch_blob_limits_t lim = { .max_tasks = tm_plugin_pattern_tasks(&ch->conf, ntasks),
-					.max_edges = tm_plugin_pattern_edges(&ch->conf) };
+	topomatch_blob_limits_t lim =
+		tm_decode_limits(ch, job_ptr->details ? job_ptr->details->num_tasks : 0);
 	topomatch_affinity_t *a = NULL;
 	size_t total = 0;
 
