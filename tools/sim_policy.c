@@ -17,6 +17,7 @@
  */
 #include "config.h"
 #include "sim.h"
+#include "tm_plugin_conf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -173,16 +174,23 @@ static void plugin_opts(const sim_pick_t *p, const int64_t *pus, int64_t npus,
 	o->nallowed = npus;
 }
 
+/* The topomatch.conf the options stand for: --max-tasks, --time-budget
+ * as JobBudgetMs. */
+static tm_plugin_conf_t plugin_conf(const sim_tm_opts_t *tm)
+{
+	tm_plugin_conf_t c = { .max_tasks = tm->max_tasks, .job_budget_ms = tm->time_budget_s * 1e3 };
+	return c;
+}
+
 /*
  * The most tasks the plugin maps one by one, and blocks node by node
- * (tm_plugin_task_limit, plugin/common/tm_plugin_conf.c): MaxTasks, and
- * with a time budget no more than 1,024 tasks per 50 ms of it.
+ * (tm_plugin_task_limit): MaxTasks, and with a time budget no more than
+ * 1,024 tasks per 50 ms of it.
  */
 static int64_t task_limit(const sim_tm_opts_t *tm)
 {
-	double per_budget = 1024 * (tm->time_budget_s > 0.05 ? tm->time_budget_s / 0.05 : 1);
-	return tm->time_budget_s > 0 && per_budget < tm->max_tasks ? (int64_t)per_budget
-								   : tm->max_tasks;
+	tm_plugin_conf_t c = plugin_conf(tm);
+	return tm->time_budget_s > 0 ? tm_plugin_task_limit(&c) : tm->max_tasks;
 }
 
 /* A job of more tasks than that: mapped node by node, in blocks. */
@@ -192,13 +200,12 @@ static bool by_blocks(const sim_pick_t *p)
 }
 
 /* The most pairs sbatch stores and slurmctld decodes
- * (tm_plugin_pattern_edges, plugin/common/tm_plugin_conf.c): 65,536 per
- * 50 ms of the budget; without one, the format's default (0). */
+ * (tm_plugin_pattern_edges): 65,536 per 50 ms of the budget; without one,
+ * the format's default (0). */
 static int64_t edge_limit(const sim_tm_opts_t *tm)
 {
-	return tm->time_budget_s > 0
-		       ? (int64_t)(65536 * (tm->time_budget_s > 0.05 ? tm->time_budget_s / 0.05 : 1))
-		       : 0;
+	tm_plugin_conf_t c = plugin_conf(tm);
+	return tm->time_budget_s > 0 ? tm_plugin_pattern_edges(&c) : 0;
 }
 
 /* topomatch_cluster_select_blocks over pus[] with the plugin's limits: at
