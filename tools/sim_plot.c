@@ -229,48 +229,46 @@ static void gp_quote(FILE *f, const char *prefix, const char *suffix)
 	fprintf(f, "%s'", suffix);
 }
 
-static void gp_plot(FILE *f, const char *prefix, const char *data, const sim_result_t *r,
-		    int nres)
-{
-	if (!strcmp(data, "-kinds.dat")) { /* bars: one cluster per kind */
-		fprintf(f, "plot ");
-		for (int k = 0; k < nres; k++) {
-			gp_quote(f, prefix, data);
-			fprintf(f, " using %d%s title '%s'%s", k + 2, k ? "" : ":xtic(1)",
-				sim_policy_name(r[k].policy), k + 1 < nres ? ", \\\n     " : "\n");
-		}
-		return;
-	}
-	fprintf(f, "plot ");
-	for (int k = 0; k < nres; k++) {
-		gp_quote(f, prefix, data);
-		fprintf(f, " index %d with lines lw 2 title '%s'%s", k, sim_policy_name(r[k].policy),
-			k + 1 < nres ? ", \\\n     " : "\n");
-	}
-}
-
 static const struct chart {
 	const char *name, *data, *setup;
+	int bars; /* a cluster of bars per line of data, else a curve per index */
 } charts[] = {
 	{ "hopbytes", "-hopbytes.dat",
 	  "set title 'Hop-bytes of each job relative to its compact placement'\n"
 	  "set xlabel 'hop-bytes / hop-bytes of the compact reference placement'\n"
 	  "set ylabel 'fraction of jobs'\nset yrange [0:1.02]\nset key default\n"
-	  "set key bottom right\n" },
+	  "set key bottom right\n", 0 },
 	{ "wait", "-wait.dat",
 	  "set title 'Wait times'\nset xlabel 'wait (hours)'\nset ylabel 'fraction of jobs'\n"
-	  "set yrange [0:1.02]\nset key default\nset key bottom right\n" },
+	  "set yrange [0:1.02]\nset key default\nset key bottom right\n", 0 },
 	{ "util", "-util.dat",
 	  "set title 'Utilization'\nset xlabel 'time since the first submission (hours)'\n"
 	  "set ylabel 'busy nodes / nodes'\nunset logscale x\nset autoscale xfix\n"
-	  "set yrange [0:1.05]\nset key below horizontal\n" },
+	  "set yrange [0:1.05]\nset key below horizontal\n", 0 },
 	{ "kinds", "-kinds.dat",
 	  "set title 'Mean hop-bytes per pattern kind, relative to the first policy'\n"
 	  "set xlabel ''\nset ylabel 'mean hop-bytes / first policy'\nunset logscale x\n"
 	  "set style data histograms\nset style histogram clustered\n"
 	  "set style fill solid 0.8 border -1\nset xtics rotate by -90 left font ',9'\n"
-	  "set key default\nset key tmargin horizontal\nset bmargin 16\n" },
+	  "set key default\nset key tmargin horizontal\nset bmargin 16\n", 1 },
 };
+
+/* One curve per policy (index k of the data file) or, for bars, one bar
+ * per policy (column k + 2) in each cluster. */
+static void gp_plot(FILE *f, const char *prefix, const struct chart *ch, const sim_result_t *r,
+		    int nres)
+{
+	fprintf(f, "plot ");
+	for (int k = 0; k < nres; k++) {
+		gp_quote(f, prefix, ch->data);
+		if (ch->bars)
+			fprintf(f, " using %d%s", k + 2, k ? "" : ":xtic(1)");
+		else
+			fprintf(f, " index %d with lines lw 2", k);
+		fprintf(f, " title '%s'%s", sim_policy_name(r[k].policy),
+			k + 1 < nres ? ", \\\n     " : "\n");
+	}
+}
 
 /* The CDFs' x ranges (set after the chart's setup). */
 static void gp_axis(FILE *f, const axis_t *ax)
@@ -307,9 +305,9 @@ static int script(const char *prefix, const sim_result_t *r, int nres, const axi
 				   "set xtics norotate font ''\nset bmargin\n%s", charts[k].setup);
 			if (k < 2)
 				gp_axis(f, &ax[k]);
-			else if (!strcmp(charts[k].name, "kinds")) /* room above the bars */
+			else if (charts[k].bars) /* room above the bars */
 				fprintf(f, "set yrange [0:%.3g]\n", kinds_ymax * 1.1);
-			gp_plot(f, prefix, charts[k].data, r, nres);
+			gp_plot(f, prefix, &charts[k], r, nres);
 		}
 	}
 	fprintf(f, "unset output\n");
