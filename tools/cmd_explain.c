@@ -54,11 +54,6 @@ static const char help[] =
 
 enum { OPT_SQUEUE_JSON = OPT_FIRST_PRIVATE, OPT_CPT };
 
-/* sbatch --comm-pattern reads the file with this limit and encodes it with
- * this sparse factor (plugin/spank/topomatch_spank.c: MAX_PATTERN_BYTES,
- * SPARSE_FACTOR); srun decodes the job's copy. */
-#define SBATCH_MAX_PATTERN_BYTES (INT64_C(1) << 30)
-#define SBATCH_SPARSE_FACTOR 0.0
 #define MAX_CPUS_PER_TASK 1024 /* srun's bound (TM_MAP_MAX_CPUS) */
 /* json-c takes an int length */
 #define MAX_JSON_BYTES ((size_t)INT_MAX - 1)
@@ -671,47 +666,62 @@ static int load_conf(const struct args *x, tm_plugin_conf_t *conf, struct placem
 }
 
 /*
- * The pattern as srun has it: sbatch --comm-pattern read the file and
- * encoded it into the job (submit_pattern()), srun decodes the job's copy
- * (step_pattern()), so the weights are the blob's, as slurmctld's; when
- * that fails, srun reads the file itself.
+ * The pattern as srun has it (step_pattern() in topomatch_spank.c):
+ * sbatch --comm-pattern read the file and encoded it into the job within
+ * topomatch.conf's limits (submit_pattern()), srun decodes the job's copy,
+ * so the weights are the blob's, as slurmctld's; when sbatch had to drop
+ * pairs to fit, srun lays out the ranks with the whole file (the file
+ * here is the one the job was encoded from), and when sbatch could not
+ * store it at all, srun reads the file.
  */
 static int load_pattern(const struct args *x, const tm_plugin_conf_t *conf, struct placement *p)
 {
 	char err[TOPOMATCH_ERRLEN];
-	topomatch_limits_t lim = { .max_bytes = SBATCH_MAX_PATTERN_BYTES };
+	topomatch_limits_t lim = { .max_bytes = TM_PLUGIN_PATTERN_MAX_BYTES };
 	topomatch_affinity_t *file = NULL;
+	topomatch_blob_info_t info;
 	char **entries = NULL;
 	int ne = 0;
 	if (topomatch_affinity_read_file(x->pattern, TOPOMATCH_FORMAT_AUTO, &lim, &file, err)) {
 		cli_error("explain", "%s", err);
 		return CLI_FAIL;
 	}
-	/* srun's limits (step_pattern()): a step over the task limit is laid
-	 * out node by node, its pattern read up to its task count */
+	/* srun's limits: a step over the task limit is laid out node by
+	 * node, its pattern read up to its task count */
 	int64_t n = topomatch_affinity_ntasks(file);
 	int64_t most = tm_plugin_pattern_tasks(conf, n);
+	topomatch_blob_limits_t elim = tm_plugin_encode_limits(conf);
 	topomatch_blob_limits_t blim = { .max_tasks = most };
-	if (topomatch_blob_encode(file, SBATCH_SPARSE_FACTOR, NULL, &entries, &ne, NULL, err) ==
-		    TOPOMATCH_OK &&
-	    topomatch_blob_decode((const char *const *)entries, ne, &blim, &p->a, NULL, err) ==
-		    TOPOMATCH_OK) {
-		p->pattern_source = "job";
-		topomatch_affinity_destroy(file);
-	} else if (n > most) {
+	if (n > most) {
 		/* srun's fallback reads the file with the same limit */
 		cli_error("explain", "srun keeps Slurm's layout: --comm-pattern: %s: %lld tasks, "
 				     "more than %lld", x->pattern, (long long)n, (long long)most);
 		topomatch_affinity_destroy(file);
-		topomatch_blob_free(entries, ne);
 		return CLI_FAIL;
+	}
+	p->pattern_source = "file";
+	if (topomatch_blob_encode(file, TM_PLUGIN_SPARSE_FACTOR, &elim, &entries, &ne, &info,
+				  err) != TOPOMATCH_OK) {
+		snprintf(p->pattern_note, sizeof(p->pattern_note),
+			 "sbatch cannot store the pattern in the job (%s): srun reads the file", err);
+	} else if (info.nnz_kept < info.nnz_input) {
+		snprintf(p->pattern_note, sizeof(p->pattern_note),
+			 "the job carries %lld of the pattern's %lld pairs (PatternKiB=%d, %lld "
+			 "pairs for JobBudgetMs=%g): srun lays out the ranks with all of them, "
+			 "from the file", (long long)info.nnz_kept, (long long)info.nnz_input,
+			 conf->pattern_kib, (long long)elim.max_edges, conf->job_budget_ms);
+	} else if (topomatch_blob_decode((const char *const *)entries, ne, &blim, &p->a, NULL,
+					 err) == TOPOMATCH_OK) {
+		p->pattern_source = "job";
+		topomatch_affinity_destroy(file);
+		file = NULL;
 	} else {
 		snprintf(p->pattern_note, sizeof(p->pattern_note),
-			 "the job carries no usable copy of the pattern (%s): srun reads the file",
+			 "the job's copy of the pattern does not decode (%s): srun reads the file",
 			 err);
-		p->pattern_source = "file";
-		p->a = file;
 	}
+	if (file)
+		p->a = file;
 	topomatch_blob_free(entries, ne);
 	return CLI_OK;
 }

@@ -293,8 +293,6 @@ typedef struct sim_tm_opts {
 
 /* topomatch.conf's default MaxTasks (plugin/common/tm_plugin_conf.c). */
 #define SIM_PLUGIN_MAX_TASKS 4096
-/* and its default PatternKiB: sbatch stores at most this much pattern */
-#define SIM_PLUGIN_PATTERN_KIB 48
 /* and its default CommWaitRatio */
 #define SIM_PLUGIN_COMM_WAIT_RATIO 1.2
 

@@ -141,8 +141,8 @@ static int cons_tres(const sim_machine_t *m, const sim_free_t *f, const unsigned
 
 /*
  * The pattern as select/topomatch sees it: sbatch's SPANK plugin encodes
- * it into the job's spank_job_env (sparse factor 0, at most the default
- * PatternKiB, plugin/spank/topomatch_spank.c) and the plugin decodes it;
+ * it into the job's spank_job_env (tm_plugin_encode_limits: the default
+ * PatternKiB, and the pairs of max_edges) and the plugin decodes it;
  * large patterns lose their lightest edges there, so the simulator maps
  * what the plugin would.  NULL (and no error) when sbatch would refuse it.
  * max_tasks: the decoder's limit (the job's task count for a job mapped
@@ -154,10 +154,13 @@ static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64
 	char **entries = NULL, err[TOPOMATCH_ERRLEN];
 	int n = 0;
 	topomatch_affinity_t *out = NULL;
+	tm_plugin_conf_t c;
+	tm_plugin_conf_defaults(&c);
 	topomatch_blob_limits_t lim = { .max_tasks = max_tasks, .max_edges = max_edges };
-	topomatch_blob_limits_t cap = { .max_total = (size_t)SIM_PLUGIN_PATTERN_KIB * 1024,
-					.max_edges = max_edges };
-	if (topomatch_blob_encode(a, 0.0, &cap, &entries, &n, NULL, err) == TOPOMATCH_OK)
+	topomatch_blob_limits_t cap = tm_plugin_encode_limits(&c);
+	cap.max_edges = max_edges;
+	if (topomatch_blob_encode(a, TM_PLUGIN_SPARSE_FACTOR, &cap, &entries, &n, NULL, err) ==
+	    TOPOMATCH_OK)
 		topomatch_blob_decode((const char *const *)entries, n, &lim, &out, NULL, err);
 	topomatch_blob_free(entries, n);
 	return out;

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "sim.h"
+#include "tm_plugin_conf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -268,6 +269,8 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 			u->work_utilization, u->makespan, sw, (long long)u->killed);
 	}
 	kind_lines(out, c, r, nres);
+	tm_plugin_conf_t conf; /* the PatternKiB sbatch stores within */
+	tm_plugin_conf_defaults(&conf);
 	for (int k = 0; k < nres; k++)
 		if (r[k].policy == SIM_TOPOMATCH)
 			fprintf(out, "\ntopomatch: the mapping chose the job's nodes for %lld jobs "
@@ -281,7 +284,7 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 				(long long)r[k].tm.overflow,
 				(long long)r[k].tm.underflow, (long long)r[k].tm.fallback,
 				(long long)r[k].tm.no_pattern, (long long)r[k].tm.over_kib,
-				SIM_PLUGIN_PATTERN_KIB, (long long)r[k].tm.over_max,
+				conf.pattern_kib, (long long)r[k].tm.over_max,
 				(long long)c->tm.max_tasks, (long long)r[k].tm.over_budget,
 				(long long)r[k].tm.map_failed);
 	for (int k = 0; k < nres; k++)

@@ -17,7 +17,7 @@
 
 #define MAX_LINE 4096
 
-static void defaults(tm_plugin_conf_t *c)
+void tm_plugin_conf_defaults(tm_plugin_conf_t *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->job_budget_ms = 50;
@@ -196,7 +196,7 @@ static int line_setting(tm_plugin_conf_t *c, char *line, const char **why)
 
 int tm_plugin_conf_read(const char *path, tm_plugin_conf_t *c, char *err, size_t errlen)
 {
-	defaults(c);
+	tm_plugin_conf_defaults(c);
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -235,4 +235,18 @@ int64_t tm_plugin_pattern_tasks(const tm_plugin_conf_t *c, int64_t ntasks)
 	if (ntasks <= tm_plugin_task_limit(c))
 		return c->max_tasks;
 	return ntasks < most ? ntasks : most;
+}
+
+topomatch_blob_limits_t tm_plugin_encode_limits(const tm_plugin_conf_t *c)
+{
+	topomatch_blob_limits_t lim = { .max_total = (size_t)c->pattern_kib * 1024,
+					.max_edges = tm_plugin_pattern_edges(c) };
+	return lim;
+}
+
+topomatch_blob_limits_t tm_plugin_decode_limits(const tm_plugin_conf_t *c, int64_t ntasks)
+{
+	topomatch_blob_limits_t lim = { .max_tasks = tm_plugin_pattern_tasks(c, ntasks),
+					.max_edges = tm_plugin_pattern_edges(c) };
+	return lim;
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "topomatch.h"
+
 typedef struct tm_plugin_conf {
 	char cluster_yaml[4096]; /* ClusterYAML: the cluster description */
 	double job_budget_ms;    /* JobBudgetMs: per decision (50) */
@@ -27,6 +29,9 @@ typedef struct tm_plugin_conf {
 	long comm_wait_max;         /* CommWaitMax: seconds a job's --comm-wait gets at most (300) */
 	double comm_wait_ratio;     /* CommWaitRatio: x the empty cluster's hop-bytes worth a wait (1.2) */
 } tm_plugin_conf_t;
+
+/* The defaults of every setting (topomatch.conf(5)). */
+void tm_plugin_conf_defaults(tm_plugin_conf_t *c);
 
 /* Defaults, then the file's settings.  A missing file is ENOENT-like:
  * returns 1 with err "PATH: no such file" and the defaults; a bad line
@@ -53,6 +58,20 @@ int64_t tm_plugin_task_limit(const tm_plugin_conf_t *c);
  * more pairs than this, at a byte each at least.
  */
 int64_t tm_plugin_pattern_edges(const tm_plugin_conf_t *c);
+/* Largest pattern file sbatch and srun read (a dense 4096 x 4096 matrix
+ * of short numbers is ~100 MB); beyond, the job needs a sparse format. */
+#define TM_PLUGIN_PATTERN_MAX_BYTES (INT64_C(1) << 30)
+/* sbatch --comm-pattern's sparse factor: everything the file says travels
+ * to slurmctld, unless it does not fit the job record (the mappers apply
+ * their own sparse factor). */
+#define TM_PLUGIN_SPARSE_FACTOR 0.0
+/* The limits sbatch encodes a job's pattern within (PatternKiB, and the
+ * pairs of tm_plugin_pattern_edges), for sbatch, the simulator and
+ * topomatch explain alike. */
+topomatch_blob_limits_t tm_plugin_encode_limits(const tm_plugin_conf_t *c);
+/* The limits slurmctld decodes the pattern of a job of ntasks tasks with
+ * (tm_plugin_pattern_tasks, tm_plugin_pattern_edges). */
+topomatch_blob_limits_t tm_plugin_decode_limits(const tm_plugin_conf_t *c, int64_t ntasks);
 /* The most tasks the pattern of a job (or step) of ntasks tasks is read
  * or decoded with: MaxTasks, or for one mapped node by node its task
  * count, at most 2^20 (slurmctld, srun and topomatch explain alike). */

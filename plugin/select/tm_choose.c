@@ -65,13 +65,6 @@ bool tm_by_blocks(const tm_chooser_t *ch, int64_t ntasks)
 	return ntasks > tm_task_limit(ch);
 }
 
-topomatch_blob_limits_t tm_decode_limits(const tm_chooser_t *ch, int64_t ntasks)
-{
-	topomatch_blob_limits_t lim = { .max_tasks = tm_plugin_pattern_tasks(&ch->conf, ntasks),
-					.max_edges = tm_plugin_pattern_edges(&ch->conf) };
-	return lim;
-}
-
 double tm_now_ms(void)
 {
 	struct timespec ts;
@@ -338,7 +331,7 @@ static int64_t tm_tier_pus(const tm_chooser_t *ch, const int64_t *pus, int64_t n
 static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *job_ptr)
 {
 	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
-	topomatch_blob_limits_t lim = tm_decode_limits(ch, ntasks);
+	topomatch_blob_limits_t lim = tm_plugin_decode_limits(&ch->conf, ntasks);
 	topomatch_affinity_t *a = NULL;
 	char err[TOPOMATCH_ERRLEN];
 	int rc = topomatch_blob_decode_env((const char *const *) job_ptr->spank_job_env,

@@ -86,7 +86,7 @@ static topomatch_affinity_t *tm_loads_pattern(const tm_chooser_t *ch, job_record
 	const size_t plen = strlen(TOPOMATCH_PATTERN_ENV);
 	const size_t most = (size_t) ch->conf.pattern_kib * 1024;
 	topomatch_blob_limits_t lim =
-		tm_decode_limits(ch, job_ptr->details ? job_ptr->details->num_tasks : 0);
+		tm_plugin_decode_limits(&ch->conf, job_ptr->details ? job_ptr->details->num_tasks : 0);
 	topomatch_affinity_t *a = NULL;
 	size_t total = 0;
 

@@ -80,14 +80,6 @@ TM_EXPORT const char plugin_type[] = "spank";
 TM_EXPORT const unsigned int plugin_version = SLURM_VERSION_NUMBER;
 TM_EXPORT const unsigned int spank_plugin_version = 1;
 
-/* Largest pattern file read in sbatch (a dense 4096 x 4096 matrix of
- * short numbers is ~100 MB); beyond, the job needs a sparse format. */
-#define MAX_PATTERN_BYTES (INT64_C(1) << 30)
-
-/* Everything the file says travels to slurmctld, unless it does not fit
- * the job record: the mappers apply their own sparse factor. */
-#define SPARSE_FACTOR 0.0
-
 /* Option values: SPANK calls back into a plugin instance per process, so
  * static state is the plugin's own, never shared with Slurm's. */
 static char *pattern_path;
@@ -607,9 +599,8 @@ static int read_conf(tm_plugin_conf_t *conf, char *path, char *err)
 static int encode(const tm_plugin_conf_t *conf, const topomatch_affinity_t *a, char ***entries,
 		  int *n, topomatch_blob_info_t *info, char *err)
 {
-	topomatch_blob_limits_t lim = { .max_total = (size_t)conf->pattern_kib * 1024,
-					.max_edges = tm_plugin_pattern_edges(conf) };
-	return topomatch_blob_encode(a, SPARSE_FACTOR, &lim, entries, n, info, err);
+	topomatch_blob_limits_t lim = tm_plugin_encode_limits(conf);
+	return topomatch_blob_encode(a, TM_PLUGIN_SPARSE_FACTOR, &lim, entries, n, info, err);
 }
 
 /* 1 when entries are the job's SLURM_SPANK_TOPOMATCH_PATTERN_0.. n-1 */
@@ -645,7 +636,7 @@ static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
 	 * read up to its task count */
 	int64_t most = tm_plugin_pattern_tasks(conf, ntasks);
 	topomatch_blob_limits_t blim = { .max_tasks = most };
-	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES, .max_tasks = most };
+	topomatch_limits_t lim = { .max_bytes = TM_PLUGIN_PATTERN_MAX_BYTES, .max_tasks = most };
 	topomatch_blob_info_t info;
 	size_t nenv = 0;
 	while (environ && environ[nenv])
@@ -1133,7 +1124,7 @@ static int store(spank_t sp, char **entries, int n)
 static int submit_pattern(spank_t sp)
 {
 	char err[TOPOMATCH_ERRLEN], msg[TOPOMATCH_ERRLEN + 64];
-	topomatch_limits_t lim = { .max_bytes = MAX_PATTERN_BYTES };
+	topomatch_limits_t lim = { .max_bytes = TM_PLUGIN_PATTERN_MAX_BYTES };
 	topomatch_affinity_t *a = NULL;
 	char **entries = NULL;
 	int n = 0, rc = 0, stored = 0;
