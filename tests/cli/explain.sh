@@ -2,7 +2,8 @@
 # topomatch explain: a running job's placement (golden text, JSON fields,
 # hand-checked hop-bytes and switch traffic, the same placement as
 # topomatch map on the job's CPUs), a pending job, CPUs per task, a graph
-# network, topomatch.conf beside $SLURM_CONF, squeue run or missing or
+# network, topomatch.conf beside $SLURM_CONF, a pattern sbatch reduces or
+# cannot store within PatternKiB, squeue run or missing or
 # failing, and every error with its message.
 #
 # Data (tests/cli/data/explain): squeue-3jobs.json is squeue --json of the
@@ -197,6 +198,52 @@ expect_contains "malformed topomatch.conf: file and line" "$work/etc/topomatch.c
 printf 'Mapper=auto\n' >"$work/etc/topomatch.conf"
 run ex 10 -c p8.mat --squeue-json squeue-crafted.json
 expect_contains "no ClusterYAML: said" "$work/etc/topomatch.conf has no ClusterYAML" "$err"
+rm -f "$work/etc/topomatch.conf"
+
+# ---------------------------------------------------------------- PatternKiB
+# A job on every core of 4 (16) nodes of 2 x 16 cores with a random
+# pattern of 128 (512) tasks: sbatch keeps it whole at the default
+# PatternKiB, drops pairs at 1 KiB (srun then lays the ranks out from the
+# whole file), and cannot store the 512 tasks in 1 KiB at all.
+bigjob() { # NODES TASKS: cluster big-NODES.yaml, squeue big-NODES.json
+	"$PYTHON3" - "$1" "$2" "$work" <<'EOF'
+import json, sys
+nodes, tasks, work = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+hl = "n[001-%03d]" % nodes
+half = "n[001-%03d]" % (nodes // 2), "n[%03d-%03d]" % (nodes // 2 + 1, nodes)
+open("%s/big-%d.yaml" % (work, nodes), "w").write(
+    'cluster: big\nnodes:\n  - names: %s\n    hardware: "pack:2 core:16 pu:1"\n'
+    'network:\n  type: tree\n  switches:\n    - name: top\n      switches: leaf[1-2]\n'
+    '    - name: leaf1\n      nodes: %s\n    - name: leaf2\n      nodes: %s\n' % ((hl,) + half))
+alloc = [{"sockets": {str(s): {"cores": {str(c): "allocated" for c in range(16)}} for s in range(2)},
+          "nodename": "n%03d" % (i + 1)} for i in range(nodes)]
+job = {"job_id": 20, "job_state": "RUNNING", "nodes": hl, "system_comment": "",
+       "cpus_per_task": None, "tasks": tasks, "job_resources": {"nodes": hl, "allocated_nodes": alloc}}
+json.dump({"jobs": [job]}, open("%s/big-%d.json" % (work, nodes), "w"))
+EOF
+}
+bigjob 4 128 && bigjob 16 512
+"$tm" gen random --tasks 128 --degree 6 --out "$work/r128.mat"
+"$tm" gen random --tasks 512 --degree 6 --out "$work/r512.mat"
+printf 'ClusterYAML=%s\n' "$work/big-4.yaml" >"$work/etc/topomatch.conf"
+run "$tm" explain 20 -c "$work/r128.mat" --squeue-json "$work/big-4.json" --json
+expect_eq "128 tasks, default PatternKiB: the job's copy, no note" "0 job None" \
+	"$rc $(py 'd["pattern_source"], d.get("note")' | tr -d "(),'")"
+printf 'ClusterYAML=%s\nPatternKiB=1\n' "$work/big-4.yaml" >"$work/etc/topomatch.conf"
+run "$tm" explain 20 -c "$work/r128.mat" --squeue-json "$work/big-4.json"
+expect_eq "PatternKiB=1, 128 tasks: exit 0" 0 "$rc"
+expect_contains "PatternKiB=1: srun reads the file" "pattern $work/r128.mat: read as srun reads the file" "$out"
+expect_contains "PatternKiB=1: the pairs the job carries" \
+	"note: the job carries 194 of the pattern's 756 pairs (PatternKiB=1, 65536 pairs for JobBudgetMs=50): srun lays out the ranks with all of them, from the file" "$out"
+run "$tm" explain 20 -c "$work/r128.mat" --squeue-json "$work/big-4.json" --json
+explain_pus=$(py '" ".join(str(r["pu"]) for r in d["ranks"])')
+run "$tm" map -t "$work/big-4.yaml" -c "$work/r128.mat" --nodes 'n[001-004]' --out -
+expect_eq "PatternKiB=1: the placement is map's with the whole file" "$(echo $out)" "$explain_pus"
+printf 'ClusterYAML=%s\nPatternKiB=1\n' "$work/big-16.yaml" >"$work/etc/topomatch.conf"
+run "$tm" explain 20 -c "$work/r512.mat" --squeue-json "$work/big-16.json" --json
+expect_eq "PatternKiB=1, 512 tasks: from the file, sbatch could not store it" \
+	"0 file sbatch cannot store the pattern in the job (pattern blob: 512 tasks do not fit in 1024 bytes" \
+	"$rc $(py '"%s %s" % (d["pattern_source"], d["note"][:92])')"
 rm -f "$work/etc/topomatch.conf"
 
 # ---------------------------------------------------------------- squeue
