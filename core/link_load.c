@@ -7,7 +7,7 @@
  * The per-link load is the link load of TopoMapping (ICS 2017, Eq. 5:
  * the traffic of the messages whose route crosses the link) per job,
  * normalised by the job's busiest link and weighted by its activity, the
- * load term of the simulator's contention model (tools/sim_net.c), so
+ * load term of the simulator's contention model (tools/sim/sim_net.c), so
  * that the node choice avoids what the model charges for.  The score
  * adds to a placement's hop-bytes its traffic times the load it would
  * meet, a linear stand-in for the bottleneck share of the model that is
@@ -322,7 +322,7 @@ static int node_pairs(topomatch_link_load_t *ll, const topomatch_affinity_t *a,
  * the route climbs h/2 links to the lowest common ancestor and goes down
  * as many (a link from depth k+1 to k costs cost[k]); on a grid with a
  * local tree it climbs the local tree, crosses h - 2 x levels router
- * links, goes down.  The same rule as tools/sim_net.c.
+ * links, goes down.  The same rule as tools/sim/sim_net.c.
  */
 static double capacity(const topomatch_link_load_t *ll, int64_t i, int64_t h)
 {

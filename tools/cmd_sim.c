@@ -11,7 +11,7 @@
  */
 #include "config.h"
 #include "cli.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 #include <errno.h>
 #include <pthread.h>
