@@ -135,7 +135,7 @@ RECORDED = {
 
 # tm_bench's frag_allowed(): FRAG_PICK = 32 of FRAG_NODES = 128 nodes,
 # partial Fisher-Yates from topomatch_rng (xoshiro256** seeded by
-# splitmix64, core/rng.c) with SEED 1.
+# splitmix64, core/base/rng.c) with SEED 1.
 M64 = (1 << 64) - 1
 
 

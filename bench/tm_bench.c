@@ -89,7 +89,7 @@
  * floating-point exceptions; it does not aim at quality).
  *
  * Balances: 0 (one task per PU by construction), 0.01 (what the library's
- * scotch mapper uses: core/scotch_internal.h measured 0 to map 1-18 %
+ * scotch mapper uses: core/map/scotch_internal.h measured 0 to map 1-18 %
  * worse), 0.05 (gmap's default, "-b": Load imbalance tolerance (default:
  * 0.05)).  Above 0, Scotch may put two tasks on one PU; such a map is
  * reported as invalid and not counted.

@@ -634,7 +634,7 @@ TOPOMATCH_API int topomatch_affinity_noise(const topomatch_affinity_t *a, int mo
  * models of the communication structure of the NPB 3.x MPI kernels that
  * TopoMatch §5.3 (Fig. 7, 8), EagerMap Fig. 1 and TreeMatch §5.4 map, with
  * bytes estimated from the class's problem size and iteration count.
- * core/gen_nas.c and topomatch-gen(1) state each model.  Process counts:
+ * core/pattern/gen_nas.c and topomatch-gen(1) state each model.  Process counts:
  * a square for bt and sp, a power of two for the others (as the NPB
  * require), and the class's grid must give every process at least one
  * point (LU: four, as NPB's LU checks); otherwise EINVAL saying why.
@@ -782,7 +782,7 @@ TOPOMATCH_API void topomatch_ompi_destroy(topomatch_ompi_t *m);
  * (bounded by max_tasks and max_edges: repeated rows of a structured
  * pattern cost almost no bytes).  The checksum in the strings
  * catches corruption and truncation, not forgery.  The format is
- * described at the top of core/pattern_blob.c.
+ * described at the top of core/pattern/pattern_blob.c.
  */
 #define TOPOMATCH_PATTERN_ENV "TOPOMATCH_PATTERN_"
 

@@ -1,7 +1,7 @@
 /*
  * cmd_convert.c - `topomatch convert`: Open MPI's communication
  * monitoring output to a pattern (the parsing is libtopomatch's,
- * core/affinity_ompi.c).
+ * core/pattern/affinity_ompi.c).
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -9,7 +9,7 @@
  */
 #include "config.h"
 #include "cluster_internal.h"
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 #include <libgen.h>
 #include <stdlib.h>

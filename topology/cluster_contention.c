@@ -1,6 +1,6 @@
 /*
  * cluster_contention.c - contention-aware node choice on a cluster: the
- * link-load table of core/link_load.c on the cluster's topology (cluster
+ * link-load table of core/metrics/link_load.c on the cluster's topology (cluster
  * PUs in, topology PUs inside), and a node selection that compares
  * candidate node sets by hop-bytes plus the load their traffic would
  * meet (topomatch_cluster.h; topomatch-sim(1), "CONTENTION-AWARE NODE

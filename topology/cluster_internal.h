@@ -12,7 +12,7 @@
 #include "hostlist.h"
 #include "node_hw.h"
 #include "swtree.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 #include "topomatch_cluster.h"
 #include "yaml_doc.h"
 

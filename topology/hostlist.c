@@ -8,7 +8,7 @@
  */
 #include "config.h"
 #include "hostlist.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <stdbool.h>
 #include <stdio.h>

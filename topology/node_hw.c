@@ -12,7 +12,7 @@
  */
 #include "config.h"
 #include "node_hw.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

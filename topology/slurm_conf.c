@@ -16,8 +16,8 @@
 #include "config.h"
 #include "slurm_conf.h"
 #include "slurm_syntax.h"
-#include "textscan.h"
-#include "tm_internal.h"
+#include "base/textscan.h"
+#include "base/tm_internal.h"
 #include "yaml_doc.h"
 
 #include <ctype.h>

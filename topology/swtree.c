@@ -11,7 +11,7 @@
  */
 #include "config.h"
 #include "swtree.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <math.h>
 #include <stdbool.h>

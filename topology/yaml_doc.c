@@ -11,8 +11,8 @@
  */
 #include "config.h"
 #include "yaml_doc.h"
-#include "textscan.h"
-#include "tm_internal.h"
+#include "base/textscan.h"
+#include "base/tm_internal.h"
 
 #include <errno.h>
 #include <limits.h>

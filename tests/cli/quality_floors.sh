@@ -170,7 +170,7 @@ floor "frag-1k, scotch (recorded)" "$(row frag-1k scotch)" 12153600
 # 9,033,200 (0.977).  Before point 3: 1.014, 1.014, 0.986 and 0.999;
 # frag4-10 was 8,996,000 and 9,031,200 until jobs of more than 256 tasks
 # lost TOPOMATCHCONST's padded candidate (2026-11-28, for the select
-# plugin's budget: core/topomatch_const.c, CONST_THOROUGH_MAX_TASKS).
+# plugin's budget: core/map/topomatch_const.c, CONST_THOROUGH_MAX_TASKS).
 # bench_case CASE: tm_bench's rows of CASE into $work/quick.json (for
 # row), and its fair Scotch value into $fair
 bench_case() {
@@ -201,7 +201,7 @@ done
 # gmx-128-c8: GROMACS's water with its PME ranks interleaved, on 8 and 16
 # nodes of 2 x 4 cores, where TreeMatch refined was 1.0017 and 1.091 x
 # fair Scotch; auto now also runs TOPOMATCHCONST and Scotch on small whole
-# trees (core/mapper.c) and is below fair Scotch on both, the floor:
+# trees (core/map/mapper.c) and is below fair Scotch on both, the floor:
 # gmx-64-c8 2,668,199,356 = 0.99995 x 2,668,344,112 (TOPOMATCHCONST),
 # gmx-128-c8 8,009,178,862 = 0.9983 x 8,023,051,500 (Scotch, refined).
 for c in foam-64-c32 gmx-64-c8 gmx-128-c8; do

@@ -15,7 +15,7 @@
 
 #include <math.h>
 
-#include "affinity_formats.h"
+#include "pattern/affinity_formats.h"
 
 /* Round trips only on small patterns (a dense write is n^2 numbers). */
 #define FZ_RT_MAX_TASKS 256

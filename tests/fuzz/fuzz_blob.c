@@ -1,6 +1,6 @@
 /*
  * fuzz_blob.c - libFuzzer harness of the pattern blob's payload decoder
- * (core/pattern_blob.c, what slurmctld's select plugin decodes from a
+ * (core/pattern/pattern_blob.c, what slurmctld's select plugin decodes from a
  * job's spank_job_env).  The input is the binary payload: the harness
  * wraps it in valid entries (header, FNV-1a hash, base64url, split into
  * entries of at most 256 characters), so that the fuzzer reaches the

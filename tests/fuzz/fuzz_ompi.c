@@ -1,6 +1,6 @@
 /*
  * fuzz_ompi.c - libFuzzer harness of the Open MPI monitoring reader
- * (core/affinity_ompi.c, topomatch convert): the input is cut at NUL bytes
+ * (core/pattern/affinity_ompi.c, topomatch convert): the input is cut at NUL bytes
  * into up to 8 files PREFIX.RANK.prof, each added from a stream
  * (fmemopen) with its rank taken from its lines; then the pattern is
  * built and checked.  A failed add must leave the accumulator usable.

@@ -1,9 +1,9 @@
 /*
  * fuzz_topology.c - libFuzzer harness of the Scotch target strings
- * (core/topology_parse.c: "tleaf ...", "torus3D ...", "meshXD ... wrap ...
+ * (core/topology/topology_parse.c: "tleaf ...", "torus3D ...", "meshXD ... wrap ...
  * local ... cost ...", "hcub d"), as topomatch_topology_load() reads them
  * from a file (not NUL-terminated, any bytes), type-2 "deco" targets
- * (core/topology_deco.c) included.  A target that parses must describe
+ * (core/topology/topology_deco.c) included.  A target that parses must describe
  * itself in text that parses back to the same description (a graph, read
  * from a "deco", has no such text: its Scotch export must read back to the
  * same distances instead), and answer distance queries and the Scotch
@@ -16,7 +16,7 @@
 
 #include <math.h>
 
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 static void queries(const topomatch_topology_t *t)
 {

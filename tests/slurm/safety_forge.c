@@ -16,7 +16,7 @@
  * failed (its line then says "CASE -").
  *
  * The blobs are built here from the format description at the top of
- * core/pattern_blob.c (entry header, base64url, FNV-1a 64, LEB128 varints,
+ * core/pattern/pattern_blob.c (entry header, base64url, FNV-1a 64, LEB128 varints,
  * little-endian doubles), independently of libtopomatch's encoder: the
  * envelope cases break the strings, the payload cases carry a correct
  * envelope and checksum around a payload that is wrong inside (overflowing

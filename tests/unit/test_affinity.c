@@ -8,7 +8,7 @@
  */
 #include "config.h"
 #include "tmtest.h"
-#include "affinity_formats.h"
+#include "pattern/affinity_formats.h"
 
 #include <fcntl.h>
 #include <math.h>

@@ -13,7 +13,7 @@
  */
 #include "config.h"
 #include "tmtest.h"
-#include "mapper_internal.h"
+#include "map/mapper_internal.h"
 
 /* topomatch_map, checked valid; r (may be NULL) gets the result. */
 static int64_t *map_f(const topomatch_affinity_t *a, const topomatch_topology_t *t,

@@ -5,7 +5,7 @@
  * mutation fuzz (run it under ASan and valgrind).
  *
  * The helpers below re-implement the format's outer layers (base64url,
- * FNV-1a, the entry header) from the description in core/pattern_blob.c,
+ * FNV-1a, the entry header) from the description in core/pattern/pattern_blob.c,
  * independently of the library: they check that the encoder follows the
  * description, and they re-seal hand-made or mutated payloads so that
  * the payload parser is reached past the checksum.

@@ -12,8 +12,8 @@
  */
 #include "config.h"
 #include "tmtest.h"
-#include "eagermap_internal.h"
-#include "topology_internal.h"
+#include "map/eagermap_internal.h"
+#include "topology/topology_internal.h"
 
 #include <math.h>
 

@@ -12,7 +12,7 @@
  */
 #include "config.h"
 #include "tmtest.h"
-#include "greedymap_internal.h"
+#include "map/greedymap_internal.h"
 
 #include <math.h>
 

@@ -11,7 +11,7 @@
 #include "tmtest.h"
 
 #include "hostlist.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 static tm_hostlist_t *parse(const char *text)
 {

@@ -1,6 +1,6 @@
 /*
  * test_link_load.c - the link loads of running jobs and the contention
- * score (core/link_load.c), and the node choice that uses them
+ * score (core/metrics/link_load.c), and the node choice that uses them
  * (topomatch_cluster_select_loaded, topology/cluster_contention.c), on
  * hand-computed cases.
  *

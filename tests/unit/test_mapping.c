@@ -7,8 +7,8 @@
  */
 #include "config.h"
 #include "tmtest.h"
-#include "mapper_internal.h"
-#include "tm_pool.h"
+#include "map/mapper_internal.h"
+#include "base/tm_pool.h"
 #include <stdatomic.h>
 
 #include <stdbool.h>

@@ -9,7 +9,7 @@
 #include "config.h"
 #include "tmtest.h"
 
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <math.h>
 

@@ -10,7 +10,7 @@
 #include "config.h"
 #include "tmtest.h"
 
-#include "mapper_internal.h"
+#include "map/mapper_internal.h"
 
 #include <math.h>
 

@@ -1,6 +1,6 @@
 /*
  * test_refine.c - unit tests of the refinement that follows every mapper
- * (core/refine.c): exact outcomes on small cases (a crossed pair, a move
+ * (core/map/refine.c): exact outcomes on small cases (a crossed pair, a move
  * into a free slot), a shuffled stencil brought back near its natural
  * placement, graphs with and without a hop table, and a seeded property
  * test over random trees, grids, hypercubes and graphs, constraints,
@@ -14,7 +14,7 @@
 #include "config.h"
 #include "tmtest.h"
 
-#include "mapper_internal.h"
+#include "map/mapper_internal.h"
 
 #include <math.h>
 

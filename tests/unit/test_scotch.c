@@ -9,7 +9,7 @@
 #include "config.h"
 #include "tmtest.h"
 
-#include "scotch_internal.h"
+#include "map/scotch_internal.h"
 
 #include <math.h>
 

@@ -13,7 +13,7 @@
 #include "tmtest.h"
 
 #include "slurm_conf.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <stdint.h>
 #include <unistd.h>

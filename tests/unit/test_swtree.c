@@ -14,7 +14,7 @@
 
 #include "slurm_topo.h"
 #include "swtree.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <stdint.h>
 #include <unistd.h>

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 #include "tmtest.h"
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 #include <math.h>
 #include <unistd.h>

@@ -10,8 +10,8 @@
  */
 #include "config.h"
 #include "tmtest.h"
-#include "topology_internal.h"
-#include "treematch_internal.h"
+#include "topology/topology_internal.h"
+#include "map/treematch_internal.h"
 
 #include <math.h>
 

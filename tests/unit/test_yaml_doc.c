@@ -12,7 +12,7 @@
 #include "config.h"
 #include "tmtest.h"
 
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 #include "yaml_doc.h"
 
 #include <stdint.h>

@@ -42,7 +42,7 @@
  */
 #include "config.h"
 #include "mapper_internal.h"
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -22,7 +22,7 @@
  */
 #include "config.h"
 #include "greedymap_internal.h"
-#include "tm_pool.h"
+#include "base/tm_pool.h"
 
 #include <errno.h>
 #include <math.h>

@@ -46,7 +46,7 @@
  */
 #include "config.h"
 #include "mapper_internal.h"
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  */
 #include "config.h"
 #include "mapper_internal.h"
-#include "tm_pool.h"
+#include "base/tm_pool.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

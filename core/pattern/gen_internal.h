@@ -8,7 +8,7 @@
 #ifndef GEN_INTERNAL_H
 #define GEN_INTERNAL_H
 
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 /*
  * The generators know how many entries they will emit before emitting the

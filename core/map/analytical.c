@@ -25,7 +25,7 @@
  */
 #include "config.h"
 #include "analytical_internal.h"
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

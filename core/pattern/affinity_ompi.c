@@ -34,7 +34,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -38,8 +38,8 @@
  * a graph was 10 to 100 times slower to map onto and mapped worse).
  */
 #include "config.h"
-#include "scotch_internal.h"
-#include "tm_pool.h"
+#include "map/scotch_internal.h"
+#include "base/tm_pool.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -8,8 +8,8 @@
 #ifndef TM_AFFINITY_FORMATS_H
 #define TM_AFFINITY_FORMATS_H
 
-#include "textscan.h"
-#include "tm_internal.h"
+#include "base/textscan.h"
+#include "base/tm_internal.h"
 
 /*
  * One read in progress.  The front end fills the input fields; a format

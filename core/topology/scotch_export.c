@@ -22,7 +22,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
-#include "scotch_internal.h"
+#include "map/scotch_internal.h"
 
 #include <stdlib.h>
 

@@ -36,7 +36,7 @@
  */
 #include "config.h"
 #include "eagermap_internal.h"
-#include "pu_nodes.h"
+#include "topology/pu_nodes.h"
 
 #include <stdlib.h>
 #include <string.h>

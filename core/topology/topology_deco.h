@@ -8,7 +8,7 @@
 #ifndef TM_TOPOLOGY_DECO_H
 #define TM_TOPOLOGY_DECO_H
 
-#include "textscan.h"
+#include "base/textscan.h"
 #include "topology_internal.h"
 
 /*

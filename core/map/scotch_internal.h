@@ -24,7 +24,7 @@
 #include <scotch.h>
 
 #include "mapper_internal.h"
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 /*
  * A Scotch target: the target of the whole topology and, when only some

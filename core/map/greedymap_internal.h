@@ -13,7 +13,7 @@
 #define TM_GREEDYMAP_INTERNAL_H
 
 #include "mapper_internal.h"
-#include "pu_nodes.h"
+#include "topology/pu_nodes.h"
 
 /* Task lists of §4.5. */
 enum gm_order { GM_OO = 0, GM_BFS, GM_BFSDFS, GM_GPART, GM_NORDERS };

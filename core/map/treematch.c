@@ -22,7 +22,7 @@
  */
 #include "config.h"
 #include "treematch_internal.h"
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -32,7 +32,7 @@
  */
 #include "config.h"
 #include "eagermap_internal.h"
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * pattern is walked row by row, never as a dense matrix.
  */
 #include "config.h"
-#include "topology_internal.h"
+#include "topology/topology_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,8 +6,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
-#include "textscan.h"
-#include "tm_internal.h"
+#include "base/textscan.h"
+#include "base/tm_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #ifndef TM_TOPOLOGY_INTERNAL_H
 #define TM_TOPOLOGY_INTERNAL_H
 
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 /* Bounds of general graphs (the PU count has TOPOMATCH_MAX_PUS). */
 #define TM_MAX_GRAPH_VERTICES (INT64_C(1) << 28)

@@ -9,7 +9,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
-#include "textscan.h"
+#include "base/textscan.h"
 #include "topology_deco.h"
 #include "topology_internal.h"
 

@@ -23,7 +23,7 @@
 #define TM_EAGERMAP_INTERNAL_H
 
 #include "mapper_internal.h"
-#include "tm_pool.h"
+#include "base/tm_pool.h"
 
 /* Greedy steps between two looks at the clock. */
 #define EM_CHECK_STEPS 4096

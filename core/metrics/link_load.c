@@ -24,7 +24,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

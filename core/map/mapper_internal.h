@@ -9,7 +9,7 @@
 #ifndef TM_MAPPER_INTERNAL_H
 #define TM_MAPPER_INTERNAL_H
 
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 /*
  * A mapping request, validated by mapper.c: `allowed` lists m distinct

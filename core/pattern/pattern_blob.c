@@ -117,7 +117,7 @@
  * two different payloads have with probability 2^-64.
  */
 #include "config.h"
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #ifndef TM_IPQ_H
 #define TM_IPQ_H
 
-#include "tm_internal.h"
+#include "base/tm_internal.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  */
 #include "config.h"
 #include "scotch_internal.h"
-#include "tm_pool.h"
+#include "base/tm_pool.h"
 
 #include <stdlib.h>
 
