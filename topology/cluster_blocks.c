@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include "cluster_internal.h"
+#include "map/affinity_blocks.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -29,6 +29,13 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+const char *tm_skip_blank(const char *p, const char *end)
+{
+	while (p < end && is_blank(*p))
+		p++;
+	return p;
+}
+
 static bool is_comment(const tm_scan_t *sc, char c)
 {
 	return c != '\0' && strchr(sc->comments, c) != NULL;

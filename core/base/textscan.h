@@ -44,6 +44,10 @@ bool tm_scan_skip_empty(tm_scan_t *sc);
 int64_t tm_scan_count_line(const tm_scan_t *sc);
 bool tm_scan_at_eof(const tm_scan_t *sc);
 
+/* The first character of [p, end) that is not a blank (space, tab, CR,
+ * VT, FF; not a newline), or end. */
+const char *tm_skip_blank(const char *p, const char *end);
+
 /* Strict conversions of a whole token; false when it is not one number. */
 bool tm_tok_int64(const tm_token_t *t, int64_t *v);
 bool tm_tok_double(const tm_token_t *t, double *v);

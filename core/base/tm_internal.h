@@ -1,5 +1,6 @@
 /*
- * tm_internal.h - declarations shared by libtopomatch's own files.
+ * tm_internal.h - the base every layer of libtopomatch uses: error
+ * messages, checked sizes and allocation, edge lists, limits, the clock.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -55,31 +56,6 @@ void tm_coo_free(tm_coo_t *c);
 int tm_coo_reserve(tm_coo_t *c, int64_t cap);
 /* Returns TOPOMATCH_OK, ENOMEM or ELIMIT (more than max_nnz entries). */
 int tm_coo_push(tm_coo_t *c, int64_t src, int64_t dst, double w, int64_t max_nnz);
-
-/*
- * Build the affinity object from collected entries (consumes nothing; the
- * caller frees coo).  loads: NULL or ntasks entries (copied).
- */
-int tm_affinity_from_coo(int64_t ntasks, const tm_coo_t *coo, const double *loads,
-			 topomatch_affinity_t **out, char *err);
-
-/* topomatch_affinity_blocks with a deadline (a tm_now() value, 0 =
- * none): past it the grown blocks are left out, *cut (may be NULL) set
- * (affinity_blocks.c). */
-int tm_affinity_blocks(const topomatch_affinity_t *a, int64_t block, double deadline,
-		       int64_t *order, bool *cut, topomatch_affinity_t **out, char *err);
-/* The pattern with task i renamed perm[i] (a permutation of 0..n-1):
- * C'(perm[i], perm[j]) = C(i, j), loads likewise (affinity_transform.c). */
-int tm_affinity_relabel(const topomatch_affinity_t *a, const int64_t *perm,
-			topomatch_affinity_t **out, char *err);
-/* The pattern with every weight multiplied by scale (> 0), loads kept. */
-int tm_affinity_scale(const topomatch_affinity_t *a, double scale, topomatch_affinity_t **out,
-		      char *err);
-
-/* hop_bytes of topomatch_metrics_compute, the same to the bit, without the
- * routes and link loads the other metrics need (metrics.c). */
-int tm_metrics_hop_bytes(const topomatch_affinity_t *a, const topomatch_topology_t *t,
-			 const int64_t *pu, double *hop_bytes, char *err);
 
 /* Monotonic clock in seconds. */
 double tm_now(void);

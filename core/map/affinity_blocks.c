@@ -26,6 +26,8 @@
  */
 #include "config.h"
 #include "mapper_internal.h"
+#include "pattern/pattern_internal.h"
+#include "affinity_blocks.h"
 
 #include <limits.h>
 #include <stdlib.h>

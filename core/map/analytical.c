@@ -31,11 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int an_oom(an_t *s)
-{
-	return tm_err(s->err, TOPOMATCH_ENOMEM, "analytical: out of memory");
-}
-
 /* ------------------------------------------------------------ groups */
 
 /* One group per router, as even as possible (§3.6). */
@@ -251,15 +246,6 @@ static int fix_corners(an_t *s)
 	free(queue);
 	return late ? tm_err(s->err, TOPOMATCH_EBUDGET, "analytical: time budget exceeded")
 		    : TOPOMATCH_OK;
-}
-
-double an_group_hb(const an_t *s, const int64_t *where)
-{
-	double hb = 0.0;
-	for (int64_t p = 0; p < s->np; p++)
-		for (int64_t e = s->qrp[p]; e < s->qrp[p + 1]; e++)
-			hb += s->qw[e] * (double)an_hops(&s->g, where[p], where[s->qcol[e]]);
-	return hb;
 }
 
 /* ------------------------------------------------------------- driver */

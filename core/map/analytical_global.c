@@ -40,6 +40,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+int an_oom(an_t *s)
+{
+	return tm_err(s->err, TOPOMATCH_ENOMEM, "analytical: out of memory");
+}
+
+double an_group_hb(const an_t *s, const int64_t *where)
+{
+	double hb = 0.0;
+	for (int64_t p = 0; p < s->np; p++)
+		for (int64_t e = s->qrp[p]; e < s->qrp[p + 1]; e++)
+			hb += s->qw[e] * (double)an_hops(&s->g, where[p], where[s->qcol[e]]);
+	return hb;
+}
+
 #define AN_GAMMA_PAPER 4    /* almost legal: at most this many groups per bin (§3.6) */
 #define AN_STALL 10         /* iterations without progress (§3.6) */
 #define AN_MAX_GLOBAL 100   /* global mapping iterations at most */

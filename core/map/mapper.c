@@ -10,6 +10,8 @@
 #include "config.h"
 #include "mapper_internal.h"
 #include "topology/topology_internal.h"
+#include "pattern/pattern_internal.h"
+#include "metrics/metrics_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

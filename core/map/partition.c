@@ -25,7 +25,7 @@
  */
 #include "config.h"
 #include "ipq.h"
-#include "mapper_internal.h"
+#include "partition.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -938,6 +938,14 @@ void tm_part_opts_init(tm_part_opts_t *o, uint64_t seed, double deadline)
 {
 	*o = (tm_part_opts_t){ .seed = seed, .deadline = deadline,
 			       .balance = SCOTCH_TIGHT_BALANCE };
+}
+
+int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
+			int64_t *part, char *err)
+{
+	tm_part_opts_t o;
+	tm_part_opts_init(&o, seed, 0);
+	return tm_partition_scotch_opts(g, k, size, &o, part, err);
 }
 
 /* Scotch's partition at one balance, made exact; false when Scotch gave none. */

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "mapper_internal.h"
 #include "base/tm_pool.h"
+#include "metrics/metrics_internal.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -263,14 +263,6 @@ static int partition(const tm_wgraph_t *g, int k, const int64_t *size, int nz,
 	return rc;
 }
 
-int tm_partition_scotch(const tm_wgraph_t *g, int k, const int64_t *size, uint64_t seed,
-			int64_t *part, char *err)
-{
-	tm_part_opts_t o;
-	tm_part_opts_init(&o, seed, 0);
-	return tm_partition_scotch_opts(g, k, size, &o, part, err);
-}
-
 int tm_partition_scotch_opts(const tm_wgraph_t *g, int k, const int64_t *size,
 			     const tm_part_opts_t *o, int64_t *part, char *err)
 {

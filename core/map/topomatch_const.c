@@ -43,6 +43,7 @@
 #include "config.h"
 #include "mapper_internal.h"
 #include "topology/topology_internal.h"
+#include "metrics/metrics_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

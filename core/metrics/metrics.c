@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include "topology/topology_internal.h"
+#include "metrics_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

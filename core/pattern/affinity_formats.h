@@ -1,6 +1,6 @@
 /*
- * affinity_formats.h - pieces shared by the pattern readers and writers
- * (affinity_read.c and the one-file-per-format readers).
+ * affinity_formats.h - the readers of each pattern format, and format
+ * detection, for the front end (affinity_read.c).
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -8,25 +8,7 @@
 #ifndef TM_AFFINITY_FORMATS_H
 #define TM_AFFINITY_FORMATS_H
 
-#include "base/textscan.h"
-#include "base/tm_internal.h"
-
-/*
- * One read in progress.  The front end fills the input fields; a format
- * reader fills ntasks, coo and (optionally) loads, or returns an error
- * that it has already written to err.  The front end frees coo and loads.
- */
-struct tm_rd {
-	const char *buf; /* whole input, not necessarily NUL-terminated */
-	size_t len;
-	const char *name;
-	topomatch_limits_t lim; /* resolved: no zero fields */
-	char *err;
-
-	int64_t ntasks;
-	tm_coo_t coo;
-	double *loads; /* malloc'd, ntasks entries, or NULL */
-};
+#include "affinity_reader.h"
 
 /* Readers, one per format. */
 int tm_read_dense(struct tm_rd *rd);
@@ -43,34 +25,5 @@ int tm_affinity_detect_why(const char *buf, size_t len, const char **why, bool *
 	"ambiguous pattern: lines of 3 numbers with zeros where a dense matrix has its " \
 	"diagonal: a dense matrix that is not square, or 'i j w' triplets? Add a "       \
 	"'# tasks N' line or give the format (--format dense|triplets)"
-
-/*
- * Recognise a triplets "# tasks N" line starting at p (the beginning of a
- * line).  Returns true and sets *n (saturated at INT64_MAX) when it is one.
- */
-bool tm_triplets_directive(const char *p, const char *end, int64_t *n);
-
-/* "NAME:LINE: message" into rd->err; returns status. */
-int tm_rd_fail(const struct tm_rd *rd, int64_t line, int status, const char *fmt, ...)
-	TM_PRINTF(4, 5);
-
-/* Line to name when the input ended early: the last line, not the empty
- * "line" after a final newline. */
-int64_t tm_rd_eof_line(const struct tm_rd *rd, const tm_scan_t *sc);
-
-/* Token as a weight or load (`what` names it): a number, finite, >= 0. */
-int tm_rd_weight(const struct tm_rd *rd, const tm_token_t *t, const char *what, double *w);
-
-/* Token as an integer; `what` names it in messages ("row index", ...).
- * Integers too large for int64 are an ELIMIT error. */
-int tm_rd_int(const struct tm_rd *rd, const tm_token_t *t, const char *what, int64_t *v);
-
-/* ntasks against the limit (ELIMIT naming `line`) and >= 1. */
-int tm_rd_check_tasks(const struct tm_rd *rd, int64_t line, int64_t ntasks);
-
-/* Append C(src,dst) = w; drops diagonal and zero entries, which the
- * affinity object would drop anyway, so that they do not count against
- * max_nnz.  `line` locates the entry in the nnz-limit message. */
-int tm_rd_push(struct tm_rd *rd, int64_t line, int64_t src, int64_t dst, double w);
 
 #endif /* TM_AFFINITY_FORMATS_H */

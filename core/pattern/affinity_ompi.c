@@ -35,6 +35,7 @@
  */
 #include "config.h"
 #include "base/tm_internal.h"
+#include "pattern_internal.h"
 
 #include <ctype.h>
 #include <dirent.h>

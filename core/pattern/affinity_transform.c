@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "gen_internal.h"
+#include "pattern_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
-#include "affinity_formats.h"
+#include "base/tm_internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -9,6 +9,7 @@
 #define GEN_INTERNAL_H
 
 #include "base/tm_internal.h"
+#include "pattern_internal.h"
 
 /*
  * The generators know how many entries they will emit before emitting the

@@ -1,8 +1,8 @@
 /*
  * scotch_arch.c - Scotch targets built from our topologies (TopoMatch
- * §4.3.1), and the plumbing that the Scotch mapper (TopoMatch Alg. 2 and
- * 4) and the Scotch partitioner share: source graphs with bounded integer
- * weights and deterministic contexts.
+ * §4.3.1), for the Scotch mapper (TopoMatch Alg. 2 and 4, map/scotch_map.c)
+ * and topomatch topo export (scotch_export.c); the source graphs and
+ * contexts they map with are in map/scotch_graph.c.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -38,29 +38,15 @@
  * a graph was 10 to 100 times slower to map onto and mapped worse).
  */
 #include "config.h"
-#include "map/scotch_internal.h"
+#include "scotch_arch.h"
 #include "base/tm_pool.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Threads of every Scotch context, fixed so that no machine's core count
- * can change a map (DESIGN.md).  7.0.3 gave the same 4096-task map with
- * 1, 2 and 4 threads, one thread 4 times faster (0.08 s against 0.27 s or
- * more); later releases are reported to differ between 1 and 2+ threads.
- */
-#define SCOTCH_THREADS 1
-
 /* Largest integer link value: keeps dmax, and so the weight budget, sane. */
 #define MAX_LINK_VALUE 65536
-
-/* Largest integer edge weight of a source graph: finer weights changed
- * nothing (same hop-bytes with caps of 2^10, 2^16 and 2^24 on 512-task
- * stencils), and small ones keep every sum far from 32-bit limits. */
-#define MAX_EDGE_WEIGHT 65536.0
 
 /* ---------------------------------------------------------------- costs */
 
@@ -104,12 +90,6 @@ static void int_costs(const double *cost, int64_t n, SCOTCH_Num *out)
 
 /* ---------------------------------------------------------------- targets */
 
-static int scotch_fail(char *err, const char *what)
-{
-	return tm_err(err, TOPOMATCH_EINVAL,
-		      "Scotch: %s failed (Scotch's own message is on stderr)", what);
-}
-
 /* Router levels at most of the tleaf of a large grid with a local tree:
  * each splits a dimension by a prime factor, and the routers number at
  * most 2^26. */
@@ -127,7 +107,7 @@ static int tleaf_arch(tm_starget_t *x, const SCOTCH_Num *size, const double *cos
 	for (int k = 0; k < n; k++)
 		x->dmax += link[k]; /* at most 58 x 65536 */
 	if (SCOTCH_archTleaf(&x->full, n, (SCOTCH_Num *)size, link))
-		return scotch_fail(err, what);
+		return tm_scotch_fail(err, what);
 	return TOPOMATCH_OK;
 }
 
@@ -197,7 +177,7 @@ static int arch_job_load_text(struct tm_arch_job *j)
 	if (!f)
 		rc = tm_err(j->err, TOPOMATCH_ENOMEM, "out of memory (deco target stream)");
 	else if (SCOTCH_archLoad(&j->arch, f))
-		rc = scotch_fail(j->err, "SCOTCH_archLoad (deco target)");
+		rc = tm_scotch_fail(j->err, "SCOTCH_archLoad (deco target)");
 	if (f)
 		fclose(f);
 	free(j->text); /* the distances go as soon as they are loaded */
@@ -210,11 +190,11 @@ static int arch_job_build_graph(struct tm_arch_job *j)
 	SCOTCH_Graph g, bound;
 	SCOTCH_Context ctx;
 	if (SCOTCH_graphInit(&g))
-		return scotch_fail(j->err, "SCOTCH_graphInit");
+		return tm_scotch_fail(j->err, "SCOTCH_graphInit");
 	int rc = TOPOMATCH_OK;
 	if (SCOTCH_graphBuild(&g, 0, j->nv, j->vert, j->vert + 1, NULL, NULL, j->vert[j->nv],
 			      j->edge, j->edlo)) {
-		rc = scotch_fail(j->err, "SCOTCH_graphBuild (target graph)");
+		rc = tm_scotch_fail(j->err, "SCOTCH_graphBuild (target graph)");
 	} else {
 		/* the coarsening draws random numbers: the target must not vary */
 		rc = tm_scotch_bind(&ctx, &bound, &g, 0, j->err);
@@ -224,7 +204,7 @@ static int arch_job_build_graph(struct tm_arch_job *j)
 			if (j->deadline > 0 && tm_now() > j->deadline)
 				rc = TOPOMATCH_EBUDGET;
 			else if (SCOTCH_archBuild2(&j->arch, &bound, j->nlist, j->list))
-				rc = scotch_fail(j->err, "SCOTCH_archBuild2");
+				rc = tm_scotch_fail(j->err, "SCOTCH_archBuild2");
 			tm_scotch_unbind(&ctx, &bound);
 		}
 	}
@@ -240,7 +220,7 @@ static int arch_job_run(void *arg)
 	if (j->deadline > 0 && tm_now() > j->deadline)
 		return TOPOMATCH_EBUDGET;
 	if (SCOTCH_archInit(&j->arch))
-		return scotch_fail(j->err, "SCOTCH_archInit");
+		return tm_scotch_fail(j->err, "SCOTCH_archInit");
 	j->has_arch = true;
 	if (j->deco) {
 		int rc = deco_write(j);
@@ -365,16 +345,16 @@ static int build_grid(tm_starget_t *x, const topomatch_topology_t *t, char *err)
 	}
 	if (t->kind == TOPOMATCH_TOPO_HCUB) {
 		if (SCOTCH_archHcub(&x->full, t->ndims))
-			return scotch_fail(err, "SCOTCH_archHcub");
+			return tm_scotch_fail(err, "SCOTCH_archHcub");
 	} else if (t->kind == TOPOMATCH_TOPO_TORUS) {
 		if (SCOTCH_archTorusX(&x->full, t->ndims, dims))
-			return scotch_fail(err, "SCOTCH_archTorusX");
+			return tm_scotch_fail(err, "SCOTCH_archTorusX");
 	} else if (t->ndims <= 2) {
 		if (SCOTCH_archMesh2(&x->full, dims[0], t->ndims == 2 ? dims[1] : 1))
-			return scotch_fail(err, "SCOTCH_archMesh2");
+			return tm_scotch_fail(err, "SCOTCH_archMesh2");
 	} else if (t->ndims == 3) {
 		if (SCOTCH_archMesh3(&x->full, dims[0], dims[1], dims[2]))
-			return scotch_fail(err, "SCOTCH_archMesh3");
+			return tm_scotch_fail(err, "SCOTCH_archMesh3");
 	} else {
 		return build_mesh_deco(x, t, NULL, t->npu, 0, err); /* export only */
 	}
@@ -985,11 +965,11 @@ static int build_grid_tleaf(tm_starget_t *x, const topomatch_topology_t *t,
 	for (int64_t j = 0; j < m; j++)
 		list[j] = grid_tleaf_term(t, &g, cand ? cand[j] : j);
 	if (SCOTCH_archInit(&x->sub)) {
-		rc = scotch_fail(err, "SCOTCH_archInit");
+		rc = tm_scotch_fail(err, "SCOTCH_archInit");
 	} else {
 		x->has_sub = true;
 		if (SCOTCH_archSub(&x->sub, x->job ? &x->job->arch : &x->full, (SCOTCH_Num)m, list))
-			rc = scotch_fail(err, "SCOTCH_archSub (grid with a local tree)");
+			rc = tm_scotch_fail(err, "SCOTCH_archSub (grid with a local tree)");
 	}
 	free(list);
 	return rc;
@@ -999,7 +979,7 @@ static int build_full(tm_starget_t *x, const topomatch_topology_t *t, char *err)
 {
 	if (t->npu == 1) { /* nothing to map onto but one PU */
 		x->dmax = 1;
-		return SCOTCH_archCmplt(&x->full, 1) ? scotch_fail(err, "SCOTCH_archCmplt")
+		return SCOTCH_archCmplt(&x->full, 1) ? tm_scotch_fail(err, "SCOTCH_archCmplt")
 						     : TOPOMATCH_OK;
 	}
 	switch (t->kind) {
@@ -1027,11 +1007,11 @@ static int build_sub(tm_starget_t *x, const int64_t *cand, int64_t m, char *err)
 		list[j] = (SCOTCH_Num)cand[j];
 	int rc = TOPOMATCH_OK;
 	if (SCOTCH_archInit(&x->sub)) {
-		rc = scotch_fail(err, "SCOTCH_archInit");
+		rc = tm_scotch_fail(err, "SCOTCH_archInit");
 	} else {
 		x->has_sub = true;
 		if (SCOTCH_archSub(&x->sub, x->job ? &x->job->arch : &x->full, (SCOTCH_Num)m, list))
-			rc = scotch_fail(err, "SCOTCH_archSub");
+			rc = tm_scotch_fail(err, "SCOTCH_archSub");
 	}
 	free(list);
 	return rc;
@@ -1064,7 +1044,7 @@ int tm_starget_build_until(tm_starget_t *x, const topomatch_topology_t *t, const
 		return tm_err(err, TOPOMATCH_ELIMIT, "Scotch: %lld PUs are too many for 32-bit "
 			      "Scotch", (long long)t->npu);
 	if (SCOTCH_archInit(&x->full))
-		return scotch_fail(err, "SCOTCH_archInit");
+		return tm_scotch_fail(err, "SCOTCH_archInit");
 	x->has_full = true;
 	int rc;
 	int64_t nterm = cand ? m : t->npu;
@@ -1106,196 +1086,4 @@ void tm_starget_free(tm_starget_t *x)
 SCOTCH_Arch *tm_starget_arch(tm_starget_t *x)
 {
 	return x->has_sub ? &x->sub : x->job ? &x->job->arch : &x->full;
-}
-
-/* ---------------------------------------------------------- source graphs */
-
-/*
- * Scotch adds weight x distance over all arcs in SCOTCH_Num: keep that
- * total under a quarter of the range (room for its partial sums).
- */
-SCOTCH_Num tm_scotch_weight_budget(SCOTCH_Num dmax)
-{
-	SCOTCH_Num b = SCOTCH_NUMMAX / 4 / (dmax > 1 ? dmax : 1);
-	return b > 1 ? b : 1;
-}
-
-static bool keep(double w, double cut, double wmax)
-{
-	return w > 0.0 && (w > cut || w >= wmax);
-}
-
-/* Sum and maximum of the kept weights; arcs kept. */
-static int64_t sgraph_scan(int64_t n, const int64_t *rowptr, const double *w, double *cut,
-			   double *wsum, double *wmax)
-{
-	int64_t narcs = 0;
-	*wmax = 0.0;
-	for (int64_t e = 0; e < rowptr[n]; e++)
-		if (w[e] > *wmax)
-			*wmax = w[e];
-	*cut *= *wmax;
-	*wsum = 0.0;
-	for (int64_t e = 0; e < rowptr[n]; e++) {
-		if (keep(w[e], *cut, *wmax)) {
-			narcs++;
-			*wsum += w[e];
-		}
-	}
-	return narcs;
-}
-
-/*
- * Scale so that the rounded weights, each at least 1, total at most
- * budget: sum(max(1, round(w s))) <= s sum(w) + narcs.
- */
-static double sgraph_scale(int64_t narcs, double wsum, double wmax, SCOTCH_Num budget)
-{
-	double room = (double)budget - (double)narcs;
-	if (narcs == 0 || room <= 0.0)
-		return 0.0; /* every weight becomes 1 */
-	double s = room / wsum;
-	return fmin(s, MAX_EDGE_WEIGHT / wmax);
-}
-
-static SCOTCH_Num scaled(double w, double s)
-{
-	double v = floor(w * s + 0.5);
-	return v < 1.0 ? 1 : v > MAX_EDGE_WEIGHT ? (SCOTCH_Num)MAX_EDGE_WEIGHT : (SCOTCH_Num)v;
-}
-
-static void sgraph_fill(tm_sgraph_t *sg, int64_t n, const int64_t *rowptr, const int64_t *col,
-			const double *w, double cut, double wmax, double s)
-{
-	SCOTCH_Num e = 0;
-	for (int64_t i = 0; i < n; i++) {
-		sg->vert[i] = e;
-		for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
-			if (!keep(w[k], cut, wmax) || col[k] == i)
-				continue;
-			sg->edge[e] = (SCOTCH_Num)col[k];
-			sg->edlo[e++] = scaled(w[k], s);
-		}
-	}
-	for (int64_t i = n; i <= sg->nvert; i++) /* fillers have no edge */
-		sg->vert[i] = e;
-	sg->narcs = e;
-}
-
-int tm_sgraph_build(tm_sgraph_t *sg, int64_t n, const int64_t *rowptr, const int64_t *col,
-		    const double *w, double rel_cut, int64_t nfill, SCOTCH_Num budget, char *err)
-{
-	memset(sg, 0, sizeof(*sg));
-	double wsum, wmax, cut = rel_cut;
-	int64_t narcs = sgraph_scan(n, rowptr, w, &cut, &wsum, &wmax);
-	if (n < 0 || nfill < 0 || n + nfill > SCOTCH_NUMMAX - 1 || narcs > SCOTCH_NUMMAX)
-		return tm_err(err, TOPOMATCH_ELIMIT,
-			      "Scotch: %lld vertices and %lld arcs are too many for 32-bit Scotch",
-			      (long long)(n + nfill), (long long)narcs);
-	sg->nreal = (SCOTCH_Num)n;
-	sg->nvert = (SCOTCH_Num)(n + nfill);
-	sg->vert = tm_alloc(n + nfill + 1, sizeof(*sg->vert));
-	sg->edge = tm_alloc(narcs, sizeof(*sg->edge));
-	sg->edlo = tm_alloc(narcs, sizeof(*sg->edlo));
-	if (!sg->vert || !sg->edge || !sg->edlo) {
-		tm_sgraph_free(sg);
-		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory (Scotch graph, %lld arcs)",
-			      (long long)narcs);
-	}
-	sgraph_fill(sg, n, rowptr, col, w, cut, wmax, sgraph_scale(narcs, wsum, wmax, budget));
-	if (SCOTCH_graphInit(&sg->g)) {
-		tm_sgraph_free(sg);
-		return scotch_fail(err, "SCOTCH_graphInit");
-	}
-	sg->built = true;
-	if (SCOTCH_graphBuild(&sg->g, 0, sg->nvert, sg->vert, sg->vert + 1, NULL, NULL, sg->narcs,
-			      sg->edge, sg->edlo)) {
-		tm_sgraph_free(sg);
-		return scotch_fail(err, "SCOTCH_graphBuild");
-	}
-	return TOPOMATCH_OK;
-}
-
-void tm_sgraph_free(tm_sgraph_t *sg)
-{
-	if (sg->built)
-		SCOTCH_graphExit(&sg->g);
-	free(sg->vert);
-	free(sg->edge);
-	free(sg->edlo);
-	memset(sg, 0, sizeof(*sg));
-}
-
-/* ---------------------------------------------------------------- contexts */
-
-/*
- * Scotch seeds are non-negative SCOTCH_Nums, and Scotch 7.0.3 gives the
- * same map for seeds 2k and 2k+1: mix all 64 bits (splitmix64's
- * finaliser) before keeping 31, so that neighbouring seeds differ.
- */
-static SCOTCH_Num fold_seed(uint64_t seed)
-{
-	uint64_t z = seed + UINT64_C(0x9e3779b97f4a7c15);
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	z ^= z >> 31;
-	return (SCOTCH_Num)(z & 0x7fffffffu);
-}
-
-/*
- * Scotch 7 is threaded and, by default, neither reproducible nor
- * independent of the machine's core count: DESIGN.md "Key choices".
- */
-static int scotch_bind(SCOTCH_Context *ctx, SCOTCH_Graph *bound, const SCOTCH_Graph *g,
-		   uint64_t seed, char *err)
-{
-	if (SCOTCH_contextInit(ctx))
-		return scotch_fail(err, "SCOTCH_contextInit");
-	if (SCOTCH_contextOptionSetNum(ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1) ||
-	    SCOTCH_contextOptionSetNum(ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1)) {
-		SCOTCH_contextExit(ctx);
-		return scotch_fail(err, "SCOTCH_contextOptionSetNum");
-	}
-	SCOTCH_contextRandomSeed(ctx, fold_seed(seed));
-	if (SCOTCH_contextThreadSpawn(ctx, SCOTCH_THREADS, NULL)) {
-		SCOTCH_contextExit(ctx);
-		return scotch_fail(err, "SCOTCH_contextThreadSpawn");
-	}
-	if (SCOTCH_graphInit(bound)) {
-		SCOTCH_contextExit(ctx);
-		return scotch_fail(err, "SCOTCH_graphInit");
-	}
-	if (SCOTCH_contextBindGraph(ctx, g, bound)) {
-		SCOTCH_graphExit(bound);
-		SCOTCH_contextExit(ctx);
-		return scotch_fail(err, "SCOTCH_contextBindGraph");
-	}
-	return TOPOMATCH_OK;
-}
-
-/*
- * Concurrent Scotch sessions, each with its own context and graph, still
- * gave different maps from run to run (Scotch 7.0.3: portfolio on 2
- * threads, whose auto and greedymap candidates both partition with
- * Scotch, picked different winners; test_mapping.c): Scotch keeps state
- * outside its contexts.  So only one thread at a time runs Scotch, from
- * the context's creation to its end.
- */
-static pthread_mutex_t scotch_lock = PTHREAD_MUTEX_INITIALIZER;
-
-int tm_scotch_bind(SCOTCH_Context *ctx, SCOTCH_Graph *bound, const SCOTCH_Graph *g,
-		   uint64_t seed, char *err)
-{
-	pthread_mutex_lock(&scotch_lock);
-	int rc = scotch_bind(ctx, bound, g, seed, err);
-	if (rc != TOPOMATCH_OK)
-		pthread_mutex_unlock(&scotch_lock);
-	return rc;
-}
-
-void tm_scotch_unbind(SCOTCH_Context *ctx, SCOTCH_Graph *bound)
-{
-	SCOTCH_graphExit(bound); /* before its context */
-	SCOTCH_contextExit(ctx);
-	pthread_mutex_unlock(&scotch_lock);
 }

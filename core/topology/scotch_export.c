@@ -22,7 +22,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
-#include "map/scotch_internal.h"
+#include "scotch_arch.h"
 
 #include <stdlib.h>
 

@@ -10,6 +10,7 @@
 #include "tmtest.h"
 
 #include "base/tm_internal.h"
+#include "metrics/metrics_internal.h"
 
 #include <math.h>
 
