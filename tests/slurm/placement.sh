@@ -156,6 +156,9 @@ expect_contains "(g) --mem-per-cpu: the mapping is what runs, no fallback" \
 expect_eq "(g) one mapping for the job's test, on the free cores only" 1 \
 	"$(grep -c "JobId=$id: 64 tasks mapped by" "$dir/log/slurmctld.log")"
 scancel "$id" "$blocker"
+# their nodes free again: else the mapping of the next job may choose
+# n001-n004 (the one free switch while they complete), n001 among them
+wait_done "$id" && wait_done "$blocker"
 # a required node the mapping does not choose (-w n001): cons_tres' own
 # choice, said once in the log at info and in SystemComment (Slurm's own
 # lines there are kept: test_decision.c comment_merge; 22.05's scontrol
