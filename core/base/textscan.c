@@ -44,8 +44,7 @@ static bool is_comment(const tm_scan_t *sc, char c)
 /* Skip blanks and a trailing comment, stop at '\n' or end. */
 static void skip_blanks(tm_scan_t *sc)
 {
-	while (sc->p < sc->end && is_blank(*sc->p))
-		sc->p++;
+	sc->p = tm_skip_blank(sc->p, sc->end);
 	if (sc->p < sc->end && is_comment(sc, *sc->p))
 		while (sc->p < sc->end && *sc->p != '\n')
 			sc->p++;

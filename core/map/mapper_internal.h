@@ -29,7 +29,7 @@ void tm_const_place_parts(int64_t k, const int64_t *size, const double *w, const
 			  int64_t *at);
 /* Scotch mapping, TopoMatch Alg. 2, or Alg. 4 when c->constrained (scotch_map.c). */
 int tm_map_scotch(const tm_map_ctx_t *c, int64_t *pu, char *err);
-/* EagerMap, TOPC 2019 Alg. 1-7 (§3.6 off trees), any topology (eagermap.c). */
+/* EagerMap, TOPC 2019 Alg. 1-7 (§3.6 off trees), any topology (eagermap_entry.c). */
 int tm_map_eagermap(const tm_map_ctx_t *c, int64_t *pu, char *err);
 /* GreedyMap, ICS 2017 Alg. 1, one configuration, any topology (greedymap.c). */
 int tm_map_greedymap(const tm_map_ctx_t *c, int64_t *pu, char *err);

@@ -1,9 +1,9 @@
 /*
  * scotch_internal.h - what the Scotch mapper (TopoMatch Alg. 2 and 4), the
  * Scotch partitioner and their tests share: source graphs with bounded
- * integer weights, deterministic contexts (scotch_graph.c), and the
- * check-and-repair pass that follows every mapping; the targets they map
- * onto come from topology/scotch_arch.h.
+ * integer weights (scotch_graph.c) and the check-and-repair pass that
+ * follows every mapping; the targets they map onto and the Scotch sessions
+ * they run in come from topology/scotch_arch.h.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -53,7 +53,6 @@ void tm_sgraph_free(tm_sgraph_t *sg);
  */
 int tm_scotch_task_graph(const tm_map_ctx_t *c, int64_t nfill, SCOTCH_Num budget,
 			 tm_sgraph_t *sg, char *err);
-
 
 /*
  * Balance tolerance of the mapping strategy, whole targets and

@@ -11,7 +11,6 @@
 #include "pattern_internal.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
