@@ -304,16 +304,17 @@ static topomatch_affinity_t *make_pattern(const char *name, int tasks)
 }
 
 /* A pending job with the pattern in its spank_job_env, as sbatch leaves
- * it (topomatch_blob_encode with the SPANK plugin's settings: at most
- * PatternKiB, kib); info may be NULL. */
-static job_record_t *make_job(uint32_t id, const topomatch_affinity_t *a, int kib, size_t *bytes,
-			      topomatch_blob_info_t *info)
+ * it under pc (tm_plugin_encode_limits: PatternKiB, and the pairs
+ * slurmctld decodes within JobBudgetMs); info may be NULL. */
+static job_record_t *make_job(uint32_t id, const topomatch_affinity_t *a,
+			      const tm_plugin_conf_t *pc, size_t *bytes, topomatch_blob_info_t *info)
 {
 	char err[TOPOMATCH_ERRLEN], **entries = NULL;
 	int n = 0;
 	topomatch_blob_info_t own;
-	topomatch_blob_limits_t lim = { .max_total = (size_t)kib * 1024 };
-	if (topomatch_blob_encode(a, 0.0, &lim, &entries, &n, info ? info : &own, err)) {
+	topomatch_blob_limits_t lim = tm_plugin_encode_limits(pc);
+	if (topomatch_blob_encode(a, TM_PLUGIN_SPARSE_FACTOR, &lim, &entries, &n,
+				  info ? info : &own, err)) {
 		fprintf(stderr, "plugin_scale: %s\n", err);
 		exit(1);
 	}
@@ -336,15 +337,18 @@ static job_record_t *make_job(uint32_t id, const topomatch_affinity_t *a, int ki
 
 static void free_job(job_record_t *job);
 
-/* a as a job carries it under PatternKiB=kib (decoded), or NULL */
-static topomatch_affinity_t *stored_pattern(const topomatch_affinity_t *a, int kib)
+/* a as a job carries it under pc, decoded as slurmctld decodes it, or
+ * NULL */
+static topomatch_affinity_t *stored_pattern(const topomatch_affinity_t *a,
+					    const tm_plugin_conf_t *pc)
 {
 	char err[TOPOMATCH_ERRLEN];
 	size_t bytes;
 	topomatch_affinity_t *out = NULL;
-	job_record_t *job = make_job(0, a, kib, &bytes, NULL);
+	job_record_t *job = make_job(0, a, pc, &bytes, NULL);
+	topomatch_blob_limits_t lim = tm_plugin_decode_limits(pc, topomatch_affinity_ntasks(a));
 	if (topomatch_blob_decode_env((const char *const *)job->spank_job_env,
-				      job->spank_job_env_size, NULL, NULL, &out, NULL, err))
+				      job->spank_job_env_size, NULL, &lim, &out, NULL, err))
 		fprintf(stderr, "plugin_scale: %s\n", err);
 	free_job(job);
 	return out;
@@ -659,7 +663,7 @@ static int fair_check(topomatch_cluster_t *c)
 	for (double job_ms = 50; cal.n < 3 && job_ms <= 12800; job_ms *= 2) {
 		ch.conf.job_budget_ms = job_ms;
 		for (cal.n = 0; cal.n < 3; cal.n++) {
-			job_record_t *job = make_job(cal_id++, a, ch.conf.pattern_kib, &bytes, NULL);
+			job_record_t *job = make_job(cal_id++, a, &ch.conf, &bytes, NULL);
 			cal.v[cal.n] = one_decision(&ch, job, free_cores, &how, NULL);
 			free_job(job);
 			if (how != TOPOMATCH_NARROWED)
@@ -674,7 +678,7 @@ static int fair_check(topomatch_cluster_t *c)
 				       fmin(20 * d, 1.6 * TM_CYCLE_MAX_AGE_MS));
 	slurmctld_diag_stats.bf_cycle_counter++;
 	for (int k = 0; k < JOBS; k++) {
-		jobs[k] = make_job(5000 + (uint32_t)k, a, ch.conf.pattern_kib, &bytes, NULL);
+		jobs[k] = make_job(5000 + (uint32_t)k, a, &ch.conf, &bytes, NULL);
 		jobs[k]->user_id = 1;
 		test_in_cycle(&ch, jobs[k], free_cores, 2, &how, NULL);
 		if (how == TOPOMATCH_NARROWED)
@@ -690,7 +694,7 @@ static int fair_check(topomatch_cluster_t *c)
 	}
 	/* a decision, mapped or not (on a loaded machine a mapping may run
 	 * past its own budget: not what is checked here) */
-	jobs[JOBS] = make_job(5000 + JOBS, a, ch.conf.pattern_kib, &bytes, NULL);
+	jobs[JOBS] = make_job(5000 + JOBS, a, &ch.conf, &bytes, NULL);
 	jobs[JOBS]->user_id = 2;
 	bool decided = test_decides(&ch, jobs[JOBS], free_cores, 2, &other), again_decided = false;
 	if (!decided) {
@@ -734,7 +738,7 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 		ch.conf.max_tasks = opt->max_tasks;
 	/* the pattern as the job carries it (reduced to PatternKiB), which
 	 * SystemComment's hop-bytes are of: the unbudgeted mappers map it too */
-	topomatch_affinity_t *stored = stored_pattern(a, ch.conf.pattern_kib);
+	topomatch_affinity_t *stored = stored_pattern(a, &ch.conf);
 	if (!stored)
 		return 1;
 	int n = node_record_count;
@@ -748,7 +752,7 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 	for (int r = 0; r < opt->reps; r++) {
 		topomatch_narrow_t how;
 		fragment(free_cores, n, bc->free_frac, &rng);
-		job_record_t *job = make_job(1000 + (uint32_t)r, a, ch.conf.pattern_kib, &bytes, NULL);
+		job_record_t *job = make_job(1000 + (uint32_t)r, a, &ch.conf, &bytes, NULL);
 		first.v[first.n++] = one_decision(&ch, job, free_cores, &how, NULL);
 		double hb = comment_hb(job);
 		/* cons_tres' nodes may win on hop-bytes (the job then runs
@@ -870,9 +874,10 @@ static int run_loss(const char *net, topomatch_cluster_t *c, const char *pat, in
 		double hb[2] = { -1, -1 };
 		fragment(free_cores, node_record_count, 0.3, &rng);
 		for (int f = 0; f < 2; f++) {
-			job_record_t *job = make_job(2000 + 2 * (uint32_t)r + (uint32_t)f, a,
-						     f ? kib : 512, f ? &bytes : &full_bytes,
-						     f ? &info : NULL);
+			tm_plugin_conf_t pc = ch.conf;
+			pc.pattern_kib = f ? kib : 512;
+			job_record_t *job = make_job(2000 + 2 * (uint32_t)r + (uint32_t)f, a, &pc,
+						     f ? &bytes : &full_bytes, f ? &info : NULL);
 			tm_narrowed_t nar;
 			topomatch_narrow_t how;
 			one_decision(&ch, job, free_cores, &how, &nar);
