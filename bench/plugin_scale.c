@@ -273,6 +273,8 @@ static topomatch_affinity_t *make_pattern(const char *name, int tasks)
 		dims[0] = 16, dims[1] = 8, dims[2] = 8;
 	else if (tasks == 4096)
 		dims[0] = dims[1] = dims[2] = 16;
+	else if (tasks == 32768)
+		dims[0] = dims[1] = dims[2] = 32;
 	const double w[3] = { 1000, 500, 100 };
 	int rc;
 	if (!strcmp(name, "alltoall")) {
@@ -874,8 +876,12 @@ static int run_loss(const char *net, topomatch_cluster_t *c, const char *pat, in
 		double hb[2] = { -1, -1 };
 		fragment(free_cores, node_record_count, 0.3, &rng);
 		for (int f = 0; f < 2; f++) {
-			tm_plugin_conf_t pc = ch.conf;
+			/* the reduced form as sbatch stores it at a site that
+			 * keeps the default JobBudgetMs (its pairs limit) */
+			tm_plugin_conf_t pc = ch.conf, site;
+			tm_plugin_conf_defaults(&site);
 			pc.pattern_kib = f ? kib : 512;
+			pc.job_budget_ms = f ? site.job_budget_ms : ch.conf.job_budget_ms;
 			job_record_t *job = make_job(2000 + 2 * (uint32_t)r + (uint32_t)f, a, &pc,
 						     f ? &bytes : &full_bytes, f ? &info : NULL);
 			tm_narrowed_t nar;
@@ -931,7 +937,7 @@ static int loss_table(const char *const *nets, int nnets, const char *only_net, 
 		int tasks;
 	} cases[] = { { "stencil", 1024 },   { "stencil", 4096 }, { "natural", 4096 },
 		      { "stencil27", 4096 }, { "profile", 64 },	  { "profile", 128 },
-		      { "alltoall", 1024 } };
+		      { "alltoall", 1024 }, { "natural", 32768 } };
 	int fails = 0;
 	printf("# hop-bytes of the node choice with the pattern as sbatch stores it under "
 	       "PatternKiB=%d, / with all of it (ranks laid out with all of it on both; 30 %% "
