@@ -233,6 +233,7 @@ declare -A why=(
 	[nnz-overflow]="18446744073709551615 edges cannot fit"
 	[nnz-over-input]="edge counts 3 kept of 1 out of range"
 	[input-over-pairs]="edge counts 3 kept of 7 out of range"
+	[edges-over]="70000 edges, more than the limit of 65536, what JobBudgetMs maps (topomatch.conf)"
 	[wmax-nan]="largest weight nan is not a finite number"
 	[wmax-negative]="largest weight -1 is not a finite number"
 	[wmax-inf]="largest weight inf is not a finite number"
@@ -261,7 +262,7 @@ declare -A why=(
 cases=(valid valid8 empty magic trunc-header truncated extended version header-hex count index gap
 	dup badname leading-zero mixed flip badchar padding declared-huge no-data ntasks0 ntasks-huge
 	ntasks-u64max ntasks-over varint-overflow varint-nonminimal nnz-overflow nnz-over-input
-	input-over-pairs wmax-nan wmax-negative wmax-inf wmax-zero win-nan wkept-negative wkept-over
+	input-over-pairs edges-over wmax-nan wmax-negative wmax-inf wmax-zero win-nan wkept-negative wkept-over
 	sf-nan sf-big column row-over rows-under code-big code-same trailing truncated-payload
 	weight-overflow huge-weights tiny-weights entry-over total-over many too-many crowded decision
 	random-text random-text random-text random-text random-text

@@ -219,6 +219,8 @@ static char *chain4_with(void (*f)(phdr_t *))
 static void h_ntasks0(phdr_t *h) { h->n = 0; }
 static void h_nnz_over_input(phdr_t *h) { h->nnz_input = 1; }
 static void h_input_over_pairs(phdr_t *h) { h->nnz_input = 7; } /* 4 tasks: 6 pairs */
+/* more edges than slurmctld decodes at JobBudgetMs=50 (tm_plugin_pattern_edges) */
+static void h_edges_over(phdr_t *h) { h->nnz = h->nnz_input = 70000; }
 static void h_wmax_nan(phdr_t *h) { h->wmax = NAN; }
 static void h_wmax_neg(phdr_t *h) { h->wmax = -1.0; }
 static void h_wmax_inf(phdr_t *h) { h->wmax = INFINITY; }
@@ -345,6 +347,7 @@ static const struct {
 	{ "nnz-overflow", "payload: 2^64-1 edges" },
 	{ "nnz-over-input", "payload: more kept edges than input edges" },
 	{ "input-over-pairs", "payload: 7 input edges for 4 tasks" },
+	{ "edges-over", "version 2 payload: 70000 edges, more than JobBudgetMs=50 decodes (65536)" },
 	{ "wmax-nan", "payload: largest weight NaN" },
 	{ "wmax-negative", "payload: largest weight -1" },
 	{ "wmax-inf", "payload: largest weight +inf" },
@@ -492,6 +495,12 @@ static int build(const char *c, env_t *e)
 		add(e, chain4_with(h_nnz_over_input));
 	} else if (!strcmp(c, "input-over-pairs")) {
 		add(e, chain4_with(h_input_over_pairs));
+	} else if (!strcmp(c, "edges-over")) {
+		/* version 2, whose repeated rows make the edges no longer
+		 * bounded by the bytes: the pairs limit is what refuses it */
+		char *s = chain4_with(h_edges_over);
+		strchr(s, '=')[6] = '2';
+		add(e, s);
 	} else if (!strcmp(c, "wmax-nan")) {
 		add(e, chain4_with(h_wmax_nan));
 	} else if (!strcmp(c, "wmax-negative")) {
