@@ -878,10 +878,10 @@ static int run_loss(const char *net, topomatch_cluster_t *c, const char *pat, in
 		for (int f = 0; f < 2; f++) {
 			/* the reduced form as sbatch stores it at a site that
 			 * keeps the default JobBudgetMs (its pairs limit) */
-			tm_plugin_conf_t pc = ch.conf, site;
-			tm_plugin_conf_defaults(&site);
+			tm_plugin_conf_t pc = ch.conf;
+			if (f)
+				tm_plugin_conf_defaults(&pc);
 			pc.pattern_kib = f ? kib : 512;
-			pc.job_budget_ms = f ? site.job_budget_ms : ch.conf.job_budget_ms;
 			job_record_t *job = make_job(2000 + 2 * (uint32_t)r + (uint32_t)f, a, &pc,
 						     f ? &bytes : &full_bytes, f ? &info : NULL);
 			tm_narrowed_t nar;

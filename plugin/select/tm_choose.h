@@ -190,6 +190,7 @@ const char *tm_job_mapper(const tm_chooser_t *ch, job_record_t *job_ptr);
 /* A job of ntasks tasks is mapped node by node, in blocks: more tasks
  * than MaxTasks or than JobBudgetMs maps one by one (tm_choose.c). */
 bool tm_by_blocks(const tm_chooser_t *ch, int64_t ntasks);
+
 /* tm_contention.c: the table of running pattern jobs' link loads. */
 /* A new empty table for ch->cluster (none when ContentionWeight=0). */
 void tm_loads_reset(tm_chooser_t *ch);

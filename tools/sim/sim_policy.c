@@ -139,33 +139,6 @@ static int cons_tres(const sim_machine_t *m, const sim_free_t *f, const unsigned
 
 /* ------------------------------------------------------------ topomatch */
 
-/*
- * The pattern as select/topomatch sees it: sbatch's SPANK plugin encodes
- * it into the job's spank_job_env (tm_plugin_encode_limits: the default
- * PatternKiB, and the pairs of max_edges) and the plugin decodes it;
- * large patterns lose their lightest edges there, so the simulator maps
- * what the plugin would.  NULL (and no error) when sbatch would refuse it.
- * max_tasks: the decoder's limit (the job's task count for a job mapped
- * node by node).
- */
-static topomatch_affinity_t *as_plugin_sees(const topomatch_affinity_t *a, int64_t max_tasks,
-					    int64_t max_edges)
-{
-	char **entries = NULL, err[TOPOMATCH_ERRLEN];
-	int n = 0;
-	topomatch_affinity_t *out = NULL;
-	tm_plugin_conf_t c;
-	tm_plugin_conf_defaults(&c);
-	topomatch_blob_limits_t lim = { .max_tasks = max_tasks, .max_edges = max_edges };
-	topomatch_blob_limits_t cap = tm_plugin_encode_limits(&c);
-	cap.max_edges = max_edges;
-	if (topomatch_blob_encode(a, TM_PLUGIN_SPARSE_FACTOR, &cap, &entries, &n, NULL, err) ==
-	    TOPOMATCH_OK)
-		topomatch_blob_decode((const char *const *)entries, n, &lim, &out, NULL, err);
-	topomatch_blob_free(entries, n);
-	return out;
-}
-
 /* The plugin's mapping options over the PUs pus[0..npus-1]. */
 static void plugin_opts(const sim_pick_t *p, const int64_t *pus, int64_t npus,
 			topomatch_map_opts_t *o)
@@ -181,7 +154,10 @@ static void plugin_opts(const sim_pick_t *p, const int64_t *pus, int64_t npus,
  * as JobBudgetMs. */
 static tm_plugin_conf_t plugin_conf(const sim_tm_opts_t *tm)
 {
-	tm_plugin_conf_t c = { .max_tasks = tm->max_tasks, .job_budget_ms = tm->time_budget_s * 1e3 };
+	tm_plugin_conf_t c;
+	tm_plugin_conf_defaults(&c);
+	c.max_tasks = tm->max_tasks;
+	c.job_budget_ms = tm->time_budget_s * 1e3;
 	return c;
 }
 
@@ -209,6 +185,33 @@ static int64_t edge_limit(const sim_tm_opts_t *tm)
 {
 	tm_plugin_conf_t c = plugin_conf(tm);
 	return tm->time_budget_s > 0 ? tm_plugin_pattern_edges(&c) : 0;
+}
+
+/*
+ * The pattern as select/topomatch sees it: sbatch's SPANK plugin encodes
+ * it into the job's spank_job_env (tm_plugin_encode_limits: PatternKiB,
+ * and the pairs of edge_limit()) and the plugin decodes it, up to the
+ * job's task count for a job mapped node by node; large patterns lose
+ * their lightest edges there, so the simulator maps what the plugin
+ * would.  NULL (and no error) when sbatch would refuse it.
+ */
+static topomatch_affinity_t *as_plugin_sees(const sim_pick_t *p)
+{
+	char **entries = NULL, err[TOPOMATCH_ERRLEN];
+	int n = 0;
+	topomatch_affinity_t *out = NULL;
+	tm_plugin_conf_t c = plugin_conf(p->tm);
+	topomatch_blob_limits_t cap = tm_plugin_encode_limits(&c);
+	topomatch_blob_limits_t lim = {
+		.max_tasks = by_blocks(p) ? topomatch_affinity_ntasks(p->a) : task_limit(p->tm),
+		.max_edges = edge_limit(p->tm)
+	};
+	cap.max_edges = lim.max_edges;
+	if (topomatch_blob_encode(p->a, TM_PLUGIN_SPARSE_FACTOR, &cap, &entries, &n, NULL, err) ==
+	    TOPOMATCH_OK)
+		topomatch_blob_decode((const char *const *)entries, n, &lim, &out, NULL, err);
+	topomatch_blob_free(entries, n);
+	return out;
 }
 
 /* topomatch_cluster_select_blocks over pus[] with the plugin's limits: at
@@ -318,11 +321,7 @@ static int narrow(const sim_pick_t *p, const int64_t *used, int64_t nused, int64
 
 static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err)
 {
-	topomatch_affinity_t *seen =
-		p->a ? as_plugin_sees(p->a,
-				      by_blocks(p) ? topomatch_affinity_ntasks(p->a) : task_limit(p->tm),
-				      edge_limit(p->tm))
-		     : NULL;
+	topomatch_affinity_t *seen = p->a ? as_plugin_sees(p) : NULL;
 	int64_t *used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1), nused = 0;
 	int rc = used ? TOPOMATCH_OK : oom(err), sel = TOPOMATCH_EINVAL;
 	if (!rc && seen)
