@@ -845,6 +845,9 @@ TOPOMATCH_API void topomatch_blob_free(char **entries, int nentries);
  * payload byte.  The affinity has C(i,j) = C(j,i) = A(i,j) / 2, so A is
  * the encoded one and C's total is weight_kept (up to the rounding of the
  * weights).  The caller still checks the task count against the job's.
+ * info (may be NULL) is zeroed on any error, except that an ELIMIT for a
+ * payload header beyond lim leaves the header's ntasks and nnz_kept there
+ * (so a caller can tell which limit the blob passed).
  */
 TOPOMATCH_API int topomatch_blob_decode(const char *const *entries, int nentries,
 					const topomatch_blob_limits_t *lim,

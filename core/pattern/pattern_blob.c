@@ -1405,6 +1405,8 @@ int topomatch_blob_decode(const char *const *entries, int nentries,
 
 	if (out)
 		*out = NULL;
+	if (info)
+		memset(info, 0, sizeof(*info));
 	if (rc != TOPOMATCH_OK)
 		return rc;
 	if (!entries || !out || nentries < 1)
@@ -1415,7 +1417,7 @@ int topomatch_blob_decode(const char *const *entries, int nentries,
 	size_t *len = malloc((size_t)nentries * sizeof(*len));
 	struct hdr h0;
 	uint8_t *buf = NULL;
-	struct phdr ph;
+	struct phdr ph = { 0 };
 	if (!len)
 		return tm_err(err, TOPOMATCH_ENOMEM, "pattern: out of memory");
 	rc = check_entries(entries, nentries, &l, len, &h0, err);
@@ -1425,6 +1427,10 @@ int topomatch_blob_decode(const char *const *entries, int nentries,
 		rc = parse_payload(buf, (size_t)h0.len, h0.ver, &l, out, &ph, err);
 	if (rc == TOPOMATCH_OK && info)
 		decoded_info(&ph, len, nentries, info);
+	if (rc == TOPOMATCH_ELIMIT && info) { /* which limit the header passes */
+		info->ntasks = (int64_t)ph.n;
+		info->nnz_kept = (int64_t)ph.nnz;
+	}
 	free(buf);
 	free(len);
 	return rc;
@@ -1507,6 +1513,8 @@ int topomatch_blob_decode_env(const char *const *env, size_t nenv, const char *p
 
 	if (out)
 		*out = NULL;
+	if (info)
+		memset(info, 0, sizeof(*info));
 	if (!out || (!env && nenv))
 		return tm_err(err, TOPOMATCH_EINVAL, "pattern blob: NULL argument");
 	if (!prefix)

@@ -333,14 +333,15 @@ static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *jo
 	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
 	topomatch_blob_limits_t lim = tm_plugin_decode_limits(&ch->conf, ntasks);
 	topomatch_affinity_t *a = NULL;
+	topomatch_blob_info_t info;
 	char err[TOPOMATCH_ERRLEN];
 	int rc = topomatch_blob_decode_env((const char *const *) job_ptr->spank_job_env,
-					   job_ptr->spank_job_env_size, NULL, &lim, &a, NULL, err);
+					   job_ptr->spank_job_env_size, NULL, &lim, &a, &info, err);
 
 	if (rc) {
 		/* sbatch keeps patterns within the edges: the API, a forged
 		 * blob, or JobBudgetMs lowered since */
-		bool edges = rc == TOPOMATCH_ELIMIT && strstr(err, " edges, more than the limit");
+		bool edges = rc == TOPOMATCH_ELIMIT && info.nnz_kept > lim.max_edges;
 		tm_note(job_ptr, "pattern rejected: %s%s", err,
 			edges ? ", what JobBudgetMs maps (topomatch.conf)" : "");
 		return NULL;

@@ -1162,6 +1162,57 @@ START_TEST(reject_payload_header)
 }
 END_TEST
 
+/* The info of a refused blob: the header's counts when they passed a
+ * limit (slurmctld names JobBudgetMs for the edges), zeros otherwise. */
+static topomatch_blob_info_t refused_info(const struct pl *p, const topomatch_blob_limits_t *lim,
+					  int status)
+{
+	int n;
+	char **v = reseal_v(p->b, p->n, 1024, p->ver, &n);
+	topomatch_affinity_t *a = NULL;
+	topomatch_blob_info_t info;
+	char err[TOPOMATCH_ERRLEN];
+	memset(&info, 0xff, sizeof(info));
+	int rc = topomatch_blob_decode((const char *const *)v, n, lim, &a, &info, err);
+	ck_assert_msg(rc == status, "status %d (%s), expected %d", rc, err, status);
+	topomatch_blob_free(v, n);
+	return info;
+}
+
+START_TEST(refused_blob_info)
+{
+	struct pl p;
+	topomatch_blob_limits_t l = limits(0, 0, 0);
+
+	phead(&p, 3, UINT64_C(1) << 40, 1, 0);
+	p.ver = 2;
+	topomatch_blob_info_t i = refused_info(&p, NULL, TOPOMATCH_ELIMIT);
+	ck_assert(i.nnz_kept == INT64_C(1) << 40 && i.ntasks == 3);
+	ck_assert(i.nnz_input == 0 && i.weight_kept == 0 && i.bytes == 0);
+	three_tasks(&p); /* 3 tasks, 2 edges */
+	l.max_edges = 1;
+	i = refused_info(&p, &l, TOPOMATCH_ELIMIT);
+	ck_assert(i.nnz_kept == 2 && i.ntasks == 3);
+	l = limits(0, 0, 2);
+	i = refused_info(&p, &l, TOPOMATCH_ELIMIT);
+	ck_assert(i.ntasks == 3 && i.nnz_kept == 2);
+	l = limits(HDR + 5, 0, 0); /* the least allowed: refused before the header */
+	i = refused_info(&p, &l, TOPOMATCH_ELIMIT);
+	ck_assert(i.ntasks == 0 && i.nnz_kept == 0);
+	p.b[2] = 1; /* malformed: zeros */
+	i = refused_info(&p, NULL, TOPOMATCH_EPARSE);
+	ck_assert(i.ntasks == 0 && i.nnz_kept == 0 && i.bytes == 0);
+	/* through the environment: a bad name leaves zeros too */
+	const char *env[] = { TOPOMATCH_PATTERN_ENV "x=1" };
+	topomatch_affinity_t *a;
+	char err[TOPOMATCH_ERRLEN];
+	memset(&i, 0xff, sizeof(i));
+	ck_assert_int_eq(topomatch_blob_decode_env(env, 1, NULL, NULL, &a, &i, err),
+			 TOPOMATCH_EPARSE);
+	ck_assert(i.ntasks == 0 && i.nnz_kept == 0);
+}
+END_TEST
+
 START_TEST(reject_payload_varints)
 {
 	struct pl p;
@@ -1716,6 +1767,7 @@ int main(void)
 	tcase_add_test(rj, max_tasks_of_slurmctld);
 	tcase_add_test(rj, payload_valid_baseline);
 	tcase_add_test(rj, reject_payload_header);
+	tcase_add_test(rj, refused_blob_info);
 	tcase_add_test(rj, reject_payload_varints);
 	tcase_add_test(rj, reject_payload_rows);
 	tcase_add_test(rj, reject_payload_weights);
