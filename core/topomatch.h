@@ -339,6 +339,14 @@ TOPOMATCH_API double topomatch_router_cost(topomatch_router_t *r, int64_t q);
  * (at most `cap` written; call with cap >= hops). */
 TOPOMATCH_API int64_t topomatch_router_route(topomatch_router_t *r, int64_t q,
 					     int64_t *links, int64_t cap);
+/* The directed ids of the network links at the switch PU p hangs from,
+ * each followed by its other direction: on a torus or mesh its router's
+ * links to the neighbouring routers, on a hypercube its own, on a graph
+ * those between its attachment vertex and the other core vertices (not
+ * the trees hanging from it).  Trees: none (their switches are walked as
+ * a tree).  Returns how many (at most cap written), -1 for p out of range. */
+TOPOMATCH_API int64_t topomatch_router_attach_links(const topomatch_router_t *r, int64_t p,
+						    int64_t *links, int64_t cap);
 
 /* ------------------------------------------------------------------ */
 /* Link loads of running jobs: contention-aware node choice            */
@@ -409,6 +417,10 @@ TOPOMATCH_API int topomatch_link_load_score(topomatch_link_load_t *ll,
  * route's length (at most cap written), -1 for p or q out of range. */
 TOPOMATCH_API int64_t topomatch_link_load_route(topomatch_link_load_t *ll, int64_t p, int64_t q,
 						double *met, int64_t cap);
+/* The sum of L(l) over the links at the switch topology PU p hangs from
+ * (topomatch_router_attach_links: both directions; 0 on trees), -1 for p
+ * out of range or out of memory. */
+TOPOMATCH_API double topomatch_link_load_attach(topomatch_link_load_t *ll, int64_t p);
 /* L(l) of router link id l (0 out of range or unused). */
 TOPOMATCH_API double topomatch_link_load_get(const topomatch_link_load_t *ll, int64_t link);
 /* Jobs in the table, and their (job, link) entries. */

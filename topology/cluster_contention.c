@@ -19,7 +19,9 @@
  * free PUs first; (b) beside it, the sibling subtrees the walk passed
  * over that had room too (best fit again below them), the deepest level
  * first.  Each is mapped as the first one was and scored; the lowest
- * score wins, the first on ties.
+ * score wins, the first on ties.  Networks without a switch tree (torus,
+ * dragonfly, graph) rank the free nodes by the load at their switch
+ * instead: the quiet ones, then the least loaded.
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -313,28 +315,156 @@ static bool budget_left(const topomatch_map_opts_t *opts, double t0, topomatch_m
 	return true;
 }
 
+/* The candidates of one call, and the best so far. */
+typedef struct trial {
+	const topomatch_cluster_t *c;
+	const topomatch_affinity_t *a;
+	const topomatch_map_opts_t *opts;
+	topomatch_link_load_t *ll;
+	double weight, t0;
+	topomatch_loaded_choice_t *info;
+	int64_t *alt, *best, *nscr; /* a candidate's PUs, the best's, scratch nodes */
+	topomatch_map_result_t best_res;
+	bool moved;
+} trial_t;
+
 /*
- * The candidate mapping alt (info->candidates-th) becomes the best when it
- * scores lower than the best so far; one that did not map fully
- * (fell_back) or cannot be scored is passed over.  True when it did.
+ * Map the job onto the allowed PUs region[0..nr) (topomatch_cluster_select's
+ * node choice inside them when `select`, else all of them as the target)
+ * and keep it when it scores lower than the best so far; one that did not
+ * map fully (fell_back) or cannot be scored is passed over.  False when
+ * the call's time budget is spent.
  */
-static bool keep_better(const topomatch_cluster_t *c, topomatch_link_load_t *ll,
-			const topomatch_affinity_t *a, double weight, const int64_t *alt,
-			const topomatch_map_result_t *r, topomatch_loaded_choice_t *info,
-			int64_t *best, topomatch_map_result_t *best_res)
+static bool try_set(trial_t *tr, const int64_t *region, int64_t nr, bool select)
 {
+	topomatch_map_opts_t o = *tr->opts;
+	topomatch_map_result_t r;
 	topomatch_link_score_t s;
 	char why[TOPOMATCH_ERRLEN];
-	int64_t n = topomatch_affinity_ntasks(a);
-
-	if (r->fell_back || score_of(c, ll, a, alt, weight, &s, why) ||
-	    !(s.score < info->chosen.score))
+	int64_t n = topomatch_affinity_ntasks(tr->a), nn;
+	if (!budget_left(tr->opts, tr->t0, &o))
 		return false;
-	info->chosen = s;
-	info->chosen_index = info->candidates - 1;
-	memcpy(best, alt, (size_t)n * sizeof(*best));
-	*best_res = *r;
+	o.allowed = region;
+	o.nallowed = nr;
+	tr->info->candidates++;
+	if (nr < n || (select ? topomatch_cluster_select(tr->c, tr->a, &o, tr->alt, tr->nscr, &nn,
+							 &r, why)
+			      : topomatch_cluster_map(tr->c, tr->a, &o, tr->alt, &r, why)) ||
+	    r.fell_back || score_of(tr->c, tr->ll, tr->a, tr->alt, tr->weight, &s, why) ||
+	    !(s.score < tr->info->chosen.score))
+		return true;
+	tr->info->chosen = s;
+	tr->info->chosen_index = tr->info->candidates - 1;
+	memcpy(tr->best, tr->alt, (size_t)n * sizeof(*tr->best));
+	tr->best_res = r;
+	tr->moved = true;
 	return true;
+}
+
+/*
+ * Switch trees: the quiet nodes of the first choice's region, then of the
+ * whole tree (node choice inside them as topomatch_cluster_select makes
+ * it), then the switch subtrees of alternatives().
+ */
+static int tree_candidates(trial_t *tr, const int64_t *tpu, int64_t *region, char *err)
+{
+	const topomatch_cluster_t *c = tr->c;
+	int64_t n = topomatch_affinity_ntasks(tr->a), m = tr->opts->nallowed;
+	walk_t w = { .m = m, .n = n, .tpu = tpu };
+	w.L = topomatch_topology_tree_shape(c->topo, w.arity, NULL) - c->shape.nlevels;
+	w.span[0] = topomatch_topology_npu(c->topo);
+	for (int d = 0; d < w.L; d++)
+		w.span[d + 1] = w.span[d] / w.arity[d];
+	cand_t cd[MAX_ALTERNATIVES];
+	int ncd = 0, root_d = 0;
+	int64_t root_lo = 0, nreg = 0;
+	int rc = alternatives(&w, cd, &ncd, &root_d, &root_lo, err);
+	for (int64_t k = 0; k < m; k++)
+		nreg += tpu[k] >= root_lo && tpu[k] < root_lo + w.span[root_d];
+	for (int qi = 0; !rc && qi < 2; qi++) {
+		int d = qi ? 0 : root_d;
+		int64_t lo = qi ? 0 : root_lo;
+		if (qi && d == root_d)
+			break; /* the region is the whole tree: done above */
+		int64_t nr = quiet_pus(tr->ll, &w, c->slot_pus, tr->opts->allowed, d, lo, region);
+		if (nr < n || nr == (qi ? m : nreg))
+			continue; /* no room, or nothing left out: the first choice */
+		if (!try_set(tr, region, nr, true))
+			return TOPOMATCH_OK;
+	}
+	for (int i = 0; !rc && i < ncd; i++) {
+		int64_t nr = 0;
+		if (!(rc = cand_region(&w, tr->opts->allowed, &cd[i], region, &nr, err)) &&
+		    !try_set(tr, region, nr, false))
+			break;
+	}
+	return rc;
+}
+
+/* Nodes by the load at their switch, least first. */
+typedef struct exposed {
+	double load;
+	int64_t node;
+} exposed_t;
+
+static int cmp_exposed(const void *x, const void *y)
+{
+	const exposed_t *a = x, *b = y;
+	if (a->load != b->load)
+		return a->load < b->load ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/*
+ * Torus, mesh, dragonfly and graph networks, which have no switch tree
+ * to walk: the free nodes ranked by the load on the links at their
+ * switch (topomatch_link_load_attach: all of a node's traffic leaves and
+ * enters through them).  Candidates, each with topomatch_cluster_select's
+ * node choice inside: the free PUs of the nodes whose switch carries no
+ * load; when those hold fewer than twice the tasks, the least loaded
+ * nodes up to that many.
+ */
+static int attach_candidates(trial_t *tr, const int64_t *tpu, int64_t *region, char *err)
+{
+	const topomatch_cluster_t *c = tr->c;
+	const int64_t *allowed = tr->opts->allowed;
+	int64_t n = topomatch_affinity_ntasks(tr->a), m = tr->opts->nallowed, nx = 0, nq = 0;
+	int64_t *node = tm_alloc(m, sizeof(*node)), *room = tm_zalloc(c->d.nnodes, sizeof(*room));
+	exposed_t *x = tm_alloc(c->d.nnodes, sizeof(*x));
+	unsigned char *take = tm_zalloc(c->d.nnodes, 1);
+	int rc = TOPOMATCH_OK;
+	if (!node || !room || !x || !take)
+		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	for (int64_t k = 0; !rc && k < m; k++) {
+		int64_t v = node[k] = topomatch_cluster_pu_node(c, allowed[k], NULL);
+		if (!room[v]++)
+			x[nx++] = (exposed_t){ fmax(0, topomatch_link_load_attach(tr->ll, tpu[k])), v };
+	}
+	if (!rc)
+		qsort(x, (size_t)nx, sizeof(*x), cmp_exposed);
+	/* take: 1 the quiet nodes, 2 the least loaded after them up to 2n PUs */
+	int64_t want = 0, nr = 0;
+	for (int64_t i = 0; !rc && i < nx && (x[i].load == 0 || want < 2 * n); i++) {
+		take[x[i].node] = x[i].load == 0 ? 1 : 2;
+		want += room[x[i].node];
+		nq += x[i].load == 0 ? room[x[i].node] : 0;
+	}
+	for (int64_t pass = 0; !rc && pass < 2; pass++) {
+		int64_t size = pass ? want : nq;
+		if (size < n || size == m || (pass && size == nq))
+			continue; /* no room, all of them, or the same set again */
+		nr = 0;
+		for (int64_t k = 0; k < m; k++)
+			if (take[node[k]] == 1 || (pass && take[node[k]]))
+				region[nr++] = allowed[k];
+		if (!try_set(tr, region, nr, true))
+			break;
+	}
+	free(node);
+	free(room);
+	free(x);
+	free(take);
+	return rc;
 }
 
 int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
@@ -345,104 +475,51 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 				    char *err)
 {
 	topomatch_loaded_choice_t dummy;
-	double t0 = tm_now();
-	if (!info)
-		info = &dummy;
-	memset(info, 0, sizeof(*info));
+	trial_t tr = { .c = c, .a = a, .opts = opts, .ll = ll, .weight = weight, .t0 = tm_now(),
+		       .info = info ? info : &dummy };
+	memset(tr.info, 0, sizeof(*tr.info));
 	if (!(weight >= 0) || isinf(weight))
 		return tm_err(err, TOPOMATCH_EINVAL, "contention weight %g is not a finite number "
 			      ">= 0", weight);
 	int rc = topomatch_cluster_select(c, a, opts, pu, nodes, nnodes, res, err);
 	if (rc || !ll || weight == 0 || topomatch_link_load_jobs(ll) == 0)
 		return rc;
-	info->candidates = 1;
-	if ((rc = score_of(c, ll, a, pu, weight, &info->first, err)))
+	tr.info->candidates = 1;
+	if ((rc = score_of(c, ll, a, pu, weight, &tr.info->first, err)))
 		return rc;
-	info->chosen = info->first;
-	if (!(info->first.contention > 0) ||
-	    topomatch_topology_kind(c->topo) != TOPOMATCH_TOPO_TREE)
-		return TOPOMATCH_OK; /* nothing to avoid, or no switch tree to walk */
+	tr.info->chosen = tr.info->first;
+	if (!(tr.info->first.contention > 0))
+		return TOPOMATCH_OK; /* nothing to avoid */
 
 	int64_t n = topomatch_affinity_ntasks(a), m = opts->nallowed;
-	walk_t w = { .m = m, .n = n };
-	w.L = topomatch_topology_tree_shape(c->topo, w.arity, NULL) - c->shape.nlevels;
-	w.span[0] = topomatch_topology_npu(c->topo);
-	for (int d = 0; d < w.L; d++)
-		w.span[d + 1] = w.span[d] / w.arity[d];
 	int64_t *tpu = tm_alloc(m, sizeof(*tpu)), *region = tm_alloc(m, sizeof(*region));
-	int64_t *alt = tm_alloc(n, sizeof(*alt)), *best = tm_alloc(n, sizeof(*best));
-	int64_t *nscr = tm_alloc(c->d.nnodes, sizeof(*nscr));
-	cand_t cd[MAX_ALTERNATIVES];
-	int ncd = 0, root_d = 0;
-	int64_t root_lo = 0;
-	if (!tpu || !region || !alt || !best || !nscr)
+	tr.alt = tm_alloc(n, sizeof(*tr.alt));
+	tr.best = tm_alloc(n, sizeof(*tr.best));
+	tr.nscr = tm_alloc(c->d.nnodes, sizeof(*tr.nscr));
+	if (!tpu || !region || !tr.alt || !tr.best || !tr.nscr)
 		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	for (int64_t k = 0; !rc && k < m; k++)
 		tpu[k] = topomatch_cluster_pu_to_topology(c, opts->allowed[k]);
-	w.tpu = tpu;
-	if (!rc)
-		rc = alternatives(&w, cd, &ncd, &root_d, &root_lo, err);
-	topomatch_map_result_t best_res = res ? *res : (topomatch_map_result_t){ 0 };
-	bool moved = false;
-	if (!rc)
-		memcpy(best, pu, (size_t)n * sizeof(*best));
-	/* Quiet candidates first: the first region's free PUs on nodes whose
-	 * way up to the region's switch carries no load, then every free PU on
-	 * nodes whose way up to the root carries none (node choice inside
-	 * them as topomatch_cluster_select makes it). */
-	int64_t nreg = 0;
-	for (int64_t k = 0; k < m; k++)
-		nreg += tpu && tpu[k] >= root_lo && tpu[k] < root_lo + w.span[root_d];
-	for (int qi = 0; !rc && qi < 2; qi++) {
-		int d = qi ? 0 : root_d;
-		int64_t lo = qi ? 0 : root_lo, nr, nn;
-		if (qi && d == root_d)
-			break; /* the region is the whole tree: done above */
-		nr = quiet_pus(ll, &w, c->slot_pus, opts->allowed, d, lo, region);
-		if (nr < n || nr == (qi ? m : nreg))
-			continue; /* no room, or nothing left out: the first choice */
-		topomatch_map_opts_t o = *opts;
-		topomatch_map_result_t r;
-		char why[TOPOMATCH_ERRLEN];
-		if (!budget_left(opts, t0, &o))
-			break;
-		o.allowed = region;
-		o.nallowed = nr;
-		info->candidates++;
-		if (!topomatch_cluster_select(c, a, &o, alt, nscr, &nn, &r, why))
-			moved |= keep_better(c, ll, a, weight, alt, &r, info, best, &best_res);
-	}
-	for (int i = 0; !rc && i < ncd; i++) {
-		int64_t nr = 0;
-		if ((rc = cand_region(&w, opts->allowed, &cd[i], region, &nr, err)))
-			break;
-		topomatch_map_opts_t o = *opts;
-		topomatch_map_result_t r;
-		char why[TOPOMATCH_ERRLEN];
-		if (!budget_left(opts, t0, &o))
-			break;
-		o.allowed = region;
-		o.nallowed = nr;
-		info->candidates++;
-		if (nr >= n && !topomatch_cluster_map(c, a, &o, alt, &r, why))
-			moved |= keep_better(c, ll, a, weight, alt, &r, info, best, &best_res);
-	}
-	if (!rc && moved) {
+	if (!rc && topomatch_topology_kind(c->topo) == TOPOMATCH_TOPO_TREE)
+		rc = tree_candidates(&tr, tpu, region, err);
+	else if (!rc)
+		rc = attach_candidates(&tr, tpu, region, err);
+	if (!rc && tr.moved) {
 		unsigned char *used = tm_alloc(c->d.nnodes, 1);
 		if (!used) {
 			rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
 		} else {
-			memcpy(pu, best, (size_t)n * sizeof(*pu));
+			memcpy(pu, tr.best, (size_t)n * sizeof(*pu));
 			used_nodes(c, pu, n, used, nodes, nnodes);
 			if (res)
-				*res = best_res;
+				*res = tr.best_res;
 			free(used);
 		}
 	}
 	free(tpu);
 	free(region);
-	free(alt);
-	free(best);
-	free(nscr);
+	free(tr.alt);
+	free(tr.best);
+	free(tr.nscr);
 	return rc;
 }

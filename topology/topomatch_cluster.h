@@ -179,13 +179,15 @@ typedef struct topomatch_loaded_choice {
 /*
  * topomatch_cluster_select (same arguments and results) that compares
  * candidate node sets by topomatch_link_load_score with `weight`: its
- * own choice first; when that meets load (CL > 0) and the network is a
- * tree, other node sets are mapped the same way: the free PUs of the
- * first choice's region on nodes whose way up to the region's switch
- * carries no load, the free PUs on nodes whose way up to the root carries
- * none, and up to 3 switch subtrees (those below the region that hold the
- * job alone, then the siblings with room that its best-fit walk passed
- * over); the lowest score wins, the first on ties.  weight 0, ll NULL or empty: exactly
+ * own choice first; when that meets load (CL > 0), other node sets are
+ * mapped the same way.  On trees: the free PUs of the first choice's
+ * region on nodes whose way up to the region's switch carries no load,
+ * the free PUs on nodes whose way up to the root carries none, and up to
+ * 3 switch subtrees (those below the region that hold the job alone, then
+ * the siblings with room that its best-fit walk passed over).  On other
+ * networks: the free PUs of the nodes whose switch carries no load
+ * (topomatch_link_load_attach), then the least loaded nodes up to twice
+ * the tasks.  The lowest score wins, the first on ties.  weight 0, ll NULL or empty: exactly
  * topomatch_cluster_select.  The options' time budget (> 0) is the whole
  * call's, as a scheduler holding its locks needs: each candidate's
  * mapping gets what is left of it, and none starts once it is spent

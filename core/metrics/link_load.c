@@ -536,6 +536,19 @@ int64_t topomatch_link_load_route(topomatch_link_load_t *ll, int64_t p, int64_t 
 	return h;
 }
 
+double topomatch_link_load_attach(topomatch_link_load_t *ll, int64_t p)
+{
+	int64_t h = ll ? topomatch_router_attach_links(ll->r, p, NULL, 0) : -1;
+	if (h < 0 || grow_route(ll, h, NULL))
+		return -1;
+	topomatch_router_attach_links(ll->r, p, ll->route, ll->route_cap);
+	double sum = 0;
+	for (int64_t i = 0; i < h; i++)
+		if (ll->route[i] >= 0 && ll->route[i] < ll->nlinks)
+			sum += ll->load[ll->route[i]];
+	return sum;
+}
+
 double topomatch_link_load_get(const topomatch_link_load_t *ll, int64_t link)
 {
 	return ll && link >= 0 && link < ll->nlinks ? ll->load[link] : 0;

@@ -271,6 +271,74 @@ static int64_t graph_route(topomatch_router_t *r, int64_t q, int64_t *links, int
 	return n;
 }
 
+/* ------------------------------------------------- links at a switch */
+
+/* The router of PU p and its neighbours in every dimension: per
+ * neighbour, the link to it and the link back. */
+static int64_t grid_attach(const topomatch_topology_t *t, int64_t p, int64_t *links,
+			   int64_t cap)
+{
+	int64_t v = p / t->lpus, g = grid_link0(t), n = 0;
+	for (int k = 0; k < t->ndims; k++) {
+		int64_t x = t->dims[k], s = t->stride[k] / t->lpus, c = tm_grid_coord(t, k, p);
+		for (int dir = 0; dir < 2 && x > 1; dir++) { /* dir 0: +, 1: - */
+			int64_t nc = dir ? c - 1 : c + 1;
+			if (!t->wrap[k] && (nc < 0 || nc >= x))
+				continue; /* a mesh's border */
+			nc = (nc + x) % x;
+			int64_t u = v + (nc - c) * s;
+			n = emit(links, cap, n, g + 2 * (v * t->ndims + k) + dir);
+			n = emit(links, cap, n, g + 2 * (u * t->ndims + k) + !dir);
+		}
+	}
+	return n;
+}
+
+static int64_t hcub_attach(const topomatch_topology_t *t, int64_t p, int64_t *links, int64_t cap)
+{
+	int64_t n = 0;
+	for (int b = 0; b < t->ndims; b++) {
+		n = emit(links, cap, n, p * t->ndims + b);
+		n = emit(links, cap, n, (p ^ (INT64_C(1) << b)) * t->ndims + b);
+	}
+	return n;
+}
+
+/* The core vertex p's tree hangs from and its links to other core
+ * vertices (not to the trees hanging from it). */
+static int64_t graph_attach(const topomatch_topology_t *t, int64_t p, int64_t *links,
+			    int64_t cap)
+{
+	int64_t a = t->hang_att[t->pu_vert[p]], n = 0;
+	for (int64_t e = t->adj_ptr[a]; e < t->adj_ptr[a + 1]; e++)
+		if (t->core_id[t->adj[e].nbr] >= 0) {
+			n = emit(links, cap, n, t->adj[e].link);
+			n = emit(links, cap, n, t->adj[e].link ^ 1);
+		}
+	return n;
+}
+
+int64_t topomatch_router_attach_links(const topomatch_router_t *r, int64_t p, int64_t *links,
+				      int64_t cap)
+{
+	const topomatch_topology_t *t = r ? r->t : NULL;
+	if (!t || p < 0 || p >= t->npu)
+		return -1;
+	if (!links || cap < 0)
+		cap = 0;
+	switch (t->kind) {
+	case TOPOMATCH_TOPO_TREE:
+		return 0;
+	case TOPOMATCH_TOPO_TORUS:
+	case TOPOMATCH_TOPO_MESH:
+		return grid_attach(t, p, links, cap);
+	case TOPOMATCH_TOPO_HCUB:
+		return hcub_attach(t, p, links, cap);
+	default:
+		return graph_attach(t, p, links, cap);
+	}
+}
+
 int64_t topomatch_router_route(topomatch_router_t *r, int64_t q, int64_t *links, int64_t cap)
 {
 	const topomatch_topology_t *t = r->t;

@@ -416,38 +416,61 @@ START_TEST(score_cluster_pus)
 END_TEST
 
 /*
- * Off trees the first choice is kept (scored, nothing else mapped): a
- * ring of 8 one-PU nodes, A on nodes 0 and 2 loading the links between,
- * B on the free odd nodes, whose ring crosses them.
+ * Off trees the candidates are the nodes whose switch carries no load.
+ * A ring of 8 routers, one node of 2 PUs each (node k: PUs 2k, 2k + 1).
+ * A (2 tasks, 1 each way, activity 1) on nodes 0 and 3 loads the links
+ * between routers 0-1-2-3 both ways at L = 1.  Nodes 4 and 6 are busy
+ * without traffic; free: 1, 2, 5, 7.  B (4 tasks, all-to-all, 1 per
+ * message) on nodes 1 and 2: 4 messages inside nodes (2 hops) and 8
+ * between them (3 hops, across A's link 1-2): HB 32, CL 8; on nodes 5
+ * and 7 (2 router hops, via 6): HB 8 + 8 x 4 = 40, CL 0.  The links at
+ * router 1 and 2 carry 4 x L, at 0 2 x L, at 5 and 7 nothing: the quiet
+ * nodes are 5 and 7.  Weight 0.5 keeps 1 and 2 (36 < 40), weight 2
+ * moves B there (48 > 40).
  */
 static const char ring_yaml[] = "cluster: ring\nnodes:\n  - names: r[0-7]\n"
-				"    hardware: \"core:1 pu:1\"\nnetwork:\n  type: torus\n"
+				"    hardware: \"core:2 pu:1\"\nnetwork:\n  type: torus\n"
 				"  dims: [8]\n  wrap: true\n  nodes_per_router: 1\n";
 
-START_TEST(off_trees_first_choice)
+START_TEST(off_trees_quiet_nodes)
 {
 	char err[TOPOMATCH_ERRLEN];
 	topomatch_cluster_t *c = cluster(ring_yaml);
 	topomatch_link_load_t *ll;
 	topomatch_affinity_t *a2 = alltoall(2), *b4 = alltoall(4);
-	const int64_t pa[] = { 0, 2 }, free_pus[] = { 1, 3, 5, 7 };
+	const int64_t pa[] = { 0, 6 }, free_pus[] = { 2, 3, 4, 5, 10, 11, 14, 15 };
 	int64_t pu[4], old_pu[4], nodes[8], old[8], nn, nold;
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
 	topomatch_loaded_choice_t info;
 	ck_assert_msg(topomatch_cluster_link_load_create(c, 0, &ll, err) == 0, "%s", err);
 	ck_assert_msg(topomatch_cluster_link_load_add(c, ll, 1, a2, pa, 1, err) == 0, "%s", err);
+	const double at[8] = { 2, 4, 4, 2, 0, 0, 0, 0 };
+	for (int64_t k = 0; k < 8; k++) /* cluster PU 2k is topology PU 2k here */
+		ck_assert_msg(topomatch_link_load_attach(ll, 2 * k) == at[k], "node %lld: %g",
+			      (long long)k, topomatch_link_load_attach(ll, 2 * k));
+	ck_assert(topomatch_link_load_attach(ll, 16) == -1 && topomatch_link_load_attach(NULL, 0) == -1);
 	topomatch_map_opts_init(&o);
 	o.allowed = free_pus;
-	o.nallowed = 4;
+	o.nallowed = 8;
 	ck_assert(topomatch_cluster_select(c, b4, &o, old_pu, old, &nold, &res, err) == 0);
-	ck_assert_msg(topomatch_cluster_select_loaded(c, b4, &o, ll, 16, pu, nodes, &nn, &res, &info,
-						      err) == 0, "%s", err);
-	ck_assert_int_eq(info.candidates, 1);
+	ck_assert(nold == 2 && old[0] == 1 && old[1] == 2);
+
+	ck_assert_msg(topomatch_cluster_select_loaded(c, b4, &o, ll, 0.5, pu, nodes, &nn, &res,
+						      &info, err) == 0, "%s", err);
+	ck_assert_msg(info.first.hop_bytes == 32 && info.first.contention == 8, "%g %g",
+		      info.first.hop_bytes, info.first.contention);
+	ck_assert_int_eq(info.candidates, 2);
 	ck_assert_int_eq(info.chosen_index, 0);
-	ck_assert(info.first.contention > 0);
 	ck_assert(nn == nold && !memcmp(nodes, old, (size_t)nn * sizeof(*nodes)));
 	ck_assert(!memcmp(pu, old_pu, sizeof(pu)));
+
+	ck_assert_msg(topomatch_cluster_select_loaded(c, b4, &o, ll, 2, pu, nodes, &nn, &res, &info,
+						      err) == 0, "%s", err);
+	ck_assert_int_eq(info.chosen_index, 1);
+	ck_assert_msg(info.chosen.hop_bytes == 40 && info.chosen.contention == 0, "%g %g",
+		      info.chosen.hop_bytes, info.chosen.contention);
+	ck_assert(nn == 2 && nodes[0] == 5 && nodes[1] == 7);
 	/* NULL arguments */
 	ck_assert_int_eq(topomatch_cluster_link_load_add(c, ll, 2, NULL, pa, 1, err),
 			 TOPOMATCH_EINVAL);
@@ -474,7 +497,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, many_jobs);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, select_avoids_loaded_uplink);
-	tcase_add_test(tc, off_trees_first_choice);
+	tcase_add_test(tc, off_trees_quiet_nodes);
 	tcase_add_test(tc, score_cluster_pus);
 	suite_add_tcase(s, tc);
 	return s;

@@ -482,6 +482,69 @@ START_TEST(graph_bfs_ties)
 }
 END_TEST
 
+/* The links at PU p's switch, as topomatch_router_attach_links gives them
+ * (a NULL, short buffer first: the count alone). */
+static void check_attach(const topomatch_topology_t *t, int64_t p, int64_t n,
+			 const int64_t *want)
+{
+	topomatch_router_t *r;
+	int64_t links[16] = { 0 }, one = -7;
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_router_attach_links(r, p, NULL, 0), n);
+	ck_assert_int_eq(topomatch_router_attach_links(r, p, &one, 1), n);
+	ck_assert_int_eq(one, n ? want[0] : -7);
+	ck_assert_int_eq(topomatch_router_attach_links(r, p, links, 16), n);
+	for (int64_t i = 0; i < n; i++)
+		ck_assert_msg(links[i] == want[i], "PU %lld: link %lld is %lld, not %lld",
+			      (long long)p, (long long)i, (long long)links[i], (long long)want[i]);
+	topomatch_router_destroy(r);
+}
+
+/*
+ * Mesh of 3 routers in a line: router v's link to v + 1 is 2v, to v - 1
+ * 2v + 1 (router.c), each given with the neighbour's link back; the
+ * border routers have one neighbour.  Hypercube of 4: PU 1's links are
+ * 1 x 2 + b, back (1 ^ 2^b) x 2 + b.  Graph g6: vertex 0's links to 1
+ * (link 0, back 1) and to 2 (2, back 3).  Trees: none.  The links are
+ * those the routes take.
+ */
+START_TEST(attach_links)
+{
+	int three = 3;
+	topomatch_topology_t *t;
+	topomatch_router_t *r;
+	int64_t links[4];
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_int_eq(topomatch_topology_grid(1, &three, 0, &t, err), TOPOMATCH_OK);
+	check_attach(t, 0, 2, (const int64_t[]){ 0, 3 });
+	check_attach(t, 1, 4, (const int64_t[]){ 2, 5, 3, 0 });
+	check_attach(t, 2, 2, (const int64_t[]){ 5, 2 });
+	ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+	topomatch_router_source(r, 1);
+	ck_assert(topomatch_router_route(r, 2, links, 4) == 1 && links[0] == 2);
+	ck_assert(topomatch_router_route(r, 0, links, 4) == 1 && links[0] == 3);
+	ck_assert_int_eq(topomatch_router_attach_links(r, 3, links, 4), -1);
+	ck_assert_int_eq(topomatch_router_attach_links(r, -1, links, 4), -1);
+	ck_assert_int_eq(topomatch_router_attach_links(NULL, 0, links, 4), -1);
+	topomatch_router_destroy(r);
+	topomatch_topology_destroy(t);
+
+	t = must_parse("hcub 2");
+	check_attach(t, 1, 4, (const int64_t[]){ 2, 0, 3, 7 });
+	topomatch_topology_destroy(t);
+
+	ck_assert_int_eq(topomatch_topology_graph(6, 6, g6_a, g6_b, g6_c, NULL, &t, err),
+			 TOPOMATCH_OK);
+	check_attach(t, 0, 4, (const int64_t[]){ 0, 1, 2, 3 });
+	topomatch_topology_destroy(t);
+
+	t = must_parse("tleaf 2 2 1 2 1");
+	check_attach(t, 0, 0, NULL);
+	topomatch_topology_destroy(t);
+}
+END_TEST
+
 /*
  * The router's BFS over the core with hanging trees (graph_hang.c) gives
  * the hops, costs and routes of a BFS over the whole graph: random
@@ -1258,6 +1321,7 @@ static Suite *topology_suite(void)
 	tcase_add_test(tc, grid_numbering_and_distances);
 	tcase_add_test(tc, degenerate_torus_dims);
 	tcase_add_test(tc, graph_bfs_ties);
+	tcase_add_test(tc, attach_links);
 	tcase_add_test(tc, graph_hanging_trees_vs_bfs);
 	tcase_add_test(tc, graph_switches);
 	tcase_add_test(tc, graph_errors);
