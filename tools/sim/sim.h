@@ -309,8 +309,9 @@ typedef struct sim_tm_stats {
 			      *   for blocks): not mapped */
 	int64_t over_budget; /*   the mapping ran past --time-budget */
 	int64_t map_failed;  /*   the mapping failed */
-	int64_t loaded;      /* the first choice met load: candidates compared */
-	int64_t moved;       /* and another node set won */
+	int64_t loaded;      /* the first choice met load */
+	int64_t compared;    /* and other node sets were mapped */
+	int64_t moved;       /* and one of them won */
 	int64_t waited;      /* --comm-wait: jobs put off for a better placement */
 	int64_t wait_expired; /* of which started when their time was up */
 } sim_tm_stats_t;

@@ -281,6 +281,7 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 		rc = topomatch_cluster_select(p->m->cl, seen, &o, pu, used, nused, &res, err);
 	}
 	p->stats->loaded += info.candidates > 0 && info.first.contention > 0;
+	p->stats->compared += info.candidates > 1;
 	p->stats->moved += info.chosen_index > 0;
 	if (rc == TOPOMATCH_OK && res.fell_back)
 		rc = TOPOMATCH_EBUDGET; /* the plugin keeps cons_tres' choice then */

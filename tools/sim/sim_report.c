@@ -290,9 +290,10 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 	for (int k = 0; k < nres; k++)
 		if (r[k].policy == SIM_TOPOMATCH && c->tm.contention_weight > 0)
 			fprintf(out, "topomatch: contention weight %g: the first choice met running "
-				     "jobs' link loads for %lld jobs, another node set won for %lld\n",
+				     "jobs' link loads for %lld jobs, other node sets were mapped for "
+				     "%lld, another node set won for %lld\n",
 				c->tm.contention_weight, (long long)r[k].tm.loaded,
-				(long long)r[k].tm.moved);
+				(long long)r[k].tm.compared, (long long)r[k].tm.moved);
 		else if (r[k].policy == SIM_TOPOMATCH)
 			fprintf(out, "topomatch: contention weight 0: node sets compared by "
 				     "hop-bytes only\n");
@@ -336,12 +337,14 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 			     "\"fallback_over_pattern_kib\": %lld, \"fallback_over_max_tasks\": %lld, "
 			     "\"fallback_over_budget\": %lld, "
 			     "\"fallback_map_failed\": %lld, \"contention_loaded\": %lld, "
+			     "\"contention_compared\": %lld, "
 			     "\"contention_moved\": %lld, \"comm_waited\": %lld, "
 			     "\"comm_wait_expired\": %lld, ", (long long)r->tm.narrowed,
 			(long long)r->tm.blocked, (long long)r->tm.overflow, (long long)r->tm.underflow,
 			(long long)r->tm.fallback, (long long)r->tm.no_pattern,
 			(long long)r->tm.over_kib, (long long)r->tm.over_max, (long long)r->tm.over_budget,
-			(long long)r->tm.map_failed, (long long)r->tm.loaded, (long long)r->tm.moved,
+			(long long)r->tm.map_failed, (long long)r->tm.loaded,
+			(long long)r->tm.compared, (long long)r->tm.moved,
 			(long long)r->tm.waited, (long long)r->tm.wait_expired);
 	fprintf(out, "\"killed\": %lld}%s\n", (long long)u->killed, last ? "" : ",");
 }
