@@ -11,8 +11,9 @@
  * first choice that meets no load give exactly the old nodes.  The others
  * are node sets where the job's traffic would stay off the loaded links
  * of the first one: the quiet nodes (no load on their way up) of the
- * first region, then of the whole tree, chosen among as
- * topomatch_cluster_select chooses; then regions of the switch tree:
+ * first region, then of the whole tree and, when those are few, the
+ * least loaded after them, chosen among as topomatch_cluster_select
+ * chooses; then regions of the switch tree:
  * (a) below the first region, its
  * child subtrees that hold the job alone (fewer free PUs than the
  * region's slack asks for, so the old walk stopped above them), fewest
@@ -239,30 +240,33 @@ static int cand_region(const walk_t *w, const int64_t *allowed, const cand_t *cd
 }
 
 /*
- * 1 when no link between node position `pos` and the switch of depth d
- * above it (whose subtree starts at lo) carries load, either way: the
- * first half of the route from the node to a PU under another child of
- * that switch climbs to it, the second half of the route back comes down
- * (routes on trees go up to the lowest common ancestor and down).
+ * The load on the links between node position `pos` and the switch of
+ * depth d above it (whose subtree starts at lo), both ways: the first
+ * half of the route from the node to a PU under another child of that
+ * switch climbs to it, the second half of the route back comes down
+ * (routes on trees go up to the lowest common ancestor and down); -1
+ * when a route does not fit.
  */
-static int quiet(topomatch_link_load_t *ll, const walk_t *w, int64_t node_pus, int d,
-		 int64_t lo, int64_t pos)
+static double way_up(topomatch_link_load_t *ll, const walk_t *w, int64_t node_pus, int d,
+		     int64_t lo, int64_t pos)
 {
-	double met[2 * TOPOMATCH_MAX_LEVELS + 8];
+	double met[2 * TOPOMATCH_MAX_LEVELS + 8], sum = 0;
 	int64_t cap = (int64_t)(sizeof(met) / sizeof(met[0]));
 	if (d >= w->L || w->arity[d] < 2)
-		return 1;
+		return 0;
 	int64_t p = pos * node_pus, ch = (p - lo) / w->span[d + 1];
 	int64_t q = lo + ((ch + 1) % w->arity[d]) * w->span[d + 1];
 	int64_t h = topomatch_link_load_route(ll, p, q, met, cap);
-	for (int64_t i = 0; h > 0 && h <= cap && i < h / 2; i++)
-		if (met[i] > 0)
-			return 0;
+	if (h < 0 || h > cap)
+		return -1;
+	for (int64_t i = 0; i < h / 2; i++)
+		sum += met[i];
 	int64_t back = topomatch_link_load_route(ll, q, p, met, cap);
-	for (int64_t i = back / 2; back > 0 && back <= cap && i < back; i++)
-		if (met[i] > 0)
-			return 0;
-	return h >= 0 && h <= cap && back >= 0 && back <= cap;
+	if (back < 0 || back > cap)
+		return -1;
+	for (int64_t i = back / 2; i < back; i++)
+		sum += met[i];
+	return sum;
 }
 
 /* The allowed PUs below the depth-d switch at lo whose nodes are quiet
@@ -277,7 +281,7 @@ static int64_t quiet_pus(topomatch_link_load_t *ll, const walk_t *w, int64_t nod
 			continue;
 		int64_t pos = w->tpu[k] / node_pus;
 		if (pos != last)
-			ok = quiet(ll, w, node_pus, d, lo, pos);
+			ok = way_up(ll, w, node_pus, d, lo, pos) == 0;
 		last = pos;
 		if (ok)
 			out[n++] = allowed[k];
@@ -325,7 +329,7 @@ typedef struct trial {
 	topomatch_loaded_choice_t *info;
 	int64_t *alt, *best, *nscr; /* a candidate's PUs, the best's, scratch nodes */
 	topomatch_map_result_t best_res;
-	bool moved;
+	bool moved, spent; /* spent: the time budget, no more candidates */
 } trial_t;
 
 /*
@@ -342,8 +346,10 @@ static bool try_set(trial_t *tr, const int64_t *region, int64_t nr, bool select)
 	topomatch_link_score_t s;
 	char why[TOPOMATCH_ERRLEN];
 	int64_t n = topomatch_affinity_ntasks(tr->a), nn;
-	if (!budget_left(tr->opts, tr->t0, &o))
+	if (!budget_left(tr->opts, tr->t0, &o)) {
+		tr->spent = true;
 		return false;
+	}
 	o.allowed = region;
 	o.nallowed = nr;
 	tr->info->candidates++;
@@ -361,10 +367,80 @@ static bool try_set(trial_t *tr, const int64_t *region, int64_t nr, bool select)
 	return true;
 }
 
+/* Nodes by the load at their switch, least first. */
+typedef struct exposed {
+	double load;
+	int64_t node;
+} exposed_t;
+
+static int cmp_exposed(const void *x, const void *y)
+{
+	const exposed_t *a = x, *b = y;
+	if (a->load != b->load)
+		return a->load < b->load ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
 /*
- * Switch trees: the quiet nodes of the first choice's region, then of the
- * whole tree (node choice inside them as topomatch_cluster_select makes
- * it), then the switch subtrees of alternatives().
+ * The free nodes ranked by the load their traffic would meet first: on
+ * a tree (w given) on their way up to the root, elsewhere on the links
+ * at their switch (topomatch_link_load_attach: all of a node's traffic
+ * leaves and enters through them).  Candidates, each with
+ * topomatch_cluster_select's node choice inside: the free PUs of the
+ * nodes with no load, then, when those hold fewer than twice the tasks,
+ * the least loaded nodes up to that many.
+ */
+static int ranked_candidates(trial_t *tr, const walk_t *w, const int64_t *tpu, int64_t *region,
+			     char *err)
+{
+	const topomatch_cluster_t *c = tr->c;
+	const int64_t *allowed = tr->opts->allowed;
+	int64_t n = topomatch_affinity_ntasks(tr->a), m = tr->opts->nallowed, nx = 0, nq = 0;
+	int64_t *node = tm_alloc(m, sizeof(*node)), *room = tm_zalloc(c->d.nnodes, sizeof(*room));
+	exposed_t *x = tm_alloc(c->d.nnodes, sizeof(*x));
+	unsigned char *take = tm_zalloc(c->d.nnodes, 1);
+	int rc = TOPOMATCH_OK;
+	if (!node || !room || !x || !take)
+		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	for (int64_t k = 0; !rc && k < m; k++) {
+		int64_t v = node[k] = topomatch_cluster_pu_node(c, allowed[k], NULL);
+		if (room[v]++)
+			continue;
+		double load = w ? way_up(tr->ll, w, c->slot_pus, 0, 0, tpu[k] / c->slot_pus)
+				: topomatch_link_load_attach(tr->ll, tpu[k]);
+		x[nx++] = (exposed_t){ load < 0 ? INFINITY : load, v };
+	}
+	if (!rc)
+		qsort(x, (size_t)nx, sizeof(*x), cmp_exposed);
+	/* take: 1 the quiet nodes, 2 the least loaded after them up to 2n PUs */
+	int64_t want = 0, nr = 0;
+	for (int64_t i = 0; !rc && i < nx && (x[i].load == 0 || want < 2 * n); i++) {
+		take[x[i].node] = x[i].load == 0 ? 1 : 2;
+		want += room[x[i].node];
+		nq += x[i].load == 0 ? room[x[i].node] : 0;
+	}
+	for (int64_t pass = 0; !rc && pass < 2 && !tr->spent; pass++) {
+		int64_t size = pass ? want : nq;
+		if (size < n || size == m || (pass && size == nq))
+			continue; /* no room, all of them, or the same set again */
+		nr = 0;
+		for (int64_t k = 0; k < m; k++)
+			if (take[node[k]] == 1 || (pass && take[node[k]]))
+				region[nr++] = allowed[k];
+		try_set(tr, region, nr, true);
+	}
+	free(node);
+	free(room);
+	free(x);
+	free(take);
+	return rc;
+}
+
+/*
+ * Switch trees: the quiet nodes of the first choice's region, then those
+ * of the whole tree and the least loaded (ranked_candidates; node choice
+ * inside them as topomatch_cluster_select makes it), then the switch
+ * subtrees of alternatives().
  */
 static int tree_candidates(trial_t *tr, const int64_t *tpu, int64_t *region, char *err)
 {
@@ -381,89 +457,19 @@ static int tree_candidates(trial_t *tr, const int64_t *tpu, int64_t *region, cha
 	int rc = alternatives(&w, cd, &ncd, &root_d, &root_lo, err);
 	for (int64_t k = 0; k < m; k++)
 		nreg += tpu[k] >= root_lo && tpu[k] < root_lo + w.span[root_d];
-	for (int qi = 0; !rc && qi < 2; qi++) {
-		int d = qi ? 0 : root_d;
-		int64_t lo = qi ? 0 : root_lo;
-		if (qi && d == root_d)
-			break; /* the region is the whole tree: done above */
-		int64_t nr = quiet_pus(tr->ll, &w, c->slot_pus, tr->opts->allowed, d, lo, region);
-		if (nr < n || nr == (qi ? m : nreg))
-			continue; /* no room, or nothing left out: the first choice */
-		if (!try_set(tr, region, nr, true))
-			return TOPOMATCH_OK;
+	if (!rc && root_d > 0) { /* the quiet nodes of the region */
+		int64_t nr = quiet_pus(tr->ll, &w, c->slot_pus, tr->opts->allowed, root_d, root_lo,
+				       region);
+		if (nr >= n && nr < nreg)
+			try_set(tr, region, nr, true);
 	}
-	for (int i = 0; !rc && i < ncd; i++) {
+	if (!rc && !tr->spent) /* of the tree, and the least loaded */
+		rc = ranked_candidates(tr, &w, tpu, region, err);
+	for (int i = 0; !rc && i < ncd && !tr->spent; i++) {
 		int64_t nr = 0;
-		if (!(rc = cand_region(&w, tr->opts->allowed, &cd[i], region, &nr, err)) &&
-		    !try_set(tr, region, nr, false))
-			break;
+		if (!(rc = cand_region(&w, tr->opts->allowed, &cd[i], region, &nr, err)))
+			try_set(tr, region, nr, false);
 	}
-	return rc;
-}
-
-/* Nodes by the load at their switch, least first. */
-typedef struct exposed {
-	double load;
-	int64_t node;
-} exposed_t;
-
-static int cmp_exposed(const void *x, const void *y)
-{
-	const exposed_t *a = x, *b = y;
-	if (a->load != b->load)
-		return a->load < b->load ? -1 : 1;
-	return (a->node > b->node) - (a->node < b->node);
-}
-
-/*
- * Torus, mesh, dragonfly and graph networks, which have no switch tree
- * to walk: the free nodes ranked by the load on the links at their
- * switch (topomatch_link_load_attach: all of a node's traffic leaves and
- * enters through them).  Candidates, each with topomatch_cluster_select's
- * node choice inside: the free PUs of the nodes whose switch carries no
- * load; when those hold fewer than twice the tasks, the least loaded
- * nodes up to that many.
- */
-static int attach_candidates(trial_t *tr, const int64_t *tpu, int64_t *region, char *err)
-{
-	const topomatch_cluster_t *c = tr->c;
-	const int64_t *allowed = tr->opts->allowed;
-	int64_t n = topomatch_affinity_ntasks(tr->a), m = tr->opts->nallowed, nx = 0, nq = 0;
-	int64_t *node = tm_alloc(m, sizeof(*node)), *room = tm_zalloc(c->d.nnodes, sizeof(*room));
-	exposed_t *x = tm_alloc(c->d.nnodes, sizeof(*x));
-	unsigned char *take = tm_zalloc(c->d.nnodes, 1);
-	int rc = TOPOMATCH_OK;
-	if (!node || !room || !x || !take)
-		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	for (int64_t k = 0; !rc && k < m; k++) {
-		int64_t v = node[k] = topomatch_cluster_pu_node(c, allowed[k], NULL);
-		if (!room[v]++)
-			x[nx++] = (exposed_t){ fmax(0, topomatch_link_load_attach(tr->ll, tpu[k])), v };
-	}
-	if (!rc)
-		qsort(x, (size_t)nx, sizeof(*x), cmp_exposed);
-	/* take: 1 the quiet nodes, 2 the least loaded after them up to 2n PUs */
-	int64_t want = 0, nr = 0;
-	for (int64_t i = 0; !rc && i < nx && (x[i].load == 0 || want < 2 * n); i++) {
-		take[x[i].node] = x[i].load == 0 ? 1 : 2;
-		want += room[x[i].node];
-		nq += x[i].load == 0 ? room[x[i].node] : 0;
-	}
-	for (int64_t pass = 0; !rc && pass < 2; pass++) {
-		int64_t size = pass ? want : nq;
-		if (size < n || size == m || (pass && size == nq))
-			continue; /* no room, all of them, or the same set again */
-		nr = 0;
-		for (int64_t k = 0; k < m; k++)
-			if (take[node[k]] == 1 || (pass && take[node[k]]))
-				region[nr++] = allowed[k];
-		if (!try_set(tr, region, nr, true))
-			break;
-	}
-	free(node);
-	free(room);
-	free(x);
-	free(take);
 	return rc;
 }
 
@@ -503,7 +509,7 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 	if (!rc && topomatch_topology_kind(c->topo) == TOPOMATCH_TOPO_TREE)
 		rc = tree_candidates(&tr, tpu, region, err);
 	else if (!rc)
-		rc = attach_candidates(&tr, tpu, region, err);
+		rc = ranked_candidates(&tr, NULL, tpu, region, err);
 	if (!rc && tr.moved) {
 		unsigned char *used = tm_alloc(c->d.nnodes, 1);
 		if (!used) {

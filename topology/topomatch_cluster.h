@@ -182,9 +182,10 @@ typedef struct topomatch_loaded_choice {
  * own choice first; when that meets load (CL > 0), other node sets are
  * mapped the same way.  On trees: the free PUs of the first choice's
  * region on nodes whose way up to the region's switch carries no load,
- * the free PUs on nodes whose way up to the root carries none, and up to
- * 3 switch subtrees (those below the region that hold the job alone, then
- * the siblings with room that its best-fit walk passed over).  On other
+ * the free PUs on nodes whose way up to the root carries none, then the
+ * least loaded on that way up to twice the tasks, and up to 3 switch
+ * subtrees (those below the region that hold the job alone, then the
+ * siblings with room that its best-fit walk passed over).  On other
  * networks: the free PUs of the nodes whose switch carries no load
  * (topomatch_link_load_attach), then the least loaded nodes up to twice
  * the tasks.  The lowest score wins, the first on ties.  weight 0, ll NULL or empty: exactly

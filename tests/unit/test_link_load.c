@@ -364,6 +364,66 @@ START_TEST(select_avoids_loaded_uplink)
 END_TEST
 
 /*
+ * Ranked nodes on a tree: 4 groups of 2 leaves of 4 one-PU nodes (group
+ * g, leaf l, node i: PU 8g + 4l + i; hops 2 in a leaf, 4 in a group, 6
+ * across).  A (activity 1) on PUs 0 and 4 loads both leaves of group 0 at
+ * their uplinks, C (0.5) on 8 and 12 those of group 1.  Free: 1, 5 (group
+ * 0), 9 (group 1), 17 (group 2), 25 (group 3).  B, 2 tasks (1 each way):
+ * first choice 1 and 5 (HB 8, the only pair inside a group), meeting
+ * load 1 on two links each way: CL 4.  The nodes' load on their way up
+ * to the root: 1 and 5: 2, 9: 1, 17 and 25: 0.  Candidates besides the
+ * first: the quiet nodes 17 and 25 (HB 12, CL 0), the least loaded up to
+ * 4 PUs (17, 25, 9, 1; the mapper keeps HB 12 there, CL >= 0), and group
+ * 0, the one subtree with room (1 and 5 again).  Weight 1: 12 against
+ * 12, the first choice stays; weight 2: 16 against 12, B moves to 17 and
+ * 25 (the quiet set, the first that scores lower).
+ */
+static const char c32_yaml[] = "cluster: c32\nnodes:\n  - names: n[01-32]\n"
+			       "    hardware: \"core:1 pu:1\"\nnetwork:\n  type: fattree\n"
+			       "  levels:\n    - arity: 4\n    - arity: 2\n    - arity: 4\n";
+
+START_TEST(tree_ranked_nodes)
+{
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_cluster_t *c = cluster(c32_yaml);
+	topomatch_link_load_t *ll;
+	topomatch_affinity_t *a2 = alltoall(2);
+	const int64_t free_pus[] = { 1, 5, 9, 17, 25 };
+	int64_t pu[2], nodes[32], nn;
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+	topomatch_loaded_choice_t info;
+	ck_assert_msg(topomatch_cluster_link_load_create(c, 0, &ll, err) == 0, "%s", err);
+	ck_assert(topomatch_cluster_link_load_add(c, ll, 1, a2, (const int64_t[]){ 0, 4 }, 1, err) ==
+		  0);
+	ck_assert(topomatch_cluster_link_load_add(c, ll, 2, a2, (const int64_t[]){ 8, 12 }, 0.5,
+						  err) == 0);
+	ck_assert(topomatch_link_load_attach(ll, 1) == 0); /* trees: walked, not attached */
+	topomatch_map_opts_init(&o);
+	o.allowed = free_pus;
+	o.nallowed = 5;
+	ck_assert_msg(topomatch_cluster_select_loaded(c, a2, &o, ll, 1, pu, nodes, &nn, &res, &info,
+						      err) == 0, "%s", err);
+	ck_assert_msg(info.first.hop_bytes == 8 && info.first.contention == 4, "%g %g",
+		      info.first.hop_bytes, info.first.contention);
+	ck_assert_int_eq(info.candidates, 4);
+	ck_assert_int_eq(info.chosen_index, 0);
+	ck_assert(nn == 2 && nodes[0] == 1 && nodes[1] == 5);
+
+	ck_assert(topomatch_cluster_select_loaded(c, a2, &o, ll, 2, pu, nodes, &nn, &res, &info,
+						  err) == 0);
+	ck_assert_int_eq(info.candidates, 4);
+	ck_assert_int_eq(info.chosen_index, 1);
+	ck_assert_msg(info.chosen.hop_bytes == 12 && info.chosen.contention == 0, "%g %g",
+		      info.chosen.hop_bytes, info.chosen.contention);
+	ck_assert(nn == 2 && nodes[0] == 17 && nodes[1] == 25);
+	topomatch_affinity_destroy(a2);
+	topomatch_link_load_destroy(ll);
+	topomatch_cluster_destroy(c);
+}
+END_TEST
+
+/*
  * topomatch_cluster_link_load_score scores a placement given in cluster
  * PUs, as select/topomatch scores cons_tres' own choice: A (n01, n05) at
  * activity 1 loads the uplinks of L0 and L1; 4 all-to-all tasks on n02,
@@ -498,6 +558,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, select_avoids_loaded_uplink);
 	tcase_add_test(tc, off_trees_quiet_nodes);
+	tcase_add_test(tc, tree_ranked_nodes);
 	tcase_add_test(tc, score_cluster_pus);
 	suite_add_tcase(s, tc);
 	return s;
