@@ -336,10 +336,10 @@ typedef struct trial {
  * Map the job onto the allowed PUs region[0..nr) (topomatch_cluster_select's
  * node choice inside them when `select`, else all of them as the target)
  * and keep it when it scores lower than the best so far; one that did not
- * map fully (fell_back) or cannot be scored is passed over.  False when
- * the call's time budget is spent.
+ * map fully (fell_back) or cannot be scored is passed over.  Nothing once
+ * the call's time budget is spent (tr->spent).
  */
-static bool try_set(trial_t *tr, const int64_t *region, int64_t nr, bool select)
+static void try_set(trial_t *tr, const int64_t *region, int64_t nr, bool select)
 {
 	topomatch_map_opts_t o = *tr->opts;
 	topomatch_map_result_t r;
@@ -348,7 +348,7 @@ static bool try_set(trial_t *tr, const int64_t *region, int64_t nr, bool select)
 	int64_t n = topomatch_affinity_ntasks(tr->a), nn;
 	if (!budget_left(tr->opts, tr->t0, &o)) {
 		tr->spent = true;
-		return false;
+		return;
 	}
 	o.allowed = region;
 	o.nallowed = nr;
@@ -358,16 +358,15 @@ static bool try_set(trial_t *tr, const int64_t *region, int64_t nr, bool select)
 			      : topomatch_cluster_map(tr->c, tr->a, &o, tr->alt, &r, why)) ||
 	    r.fell_back || score_of(tr->c, tr->ll, tr->a, tr->alt, tr->weight, &s, why) ||
 	    !(s.score < tr->info->chosen.score))
-		return true;
+		return;
 	tr->info->chosen = s;
 	tr->info->chosen_index = tr->info->candidates - 1;
 	memcpy(tr->best, tr->alt, (size_t)n * sizeof(*tr->best));
 	tr->best_res = r;
 	tr->moved = true;
-	return true;
 }
 
-/* Nodes by the load at their switch, least first. */
+/* A free node and the load its traffic would meet first; least first. */
 typedef struct exposed {
 	double load;
 	int64_t node;
