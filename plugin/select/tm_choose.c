@@ -177,11 +177,12 @@ void tm_chooser_load(tm_chooser_t *ch)
 	double t0 = tm_now_ms();
 	if (topomatch_cluster_precompute(ch->cluster, err))
 		error("%s: decisions go on without it", err);
-	info("cluster %s from %s: %lld nodes, %lld PUs (tables built in %.0f ms); budget %g "
-	     "ms per job",
+	info("cluster %s from %s: %lld nodes, %lld PUs, %s network (tables built in %.0f "
+	     "ms); budget %g ms per job",
 	     topomatch_cluster_name(ch->cluster), ch->conf.cluster_yaml,
 	     (long long) topomatch_cluster_nnodes(ch->cluster),
-	     (long long) topomatch_cluster_npu(ch->cluster), tm_now_ms() - t0,
+	     (long long) topomatch_cluster_npu(ch->cluster),
+	     topomatch_cluster_network(ch->cluster), tm_now_ms() - t0,
 	     ch->conf.job_budget_ms);
 	tm_loads_reset(ch);
 }

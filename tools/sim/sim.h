@@ -300,8 +300,8 @@ typedef struct sim_tm_opts {
 typedef struct sim_tm_stats {
 	int64_t narrowed;    /* the mapping chose exactly the job's nodes */
 	int64_t blocked;     /* mapped node by node: more tasks than MaxTasks */
-	int64_t overflow;    /* it spread over more: cons_tres chose among them */
-	int64_t underflow;   /* fewer: cons_tres chose among all free nodes */
+	int64_t overflow;    /* it spread over more: cons_tres chose among all free */
+	int64_t underflow;   /* fewer: the same */
 	int64_t fallback;    /* no mapping, cons_tres chose: the sum of */
 	int64_t no_pattern;  /*   the job has none */
 	int64_t over_kib;    /*   sbatch cannot store it within PatternKiB */

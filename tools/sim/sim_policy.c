@@ -290,11 +290,11 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 }
 
 /*
- * What select/topomatch makes of the mapping (tm_choose_nodes): exactly
- * k nodes are the job's; more go to cons_tres as the candidates it picks
- * k from; fewer than k cannot hold the job's node count, so cons_tres
- * chooses among all free nodes.  Outside the narrowed case srun maps the
- * tasks inside the allocation it got.
+ * What select/topomatch makes of the mapping (tm_map in tm_choose.c):
+ * exactly k nodes are the job's; on more or fewer ("the mapping uses M
+ * nodes, the job k to k") the plugin keeps cons_tres' choice among all
+ * the free nodes.  Outside the narrowed case srun maps the tasks inside
+ * the allocation it got.
  */
 static int narrow(const sim_pick_t *p, const int64_t *used, int64_t nused, int64_t *nodes,
 		  int64_t *pu, char *err)
@@ -305,18 +305,11 @@ static int narrow(const sim_pick_t *p, const int64_t *used, int64_t nused, int64
 		p->stats->blocked += by_blocks(p);
 		return TOPOMATCH_OK;
 	}
-	unsigned char *cand = NULL;
-	if (nused > p->k) {
-		if (!(cand = calloc((size_t)p->m->nnodes + 1, 1)))
-			return oom(err);
-		for (int64_t k = 0; k < nused; k++)
-			cand[used[k]] = 1;
+	if (nused > p->k)
 		p->stats->overflow++;
-	} else {
+	else
 		p->stats->underflow++;
-	}
-	int rc = cons_tres(p->m, p->f, cand, p->k, nodes, err);
-	free(cand);
+	int rc = cons_tres(p->m, p->f, NULL, p->k, nodes, err);
 	return rc ? rc : remap(p, nodes, pu, err);
 }
 

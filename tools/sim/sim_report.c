@@ -275,8 +275,8 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 		if (r[k].policy == SIM_TOPOMATCH)
 			fprintf(out, "\ntopomatch: the mapping chose the job's nodes for %lld jobs "
 				     "(%lld of them over MaxTasks, mapped node by node); "
-				     "cons_tres chose among more nodes for %lld, among all free "
-				     "nodes for %lld (fewer), and without a mapping for %lld: "
+				     "cons_tres chose among all free nodes for %lld (the mapping "
+				     "used more nodes) and %lld (fewer), and without a mapping for %lld: "
 				     "%lld without a pattern, %lld whose pattern sbatch cannot store "
 				     "within PatternKiB (%d), %lld over MaxTasks (%lld) in blocks "
 				     "too, %lld over the time budget, %lld whose mapping failed\n",
