@@ -328,8 +328,8 @@ typedef struct trial {
 	double weight, t0;
 	topomatch_loaded_choice_t *info;
 	int64_t *alt, *best, *nscr; /* a candidate's PUs, the best's, scratch nodes */
-	topomatch_map_result_t best_res;
-	bool moved, spent; /* spent: the time budget, no more candidates */
+	topomatch_map_result_t best_res; /* info->chosen_index > 0: best is a move */
+	bool spent; /* the time budget: no more candidates */
 } trial_t;
 
 /*
@@ -363,7 +363,6 @@ static void try_set(trial_t *tr, const int64_t *region, int64_t nr, bool select)
 	tr->info->chosen_index = tr->info->candidates - 1;
 	memcpy(tr->best, tr->alt, (size_t)n * sizeof(*tr->best));
 	tr->best_res = r;
-	tr->moved = true;
 }
 
 /* A free node and the load its traffic would meet first; least first. */
@@ -412,7 +411,7 @@ static int ranked_candidates(trial_t *tr, const walk_t *w, const int64_t *tpu, i
 	if (!rc)
 		qsort(x, (size_t)nx, sizeof(*x), cmp_exposed);
 	/* take: 1 the quiet nodes, 2 the least loaded after them up to 2n PUs */
-	int64_t want = 0, nr = 0;
+	int64_t want = 0;
 	for (int64_t i = 0; !rc && i < nx && (x[i].load == 0 || want < 2 * n); i++) {
 		take[x[i].node] = x[i].load == 0 ? 1 : 2;
 		want += room[x[i].node];
@@ -422,7 +421,7 @@ static int ranked_candidates(trial_t *tr, const walk_t *w, const int64_t *tpu, i
 		int64_t size = pass ? want : nq;
 		if (size < n || size == m || (pass && size == nq))
 			continue; /* no room, all of them, or the same set again */
-		nr = 0;
+		int64_t nr = 0;
 		for (int64_t k = 0; k < m; k++)
 			if (take[node[k]] == 1 || (pass && take[node[k]]))
 				region[nr++] = allowed[k];
@@ -509,7 +508,7 @@ int topomatch_cluster_select_loaded(const topomatch_cluster_t *c,
 		rc = tree_candidates(&tr, tpu, region, err);
 	else if (!rc)
 		rc = ranked_candidates(&tr, NULL, tpu, region, err);
-	if (!rc && tr.moved) {
+	if (!rc && tr.info->chosen_index > 0) {
 		unsigned char *used = tm_alloc(c->d.nnodes, 1);
 		if (!used) {
 			rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
