@@ -73,18 +73,19 @@ expect_eq "sim: 7 jobs with a pattern, 3 without" "7 3" \
 	"$(awk -F, 'NR > 1 { if ($12 == "none") n++; else p++ } END { print p + 0, n + 0 }' "$work/sim-jobs.csv")"
 grep '^topomatch:' "$work/sim.out"
 # the node list: the CSV's last field, quoted (it holds commas)
-sim_nodes() {
+sim_nodes() { # JOB [OUT]: from the run whose --out was $work/OUT (default sim)
 	awk -F, -v j="$1" '$1 == "topomatch" && $2 == j { sub(/^[^"]*"/, ""); sub(/"$/, ""); print }' \
-		"$work/sim-jobs.csv"
+		"$work/${2:-sim}-jobs.csv"
 }
 
 # the real cluster: each job waits to run before the next is submitted
-compare() {
+compare() { # JOB [OUT]
 	local j=$1 real sim
 	real=$(squeue -h -j "${slurm_id[$j]}" -o %N)
-	sim=$(sim_nodes "$j")
-	expect_eq "job $j: the simulator's nodes are the plugin's" "$real" "$sim"
+	sim=$(sim_nodes "$j" "${2:-sim}")
+	expect_eq "job $j${2:+ ($2)}: the simulator's nodes are the plugin's" "$real" "$sim"
 }
+idle_nodes() { sinfo -h -t idle -o %D | awk '{ s += $1 } END { print s + 0 }'; }
 while read -r j k run wave; do
 	[ "$wave" = 1 ] && submit "$j" "$k"
 done <<<"$stream"
@@ -101,11 +102,10 @@ for j in $ended; do
 	wait_done "${slurm_id[$j]}" || not_ok "job $j ends"
 done
 for _ in $(seq 100); do
-	[ "$(sinfo -h -t idle -o %D | awk '{ s += $1 } END { print s + 0 }')" -eq 10 ] && break
+	[ "$(idle_nodes)" -eq 10 ] && break
 	sleep 0.2
 done
-expect_eq "10 nodes idle after the short jobs" 10 \
-	"$(sinfo -h -t idle -o %D | awk '{ s += $1 } END { print s + 0 }')"
+expect_eq "10 nodes idle after the short jobs" 10 "$(idle_nodes)"
 while read -r j k run wave; do
 	[ "$wave" = 2 ] && submit "$j" "$k"
 done <<<"$stream"
@@ -127,5 +127,90 @@ done <<<"$stream"
 expect_eq "slurm-linear would have chosen other nodes for some jobs" yes \
 	"$([ "$differ" -gt 0 ] && echo yes || echo "no ($differ jobs differ)")"
 
+# (2) the same nodes described as a 4 x 4 torus (one node per router),
+# loaded by `scontrol reconfigure`: the node choice off trees (Scotch on
+# the free nodes' sub-architecture, and the link loads of the running
+# pattern jobs compared as topomatch_cluster_select_loaded does) gives
+# the simulator's nodes too.  Every job carries a pattern here (1-node
+# jobs too), since cons_tres keeps placing jobs without one with
+# topology/tree, which the torus does not describe; the simulator runs
+# with its defaults (the contention model, weight 1, comm share 0.2, the
+# plugin's ContentionShare).
 scancel -u "$(id -un)"
+for _ in $(seq 150); do
+	[ "$(idle_nodes)" -eq 16 ] && break
+	sleep 0.2
+done
+expect_eq "torus: all 16 nodes idle again" 16 "$(idle_nodes)"
+cp "$dir/cluster.yaml" "$work/tree.yaml"
+cat >"$dir/cluster.yaml" <<EOF
+cluster: $(sed -n 's/^cluster: //p' "$work/tree.yaml")
+nodes:
+  - names: n[001-016]
+    hardware: "$(sed -n 's/^ *hardware: "\(.*\)"/\1/p' "$work/tree.yaml")"
+network:
+  type: torus
+  dims: [4, 4]
+  wrap: true
+  nodes_per_router: 1
+EOF
+"$tm" gen stencil2d --dims 4x4 --out "$work/p16.mtx"
+# Slurm's own topology: none, as on a torus site (topology/tree would
+# describe switches the network does not have; the simulator's cons_tres
+# takes free nodes in order off trees)
+sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/none|' "$dir/slurm.conf"
+"$top/contrib/testcluster/restart-controller.sh" --dir "$dir" >"$work/restart.log" 2>&1 ||
+	not_ok "torus: slurmctld restarts: $(tail -3 "$work/restart.log")"
+for _ in $(seq 100); do
+	scontrol ping >/dev/null 2>&1 && break
+	sleep 0.2
+done
+loaded=
+for _ in $(seq 50); do
+	loaded=$(grep -c "torus network" "$dir/log/slurmctld.log")
+	[ "$loaded" -gt 0 ] && break
+	sleep 0.2
+done
+expect_eq "torus: slurmctld loaded the torus description" yes \
+	"$([ "${loaded:-0}" -gt 0 ] && echo yes || echo "no: $(grep -i topomatch "$dir/log/slurmctld.log" | tail -2)")"
+if "$tm" sim -t "$dir/cluster.yaml" --trace "$work/stream.swf" --policy topomatch --no-plots \
+	--quiet --out "$work/torus" --patterns \
+	"file:$work/p16.mtx,file:$work/p32.mtx,file:$work/p48.mtx,file:$work/p64.mtx,file:$work/p80.mtx" \
+	>"$work/torus.out" 2>"$work/torus.err"; then
+	ok "torus: topomatch sim replays the stream"
+else
+	not_ok "torus: topomatch sim replays the stream: $(cat "$work/torus.err")"
+	finish
+fi
+grep '^topomatch:' "$work/torus.out"
+while read -r j k run wave; do
+	[ "$wave" = 1 ] && submit "$j" "$k"
+done <<<"$stream"
+while read -r j k run wave; do
+	[ "$wave" = 1 ] && compare "$j" torus
+done <<<"$stream"
+while read -r j k run wave; do
+	[ "$wave" = 1 ] && [ "$run" = 100 ] && scancel "${slurm_id[$j]}"
+done <<<"$stream"
+for _ in $(seq 100); do
+	[ "$(idle_nodes)" -eq 10 ] && break
+	sleep 0.2
+done
+expect_eq "torus: 10 nodes idle after the short jobs" 10 "$(idle_nodes)"
+while read -r j k run wave; do
+	[ "$wave" = 2 ] && submit "$j" "$k"
+done <<<"$stream"
+while read -r j k run wave; do
+	[ "$wave" = 2 ] && compare "$j" torus
+done <<<"$stream"
+differ=0
+while read -r j k run wave; do
+	[ "$(sim_nodes "$j" torus)" != "$(sim_nodes "$j")" ] && differ=$((differ + 1))
+done <<<"$stream"
+expect_eq "torus: the torus gives other nodes than the tree for some jobs" yes \
+	"$([ "$differ" -gt 0 ] && echo yes || echo "no ($differ jobs differ)")"
+
+scancel -u "$(id -un)"
+cp "$work/tree.yaml" "$dir/cluster.yaml"
+sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/tree|' "$dir/slurm.conf"
 finish

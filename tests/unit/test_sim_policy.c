@@ -1,7 +1,8 @@
 /*
  * test_sim_policy.c - the simulator's view of a cluster (Slurm's switch
  * table, free-node counts) and each policy's node choice on small trees
- * with exact node lists: slurm-linear, slurm-tree (best fit, the larger
+ * with exact node lists: slurm-linear (best fit among runs of free
+ * nodes), slurm-tree (best fit, the larger
  * leaf when none fits, distance to the leaves already used, the climb to
  * the parents, candidates), random, and topomatch (the same nodes as
  * topomatch_cluster_select, the plugin's fallbacks).
@@ -247,17 +248,34 @@ static int pick(world_t *w, int policy, const topomatch_affinity_t *a, int64_t n
 	return rc;
 }
 
-START_TEST(linear_first_free)
+START_TEST(linear_best_fit)
 {
+	/* cons_tres without topology (_eval_nodes): free runs n1, n3-n4,
+	 * n7, n10 and n12-n16 (indices 0, 2-3, 6, 9, 11-15) */
 	world_t w;
 	int64_t nodes[16], pu[32];
 	world_open(&w, leaves_yaml);
 	busy(&w, (int[]){ 2, 5, 6, 8, 9, 11 }, 6);
+	pick(&w, SIM_LINEAR, NULL, 1, 1, 1, nodes, pu, NULL);
+	ck_assert_str_eq(list(nodes, 1), "0"); /* the first of the tightest runs */
+	pick(&w, SIM_LINEAR, NULL, 4, 2, 1, nodes, pu, NULL);
+	ck_assert_str_eq(list(nodes, 2), "2,3"); /* not 0 and 2: the run that fits */
+	ck_assert_str_eq(list(pu, 4), "4,5,6,7"); /* block order over their PUs */
 	pick(&w, SIM_LINEAR, NULL, 5, 3, 1, nodes, pu, NULL);
-	ck_assert_str_eq(list(nodes, 3), "0,2,3");
-	ck_assert_str_eq(list(pu, 5), "0,1,4,5,6"); /* block order over their PUs */
-	pick(&w, SIM_LINEAR, NULL, 10, 5, 1, nodes, pu, NULL);
-	ck_assert_str_eq(list(nodes, 5), "0,2,3,6,9");
+	ck_assert_str_eq(list(nodes, 3), "11,12,13"); /* from the start of the run */
+	pick(&w, SIM_LINEAR, NULL, 14, 7, 1, nodes, pu, NULL);
+	ck_assert_str_eq(list(nodes, 7), "2,3,11,12,13,14,15"); /* the largest, then fit */
+	pick(&w, SIM_LINEAR, NULL, 20, 10, 1, nodes, pu, NULL);
+	ck_assert_str_eq(list(nodes, 10), "0,2,3,6,9,11,12,13,14,15");
+	int64_t k11[11];
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_rng_t rng;
+	sim_tm_opts_t tm = { .seed = 1, .max_tasks = SIM_PLUGIN_MAX_TASKS };
+	sim_tm_stats_t st = { 0 };
+	sim_pick_t p = { .policy = SIM_LINEAR, .m = &w.m, .f = &w.f, .ntasks = 11, .k = 11,
+			 .rng = &rng, .tm = &tm, .stats = &st };
+	ck_assert_int_eq(sim_policy_select(&p, k11, pu, err), TOPOMATCH_EINVAL);
+	ck_assert_str_eq(err, "11 nodes wanted, 10 free");
 	world_close(&w);
 }
 END_TEST
@@ -298,9 +316,10 @@ static topomatch_affinity_t *alltoall(int64_t n)
 START_TEST(topomatch_chooses_like_the_plugin)
 {
 	/*
-	 * Free: n3 (leaf 1), n5 n6 (leaf 2), n8 (leaf 3).  A 4-task
-	 * all-to-all on 2 nodes: slurm-linear takes n3 and n5 across pods;
-	 * topomatch the two nodes under one leaf, the nodes that
+	 * Free: n4 (leaf 1), n5 (leaf 2), n7 n8 (leaf 3).  A 4-task
+	 * all-to-all on 2 nodes: slurm-linear takes the first of the two
+	 * runs of 2 free nodes, n4 and n5 across pods; topomatch the two
+	 * nodes under one leaf, the nodes that
 	 * topomatch_cluster_select itself returns on the free PUs.
 	 */
 	world_t w;
@@ -308,12 +327,12 @@ START_TEST(topomatch_chooses_like_the_plugin)
 	sim_tm_stats_t st = { 0 };
 	char err[TOPOMATCH_ERRLEN];
 	world_open(&w, pods_yaml);
-	busy(&w, (int[]){ 1, 2, 4, 7 }, 4);
+	busy(&w, (int[]){ 1, 2, 3, 6 }, 4);
 	topomatch_affinity_t *a = alltoall(4);
 	pick(&w, SIM_LINEAR, a, 4, 2, 1, nodes, pu, NULL);
-	ck_assert_str_eq(list(nodes, 2), "2,4");
+	ck_assert_str_eq(list(nodes, 2), "3,4");
 	pick(&w, SIM_TOPOMATCH, a, 4, 2, 1, nodes, pu, &st);
-	ck_assert_str_eq(list(nodes, 2), "4,5");
+	ck_assert_str_eq(list(nodes, 2), "6,7");
 	ck_assert_int_eq(st.narrowed, 1);
 	for (int64_t i = 0; i < 8; i++)
 		for (int64_t c = 0; w.f.free[i] && c < 2; c++)
@@ -324,9 +343,9 @@ START_TEST(topomatch_chooses_like_the_plugin)
 	o.allowed = pus;
 	o.nallowed = np;
 	ck_assert(topomatch_cluster_select(w.cl, a, &o, dpu, direct, &nd, &res, err) == 0);
-	ck_assert_str_eq(list(direct, nd), "4,5");
+	ck_assert_str_eq(list(direct, nd), "6,7");
 	for (int t = 0; t < 4; t++)
-		ck_assert(pu[t] >= 8 && pu[t] < 12); /* its tasks on those nodes' PUs */
+		ck_assert(pu[t] >= 12 && pu[t] < 16); /* its tasks on those nodes' PUs */
 	topomatch_affinity_destroy(a);
 	world_close(&w);
 }
@@ -373,6 +392,69 @@ START_TEST(topomatch_falls_back)
 }
 END_TEST
 
+/* A 4 x 4 torus, one node of 2 cores per router: n1-n4 the first row. */
+static const char torus_yaml[] = "cluster: torus\n"
+				 "nodes:\n  - names: n[1-16]\n    hardware: \"core:2 pu:1\"\n"
+				 "network:\n  type: torus\n  dims: [4, 4]\n  wrap: true\n"
+				 "  nodes_per_router: 1\n";
+
+START_TEST(topomatch_keeps_cons_tres_nodes)
+{
+	/*
+	 * n5, n7 and n12 busy; a 2 x 3 stencil on 3 nodes.  The node choice
+	 * off trees (Scotch on the free nodes) does worse than cons_tres'
+	 * best fit, n1-n3 along a row, and the plugin's last check keeps
+	 * those (tm_map): the pattern mapped there has the lower hop-bytes.
+	 * --comm-wait's yardstick on an empty cluster has no such check.
+	 */
+	world_t w;
+	int64_t nodes[16], pu[6], direct[16], dpu[6], nd, pus[32], np = 0;
+	char err[TOPOMATCH_ERRLEN];
+	double hb, hb_direct;
+	world_open(&w, torus_yaml);
+	busy(&w, (int[]){ 5, 7, 12 }, 3);
+	topomatch_affinity_t *a;
+	ck_assert(topomatch_gen_stencil(2, (int[]){ 2, 3 }, 5, 0, NULL, &a, err) == 0);
+	for (int64_t i = 0; i < 16; i++)
+		for (int64_t c = 0; w.f.free[i] && c < 2; c++)
+			pus[np++] = 2 * i + c;
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+	topomatch_map_opts_init(&o);
+	o.allowed = pus;
+	o.nallowed = np;
+	ck_assert(topomatch_cluster_select(w.cl, a, &o, dpu, direct, &nd, &res, err) == 0);
+	ck_assert_int_eq(nd, 3);
+	char chosen[64]; /* list() reuses its buffer */
+	snprintf(chosen, sizeof(chosen), "%s", list(direct, 3));
+	ck_assert_str_ne(chosen, "0,1,2");
+	ck_assert(sim_hop_bytes(w.cl, a, dpu, &hb_direct, err) == 0);
+	for (int check = 1; check >= 0; check--) {
+		topomatch_rng_t rng;
+		sim_tm_opts_t tm = { .seed = 1, .max_tasks = SIM_PLUGIN_MAX_TASKS };
+		sim_tm_stats_t st = { 0 };
+		sim_pick_t p = { .policy = SIM_TOPOMATCH, .m = &w.m, .f = &w.f, .a = a,
+				 .ntasks = 6, .k = 3, .rng = &rng, .tm = &tm, .stats = &st,
+				 .no_check = !check };
+		topomatch_rng_seed(&rng, 1);
+		ck_assert_msg(sim_policy_select(&p, nodes, pu, err) == TOPOMATCH_OK, "%s", err);
+		ck_assert(sim_hop_bytes(w.cl, a, pu, &hb, err) == 0);
+		if (!check) { /* --comm-wait's yardstick: the node choice's own */
+			ck_assert_str_eq(list(nodes, 3), chosen);
+			ck_assert_int_eq(st.narrowed, 1);
+			ck_assert(hb == hb_direct);
+			continue;
+		}
+		ck_assert_str_eq(list(nodes, 3), "0,1,2");
+		ck_assert_int_eq(st.cons_better, 1);
+		ck_assert_int_eq(st.narrowed + st.fallback + st.overflow + st.underflow, 0);
+		ck_assert_msg(hb < hb_direct, "%g against %g", hb, hb_direct);
+	}
+	topomatch_affinity_destroy(a);
+	world_close(&w);
+}
+END_TEST
+
 START_TEST(policy_names)
 {
 	int ids[8], n;
@@ -405,10 +487,12 @@ static Suite *policy_suite(void)
 	tcase_add_test(tc, tree_best_fit);
 	tcase_add_test(tc, tree_climbs_to_parents);
 	tcase_add_test(tc, tree_among_candidates);
-	tcase_add_test(tc, linear_first_free);
+	tcase_add_test(tc, linear_best_fit);
+
 	tcase_add_test(tc, random_nodes);
 	tcase_add_test(tc, topomatch_chooses_like_the_plugin);
 	tcase_add_test(tc, topomatch_falls_back);
+	tcase_add_test(tc, topomatch_keeps_cons_tres_nodes);
 	tcase_add_test(tc, policy_names);
 	suite_add_tcase(s, tc);
 	return s;

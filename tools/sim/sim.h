@@ -302,6 +302,8 @@ typedef struct sim_tm_stats {
 	int64_t blocked;     /* mapped node by node: more tasks than MaxTasks */
 	int64_t overflow;    /* it spread over more: cons_tres chose among all free */
 	int64_t underflow;   /* fewer: the same */
+	int64_t cons_better; /* exactly k, but the pattern mapped on cons_tres'
+			      * own nodes scored lower: those kept */
 	int64_t fallback;    /* no mapping, cons_tres chose: the sum of */
 	int64_t no_pattern;  /*   the job has none */
 	int64_t over_kib;    /*   sbatch cannot store it within PatternKiB */
@@ -333,6 +335,9 @@ typedef struct sim_pick {
 	sim_tm_stats_t *stats;
 	topomatch_link_load_t *ll; /* running pattern jobs' link loads (topomatch
 				    * with a contention weight), or NULL */
+	bool no_check;             /* topomatch: without the plugin's check of
+				    * cons_tres' nodes, as --comm-wait's
+				    * yardstick on an empty cluster */
 } sim_pick_t;
 
 int sim_policy_select(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err);

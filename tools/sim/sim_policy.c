@@ -1,7 +1,8 @@
 /*
  * sim_policy.c - the node-selection policies the simulator compares, and
  * where each puts a job's tasks:
- *   slurm-linear  the first k free nodes in node order;
+ *   slurm-linear  cons_tres without a topology plugin: best fit among
+ *                 runs of consecutive free nodes;
  *   slurm-tree    cons_tres with topology/tree (sim_policy_tree.c);
  *   topomatch     select/topomatch: libtopomatch's node selection
  *                 (topomatch_cluster_select, the function the plugin
@@ -83,24 +84,60 @@ int sim_place_block(const sim_machine_t *m, const int64_t *nodes, int64_t k, int
 	return TOPOMATCH_OK;
 }
 
-/* First k of the candidates (cand NULL: every free node) in node order. */
-static int linear(const sim_machine_t *m, const sim_free_t *f, const unsigned char *cand,
-		  int64_t k, int64_t *nodes, char *err)
-{
-	int64_t got = 0;
-	for (int64_t i = 0; i < m->nnodes && got < k; i++)
-		if (f->free[i] && (!cand || cand[i]))
-			nodes[got++] = i;
-	if (got == k)
-		return TOPOMATCH_OK;
-	return sim_err(err, TOPOMATCH_EINVAL, "%lld nodes wanted, %lld free", (long long)k,
-		 (long long)got);
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 	return (x > y) - (x < y);
+}
+
+/*
+ * cons_tres' choice without a topology plugin (Slurm 22.05,
+ * src/plugins/select/cons_tres/job_test.c, _eval_nodes): the candidates
+ * (cand NULL: every free node) in runs of consecutive node indices; while
+ * nodes are missing, the run that holds them most tightly (the first of
+ * the smallest that suffice), else the first of the largest, gives its
+ * nodes from its start, and leaves the choice.  Nodes are equal here
+ * (weight, cores), so runs compare by node count as by CPUs.
+ */
+static int linear(const sim_machine_t *m, const sim_free_t *f, const unsigned char *cand,
+		  int64_t k, int64_t *nodes, char *err)
+{
+	int64_t got = 0, nruns = 0, nfree = 0;
+	int64_t *start = malloc(((size_t)m->nnodes + 1) * 2 * sizeof(*start));
+	if (!start)
+		return oom(err);
+	int64_t *len = start + m->nnodes + 1;
+	for (int64_t i = 0; i < m->nnodes; i++) {
+		if (!f->free[i] || (cand && !cand[i]))
+			continue;
+		if (!nruns || start[nruns - 1] + len[nruns - 1] != i) {
+			start[nruns] = i;
+			len[nruns++] = 0;
+		}
+		len[nruns - 1]++;
+		nfree++;
+	}
+	while (got < k && nfree >= k) {
+		int64_t best = -1, need = k - got;
+		for (int64_t r = 0; r < nruns; r++) {
+			if (!len[r])
+				continue;
+			bool fits = len[r] >= need, best_fits = best >= 0 && len[best] >= need;
+			if (best < 0 || (fits && (!best_fits || len[r] < len[best])) ||
+			    (!fits && !best_fits && len[r] > len[best]))
+				best = r;
+		}
+		for (int64_t i = 0; i < len[best] && got < k; i++)
+			nodes[got++] = start[best] + i;
+		len[best] = 0;
+	}
+	free(start);
+	if (got == k) {
+		qsort(nodes, (size_t)k, sizeof(*nodes), cmp_i64);
+		return TOPOMATCH_OK;
+	}
+	return sim_err(err, TOPOMATCH_EINVAL, "%lld nodes wanted, %lld free", (long long)k,
+		       (long long)nfree);
 }
 
 /* k distinct free nodes, uniformly (a partial Fisher-Yates shuffle). */
@@ -215,13 +252,15 @@ static topomatch_affinity_t *as_plugin_sees(const sim_pick_t *p)
 }
 
 /* topomatch_cluster_select_blocks over pus[] with the plugin's limits: at
- * most task_limit() blocks, the link loads when the policy weighs them
- * (info: what was compared, may be NULL). */
+ * most task_limit() blocks, the link loads when the node choice weighs
+ * them (weigh_loads: srun's mapping has none; info: what was compared,
+ * may be NULL). */
 static int select_blocks(const sim_pick_t *p, const topomatch_affinity_t *a,
-			 const topomatch_map_opts_t *o, int64_t *pu, int64_t *used, int64_t *nused,
-			 topomatch_map_result_t *res, topomatch_loaded_choice_t *info, char *err)
+			 const topomatch_map_opts_t *o, bool weigh_loads, int64_t *pu, int64_t *used,
+			 int64_t *nused, topomatch_map_result_t *res,
+			 topomatch_loaded_choice_t *info, char *err)
 {
-	bool loads = p->ll && p->tm->contention_weight > 0;
+	bool loads = weigh_loads && p->ll && p->tm->contention_weight > 0;
 	int64_t b;
 	return topomatch_cluster_select_blocks(p->m->cl, a, o, 1, task_limit(p->tm),
 					       loads ? p->ll : NULL,
@@ -229,10 +268,11 @@ static int select_blocks(const sim_pick_t *p, const topomatch_affinity_t *a,
 					       nused, &b, res, info, err);
 }
 
-/* The job's tasks mapped onto PUs of the given nodes (srun's mapping
- * inside the allocation cons_tres gave, node by node for a job over
- * MaxTasks); block order if that fails. */
-static int remap(const sim_pick_t *p, const int64_t *nodes, int64_t *pu, char *err)
+/* Pattern a mapped onto PUs of the given nodes, as srun maps it inside
+ * the allocation (tm_map_all in tm_choose.c): one by one, node by node in
+ * blocks for a job over MaxTasks. */
+static int map_onto(const sim_pick_t *p, const topomatch_affinity_t *a, const int64_t *nodes,
+		    int64_t *pu, char *err)
 {
 	int64_t *pus, npus, *used = NULL, nused;
 	int rc = sim_nodes_pus(p->m, nodes, p->k, &pus, &npus, err);
@@ -242,14 +282,23 @@ static int remap(const sim_pick_t *p, const int64_t *nodes, int64_t *pu, char *e
 	topomatch_map_result_t res;
 	plugin_opts(p, pus, npus, &o);
 	if (!by_blocks(p))
-		rc = topomatch_cluster_map(p->m->cl, p->a, &o, pu, &res, err);
+		rc = topomatch_cluster_map(p->m->cl, a, &o, pu, &res, err);
 	else if (!(used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1)))
 		rc = oom(err);
 	else
-		rc = select_blocks(p, p->a, &o, pu, used, &nused, &res, NULL, err);
+		rc = select_blocks(p, a, &o, false, pu, used, &nused, &res, NULL, err);
 	free(used);
 	free(pus);
-	return rc ? sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err) : TOPOMATCH_OK;
+	return rc;
+}
+
+/* The job's tasks where srun maps them on the nodes it got; block order
+ * if that fails. */
+static int remap(const sim_pick_t *p, const int64_t *nodes, int64_t *pu, char *err)
+{
+	if (map_onto(p, p->a, nodes, pu, err))
+		return sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err);
+	return TOPOMATCH_OK;
 }
 
 /* topomatch_cluster_select over every free PU: the nodes it used. */
@@ -272,7 +321,7 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 	o.time_budget_s = p->tm->time_budget_s;
 	topomatch_loaded_choice_t info = { 0 };
 	if (by_blocks(p)) {
-		rc = select_blocks(p, seen, &o, pu, used, nused, &res, &info, err);
+		rc = select_blocks(p, seen, &o, true, pu, used, nused, &res, &info, err);
 	} else if (p->ll && p->tm->contention_weight > 0) {
 		rc = topomatch_cluster_select_loaded(p->m->cl, seen, &o, p->ll,
 						     p->tm->contention_weight, pu, used, nused,
@@ -289,16 +338,97 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 	return rc;
 }
 
+/* Whether the k nodes of a[] and b[] are the same set. */
+static bool same_nodes(const sim_machine_t *m, const int64_t *a, const int64_t *b, int64_t k)
+{
+	unsigned char *in = calloc((size_t)m->nnodes + 1, 1);
+	bool same = in != NULL;
+	for (int64_t i = 0; same && i < k; i++)
+		in[a[i]] = 1;
+	for (int64_t i = 0; same && i < k; i++)
+		same = in[b[i]];
+	free(in);
+	return same;
+}
+
+/* Placement pu[] of pattern a scored as the plugin compares placements
+ * (tm_score in tm_choose.c): hop-bytes, plus the contention weight x the
+ * load it meets when running jobs' traffic is on the links; -1 on error. */
+static double placement_score(const sim_pick_t *p, const topomatch_affinity_t *a,
+			      const int64_t *pu, char *err)
+{
+	double hb;
+	topomatch_link_score_t s;
+	if (p->ll && p->tm->contention_weight > 0 && topomatch_link_load_entries(p->ll) > 0)
+		return topomatch_cluster_link_load_score(p->m->cl, p->ll, a, pu,
+							 p->tm->contention_weight, &s, err)
+			       ? -1 : s.score;
+	return sim_hop_bytes(p->m->cl, a, pu, &hb, err) ? -1 : hb;
+}
+
+/*
+ * Whether the k nodes of a[] and of b[] are alike for a mapping: on a
+ * tree, each set under one leaf switch, every node of one hardware.  The
+ * tree is symmetric there, so a pattern mapped on either (map_onto) costs
+ * the same (measured: the same score on the 1,800 such pairs of the Curie
+ * trace's first 3,000 jobs), and neither meets load: a free node's link
+ * carries no running job's traffic.
+ */
+static bool alike_leaf_sets(const sim_machine_t *m, const int64_t *a, const int64_t *b,
+			    int64_t k)
+{
+	int s0, c0, t0, s, c, t;
+	if (sim_switches_spanned(m, a, k) != 1 || sim_switches_spanned(m, b, k) != 1 ||
+	    topomatch_cluster_node_hw(m->cl, a[0], &s0, &c0, &t0))
+		return false;
+	for (int64_t i = 0; i < 2 * k; i++)
+		if (topomatch_cluster_node_hw(m->cl, i < k ? a[i] : b[i - k], &s, &c, &t) ||
+		    s != s0 || c != c0 || t != t0)
+			return false;
+	return true;
+}
+
+/*
+ * The plugin's last check (tm_map in tm_choose.c): cons_tres' own k nodes
+ * (cons[]) for the job, the pattern the plugin saw (seen) mapped there as
+ * srun would, and kept when that scores lower (placement_score) than the
+ * chosen placement pu[] on used[].  Not mapped where the plugin finds a
+ * tie: the same nodes, or nodes alike (alike_leaf_sets).  The chosen
+ * placement is the node choice's mapping; the plugin maps the tasks again
+ * on the chosen nodes (tm_placement), the same but for what the
+ * refinement moves.
+ */
+static bool cons_tres_scores_lower(const sim_pick_t *p, const topomatch_affinity_t *seen,
+				   const int64_t *used, const int64_t *pu, int64_t *cons,
+				   char *err)
+{
+	int64_t *pu_cons = malloc((size_t)topomatch_affinity_ntasks(seen) * sizeof(*pu_cons) + 1);
+	double sc = -1, sc_cons = -1;
+	if (pu_cons && !cons_tres(p->m, p->f, NULL, p->k, cons, err) &&
+	    !same_nodes(p->m, cons, used, p->k) && !alike_leaf_sets(p->m, cons, used, p->k) &&
+	    !map_onto(p, seen, cons, pu_cons, err)) {
+		sc = placement_score(p, seen, pu, err);
+		sc_cons = sc < 0 ? -1 : placement_score(p, seen, pu_cons, err);
+	}
+	free(pu_cons);
+	return sc_cons >= 0 && sc_cons < sc * (1 - 1e-9);
+}
+
 /*
  * What select/topomatch makes of the mapping (tm_map in tm_choose.c):
- * exactly k nodes are the job's; on more or fewer ("the mapping uses M
- * nodes, the job k to k") the plugin keeps cons_tres' choice among all
- * the free nodes.  Outside the narrowed case srun maps the tasks inside
- * the allocation it got.
+ * exactly k nodes are the job's unless cons_tres' own nodes score lower
+ * (the check, not made for --comm-wait's yardstick); on more or fewer ("the mapping uses M nodes, the job k
+ * to k") the plugin keeps cons_tres' choice among all the free nodes.
+ * Outside the narrowed case srun maps the tasks inside the allocation it
+ * got.
  */
-static int narrow(const sim_pick_t *p, const int64_t *used, int64_t nused, int64_t *nodes,
-		  int64_t *pu, char *err)
+static int narrow(const sim_pick_t *p, const topomatch_affinity_t *seen, const int64_t *used,
+		  int64_t nused, int64_t *nodes, int64_t *pu, char *err)
 {
+	if (nused == p->k && !p->no_check && cons_tres_scores_lower(p, seen, used, pu, nodes, err)) {
+		p->stats->cons_better++;
+		return remap(p, nodes, pu, err);
+	}
 	if (nused == p->k) {
 		memcpy(nodes, used, (size_t)p->k * sizeof(*nodes));
 		p->stats->narrowed++;
@@ -321,7 +451,7 @@ static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, ch
 	if (!rc && seen)
 		sel = tm_select(p, seen, pu, used, &nused, err);
 	if (!rc && sel == TOPOMATCH_OK)
-		rc = narrow(p, used, nused, nodes, pu, err);
+		rc = narrow(p, seen, used, nused, nodes, pu, err);
 	else if (!rc) {
 		/* cons_tres chooses, as in the plugin: say why */
 		p->stats->fallback++;

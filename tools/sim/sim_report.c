@@ -276,14 +276,15 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 			fprintf(out, "\ntopomatch: the mapping chose the job's nodes for %lld jobs "
 				     "(%lld of them over MaxTasks, mapped node by node); "
 				     "cons_tres chose among all free nodes for %lld (the mapping "
-				     "used more nodes) and %lld (fewer), and without a mapping for %lld: "
+				     "used more nodes) and %lld (fewer), its own nodes scored lower "
+				     "for %lld, and without a mapping for %lld: "
 				     "%lld without a pattern, %lld whose pattern sbatch cannot store "
 				     "within PatternKiB (%d), %lld over MaxTasks (%lld) in blocks "
 				     "too, %lld over the time budget, %lld whose mapping failed\n",
 				(long long)r[k].tm.narrowed, (long long)r[k].tm.blocked,
 				(long long)r[k].tm.overflow,
-				(long long)r[k].tm.underflow, (long long)r[k].tm.fallback,
-				(long long)r[k].tm.no_pattern, (long long)r[k].tm.over_kib,
+				(long long)r[k].tm.underflow, (long long)r[k].tm.cons_better,
+				(long long)r[k].tm.fallback, (long long)r[k].tm.no_pattern, (long long)r[k].tm.over_kib,
 				conf.pattern_kib, (long long)r[k].tm.over_max,
 				(long long)c->tm.max_tasks, (long long)r[k].tm.over_budget,
 				(long long)r[k].tm.map_failed);
@@ -333,7 +334,7 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 		jnum(out, "mean_switches", u->mean_switches, true);
 	if (r->policy == SIM_TOPOMATCH)
 		fprintf(out, "\"narrowed\": %lld, \"blocked\": %lld, \"overflow\": %lld, "
-			     "\"underflow\": %lld, \"fallback\": %lld, \"fallback_no_pattern\": %lld, "
+			     "\"underflow\": %lld, \"cons_better\": %lld, \"fallback\": %lld, \"fallback_no_pattern\": %lld, "
 			     "\"fallback_over_pattern_kib\": %lld, \"fallback_over_max_tasks\": %lld, "
 			     "\"fallback_over_budget\": %lld, "
 			     "\"fallback_map_failed\": %lld, \"contention_loaded\": %lld, "
@@ -341,7 +342,7 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 			     "\"contention_moved\": %lld, \"comm_waited\": %lld, "
 			     "\"comm_wait_expired\": %lld, ", (long long)r->tm.narrowed,
 			(long long)r->tm.blocked, (long long)r->tm.overflow, (long long)r->tm.underflow,
-			(long long)r->tm.fallback, (long long)r->tm.no_pattern,
+			(long long)r->tm.cons_better, (long long)r->tm.fallback, (long long)r->tm.no_pattern,
 			(long long)r->tm.over_kib, (long long)r->tm.over_max, (long long)r->tm.over_budget,
 			(long long)r->tm.map_failed, (long long)r->tm.loaded,
 			(long long)r->tm.compared, (long long)r->tm.moved,

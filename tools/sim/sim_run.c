@@ -141,7 +141,7 @@ static int put_off(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, const
 		topomatch_rng_t rng = x->rng; /* the run's own draws unchanged */
 		sim_pick_t p = { .policy = SIM_TOPOMATCH, .m = c->m, .f = &x->empty, .a = a,
 				 .ntasks = job->procs, .k = job->nodes, .rng = &rng, .tm = &c->tm,
-				 .stats = &st };
+				 .stats = &st, .no_check = true };
 		rc = sim_policy_select(&p, x->nodes2, x->pu2, err);
 		if (!rc && st.narrowed)
 			rc = sim_hop_bytes(c->m->cl, a, x->pu2, &x->ref_tm[j], err);

@@ -1,0 +1,116 @@
+#!/bin/sh
+# bench/contention_streams.sh [--mix default|issue|both] [--jobs N] - the
+# loaded streams of issue 20's table (bench/README.md, "Allocation on a
+# busy cluster"): each replayed by `topomatch sim` with the contention
+# model and the plugin's defaults, topomatch against slurm-tree
+# (slurm-linear on the dragonfly), two streams at a time.  Prints one row
+# per stream and mix: bounded slowdown topomatch / reference, mean
+# hop-bytes ratio, utilisation and work utilisation (points), p95 wait,
+# the jobs that kept cons_tres' choice (without a mapping, the mapping on
+# more or fewer nodes, cons_tres' nodes scoring lower) and the node
+# choice's contention counters (met load / other sets mapped / moved).
+# Takes 15 to 25 minutes on 2 cores; the outputs stay in the work
+# directory it names.
+# Environment: BUILD_DIR (default build): where tools/topomatch is.
+# SPDX-License-Identifier: GPL-2.0-or-later
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+tm=$build/tools/topomatch
+mixes="default issue"
+jobs=2000
+while [ $# -gt 0 ]; do
+	case $1 in
+	--mix)
+		case ${2:-} in
+		default | issue) mixes=$2 ;;
+		both) ;;
+		*) echo "contention_streams.sh: --mix: default, issue or both" >&2; exit 2 ;;
+		esac
+		shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
+	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+	*) echo "contention_streams.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+[ -x "$tm" ] || { echo "contention_streams.sh: no $tm (BUILD_DIR?)" >&2; exit 1; }
+traces=$top/../shared/traces
+issue_mix=profiles:$top/bench/profiles,shuffled:profiles:$top/bench/profiles,stencil2d,stencil3d,shuffled:stencil3d,alltoall,tree,random
+work=$(mktemp -d /tmp/contention-streams.XXXXXX)
+echo "contention_streams.sh: outputs in $work"
+
+# name|cluster|reference policy|stream options
+streams="curie-window|curie-fattree.yaml|slurm-tree|--trace $traces/CEA-Curie-2011-2.1-cln.swf.gz --skip 20000 --jobs $jobs --time-scale 0.5
+curie-generated|curie-fattree.yaml|slurm-tree|--generate $jobs --load 0.93
+atlas-recorded|atlas-fattree.yaml|slurm-tree|--trace $traces/LLNL-Atlas-2006-2.1-cln.swf.gz --skip 10000 --jobs $jobs
+atlas-compressed|atlas-fattree.yaml|slurm-tree|--trace $traces/LLNL-Atlas-2006-2.1-cln.swf.gz --skip 10000 --jobs $jobs --time-scale 0.5
+dragonfly|dragonfly.yaml|slurm-linear|--generate $jobs --load 0.93"
+
+run() { # MIX NAME CLUSTER REF OPTIONS...
+	mix=$1 name=$2 cl=$3 ref=$4
+	shift 4
+	if [ "$mix" = issue ]; then set -- "$@" --patterns "$issue_mix"; fi
+	# shellcheck disable=SC2068
+	"$tm" sim -t "$top/conf/$cl" $@ --policy "$ref,topomatch" --threads 1 --quiet \
+		--no-plots --out "$work/$mix-$name" >"$work/$mix-$name.out" 2>&1 ||
+		echo "FAILED" >>"$work/$mix-$name.out"
+}
+
+row() { # MIX NAME REF
+	awk -v mix="$1" -v name="$2" -v ref="$3" '
+	/^FAILED/ { failed = 1 }
+	$1 == ref || $1 == "topomatch" {
+		hb[$1] = $2; p95[$1] = $6; bsld[$1] = $7; util[$1] = $9; wk[$1] = $10 }
+	/^topomatch: the mapping chose/ {
+		for (i = 1; i <= NF; i++) w[i] = $i
+		for (i = 1; i <= NF; i++) {
+			if (w[i] == "free" && w[i + 1] == "nodes" && w[i + 2] == "for") over = w[i + 3]
+			if (w[i] == "(fewer),") under = w[i - 1]
+			if (w[i] == "lower" && w[i + 1] == "for") cons = w[i + 2] + 0
+			if (w[i] == "mapping" && w[i + 1] == "for") none = w[i + 2] + 0
+		}
+	}
+	/^topomatch: contention weight [0-9.]+: the first/ {
+		for (i = 1; i <= NF; i++) w[i] = $i
+		for (i = 1; i <= NF; i++) {
+			if (w[i] == "loads" && w[i + 1] == "for") met = w[i + 2]
+			if (w[i] == "mapped" && w[i + 1] == "for") cmp = w[i + 2] + 0
+			if (w[i] == "won" && w[i + 1] == "for") mv = w[i + 2]
+		}
+	}
+	END {
+		if (failed || !bsld[ref]) { printf "| %s %s | FAILED |\n", mix, name; exit }
+		printf "| %s %s | %.2f / %.2f = %.3f | %.3f | %+.1f | %+.1f | %+.1f %% | %d + %d + %d + %d | %s / %s / %s |\n",
+			mix, name, bsld["topomatch"], bsld[ref], bsld["topomatch"] / bsld[ref],
+			hb["topomatch"] / hb[ref], 100 * (util["topomatch"] - util[ref]),
+			100 * (wk["topomatch"] - wk[ref]),
+			p95[ref] > 0 ? 100 * (p95["topomatch"] / p95[ref] - 1) : 0,
+			none, over, under, cons, met, cmp, mv
+	}' "$work/$1-$2.out"
+}
+
+pids=
+n=0
+for mix in $mixes; do
+	printf '%s\n' "$streams" | while IFS='|' read -r name cl ref opts; do
+		echo "$mix|$name|$cl|$ref|$opts"
+	done
+done >"$work/list"
+while IFS='|' read -r mix name cl ref opts; do
+	# shellcheck disable=SC2086
+	run "$mix" "$name" "$cl" "$ref" $opts &
+	pids="$pids $!"
+	n=$((n + 1))
+	if [ $((n % 2)) -eq 0 ]; then
+		for p in $pids; do wait "$p"; done
+		pids=
+	fi
+done <"$work/list"
+for p in $pids; do wait "$p"; done
+
+echo "| stream | bsld topomatch / reference | HB ratio | util (points) | work (points) | p95 wait | kept cons_tres' choice (none + more + fewer + cons lower) | met load / other sets mapped / moved |"
+echo "|---|---|---|---|---|---|---|---|"
+while IFS='|' read -r mix name cl ref opts; do
+	row "$mix" "$name" "$ref"
+done <"$work/list"
