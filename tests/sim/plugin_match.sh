@@ -13,7 +13,11 @@
 # kinds); jobs of 16 tasks carry none, so cons_tres with topology/tree
 # places them (the simulator's slurm-tree logic).  Wave 1 fills 14 nodes;
 # three of its jobs end, leaving 10 free nodes spread over the 4 leaf
-# switches, which wave 2 fills.
+# switches, which wave 2 fills.  Then (2) the same stream again with the
+# nodes described as a 4 x 4 torus and Slurm's topology/none: the node
+# choice off trees, the mappings that use more nodes than their job and
+# the plugin's last check (cons_tres' own nodes kept when the pattern
+# mapped there costs less) give the simulator's nodes too.
 #
 # Needs root, a build with the plugins (configure found the Slurm source),
 # and ports 27000-27016 (below Linux's ephemeral range, 32768 up, where a
