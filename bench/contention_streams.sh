@@ -4,7 +4,8 @@
 # busy cluster"): each replayed by `topomatch sim` with the contention
 # model and the plugin's defaults, topomatch against slurm-tree
 # (slurm-linear on the dragonfly), two streams at a time.  Prints one row
-# per stream and mix: bounded slowdown topomatch / reference, mean
+# per stream and mix (--rows DIR: the rows of an earlier run's outputs,
+# without running again): bounded slowdown topomatch / reference, mean
 # hop-bytes ratio, utilisation and work utilisation (points), p95 wait,
 # the jobs that kept cons_tres' choice (without a mapping, the mapping on
 # more or fewer nodes, cons_tres' nodes scoring lower) and the node
@@ -20,6 +21,7 @@ case $build in /*) ;; *) build=$top/$build ;; esac
 tm=$build/tools/topomatch
 mixes="default issue"
 jobs=2000
+rows_of=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mix)
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
 		esac
 		shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
+	--rows) rows_of=$2; shift 2 ;;
 	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
 	*) echo "contention_streams.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -37,8 +40,12 @@ done
 [ -x "$tm" ] || { echo "contention_streams.sh: no $tm (BUILD_DIR?)" >&2; exit 1; }
 traces=$top/../shared/traces
 issue_mix=profiles:$top/bench/profiles,shuffled:profiles:$top/bench/profiles,stencil2d,stencil3d,shuffled:stencil3d,alltoall,tree,random
-work=$(mktemp -d /tmp/contention-streams.XXXXXX)
-echo "contention_streams.sh: outputs in $work"
+if [ -n "$rows_of" ]; then
+	work=$rows_of
+else
+	work=$(mktemp -d /tmp/contention-streams.XXXXXX)
+	echo "contention_streams.sh: outputs in $work"
+fi
 
 # name|cluster|reference policy|stream options
 streams="curie-window|curie-fattree.yaml|slurm-tree|--trace $traces/CEA-Curie-2011-2.1-cln.swf.gz --skip 20000 --jobs $jobs --time-scale 0.5
@@ -85,19 +92,22 @@ row() { # MIX NAME REF
 			mix, name, bsld["topomatch"], bsld[ref], bsld["topomatch"] / bsld[ref],
 			hb["topomatch"] / hb[ref], 100 * (util["topomatch"] - util[ref]),
 			100 * (wk["topomatch"] - wk[ref]),
-			p95[ref] > 0 ? 100 * (p95["topomatch"] / p95[ref] - 1) : 0,
+			(p95[ref] > 0 ? 100 * (p95["topomatch"] / p95[ref] - 1) : 0),
 			none, over, under, cons, met, cmp, mv
 	}' "$work/$1-$2.out"
 }
 
+[ -n "$rows_of" ] && [ -f "$work/list" ] && rows_only=1 || rows_only=
 pids=
 n=0
 for mix in $mixes; do
 	printf '%s\n' "$streams" | while IFS='|' read -r name cl ref opts; do
 		echo "$mix|$name|$cl|$ref|$opts"
 	done
-done >"$work/list"
-while IFS='|' read -r mix name cl ref opts; do
+done >"$work/list.new"
+[ -n "$rows_only" ] || mv "$work/list.new" "$work/list"
+rm -f "$work/list.new"
+[ -n "$rows_only" ] || while IFS='|' read -r mix name cl ref opts; do
 	# shellcheck disable=SC2086
 	run "$mix" "$name" "$cl" "$ref" $opts &
 	pids="$pids $!"
