@@ -90,36 +90,41 @@ compare() { # JOB [OUT]
 	expect_eq "job $j${2:+ ($2)}: the simulator's nodes are the plugin's" "$real" "$sim"
 }
 idle_nodes() { sinfo -h -t idle -o %D | awk '{ s += $1 } END { print s + 0 }'; }
-while read -r j k run wave; do
-	[ "$wave" = 1 ] && submit "$j" "$k"
-done <<<"$stream"
-while read -r j k run wave; do
-	[ "$wave" = 1 ] && compare "$j"
-done <<<"$stream"
-
-# the short jobs of wave 1 end: their nodes are free again
-ended=
-while read -r j k run wave; do
-	[ "$wave" = 1 ] && [ "$run" = 100 ] && { scancel "${slurm_id[$j]}"; ended="$ended $j"; }
-done <<<"$stream"
-for j in $ended; do
-	wait_done "${slurm_id[$j]}" || not_ok "job $j ends"
-done
-for _ in $(seq 100); do
-	[ "$(idle_nodes)" -eq 10 ] && break
-	sleep 0.2
-done
-expect_eq "10 nodes idle after the short jobs" 10 "$(idle_nodes)"
-while read -r j k run wave; do
-	[ "$wave" = 2 ] && submit "$j" "$k"
-done <<<"$stream"
-while read -r j k run wave; do
-	[ "$wave" = 2 ] && compare "$j"
-done <<<"$stream"
+# the stream on the real cluster, each job compared once it runs with the
+# simulator's run $work/OUT (default sim): wave 1, its short jobs end,
+# wave 2
+two_waves() { # [OUT]
+	local j k run wave ended=
+	while read -r j k run wave; do
+		[ "$wave" = 1 ] && submit "$j" "$k"
+	done <<<"$stream"
+	while read -r j k run wave; do
+		[ "$wave" = 1 ] && compare "$j" "$@"
+	done <<<"$stream"
+	while read -r j k run wave; do
+		[ "$wave" = 1 ] && [ "$run" = 100 ] && { scancel "${slurm_id[$j]}"; ended="$ended $j"; }
+	done <<<"$stream"
+	for j in $ended; do
+		wait_done "${slurm_id[$j]}" || not_ok "job $j ends"
+	done
+	for _ in $(seq 100); do
+		[ "$(idle_nodes)" -eq 10 ] && break
+		sleep 0.2
+	done
+	expect_eq "${1:+$1: }10 nodes idle after the short jobs" 10 "$(idle_nodes)"
+	while read -r j k run wave; do
+		[ "$wave" = 2 ] && submit "$j" "$k"
+	done <<<"$stream"
+	while read -r j k run wave; do
+		[ "$wave" = 2 ] && compare "$j" "$@"
+	done <<<"$stream"
+}
+two_waves
 expect_eq "slurmctld: the plugin narrowed the pattern jobs (the outcome lines)" yes \
 	"$(grep -qE 'starts on .*; topomatch: .* mapped [0-9]+ tasks onto' "$dir/log/slurmctld.log" && echo yes || echo no)"
 
-# the comparison can tell policies apart: first-free-nodes would differ
+# the comparison can tell policies apart: cons_tres without topology (best
+# fit among runs of free nodes) would differ
 "$tm" sim -t "$dir/cluster.yaml" --trace "$work/stream.swf" --policy slurm-linear \
 	--comm-share 0 --no-plots --quiet --out "$work/linear" >/dev/null 2>&1
 differ=0
@@ -132,7 +137,7 @@ expect_eq "slurm-linear would have chosen other nodes for some jobs" yes \
 	"$([ "$differ" -gt 0 ] && echo yes || echo "no ($differ jobs differ)")"
 
 # (2) the same nodes described as a 4 x 4 torus (one node per router),
-# loaded by `scontrol reconfigure`: the node choice off trees (Scotch on
+# loaded by a restart of slurmctld: the node choice off trees (Scotch on
 # the free nodes' sub-architecture, and the link loads of the running
 # pattern jobs compared as topomatch_cluster_select_loaded does) gives
 # the simulator's nodes too.  Every job carries a pattern here (1-node
@@ -160,8 +165,8 @@ network:
 EOF
 "$tm" gen stencil2d --dims 4x4 --out "$work/p16.mtx"
 # Slurm's own topology: none, as on a torus site (topology/tree would
-# describe switches the network does not have; the simulator's cons_tres
-# takes free nodes in order off trees)
+# describe switches the network does not have; off trees the simulator's
+# cons_tres is the best fit among runs of free nodes, as _eval_nodes)
 sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/none|' "$dir/slurm.conf"
 "$top/contrib/testcluster/restart-controller.sh" --dir "$dir" >"$work/restart.log" 2>&1 ||
 	not_ok "torus: slurmctld restarts: $(tail -3 "$work/restart.log")"
@@ -187,26 +192,7 @@ else
 	finish
 fi
 grep '^topomatch:' "$work/torus.out"
-while read -r j k run wave; do
-	[ "$wave" = 1 ] && submit "$j" "$k"
-done <<<"$stream"
-while read -r j k run wave; do
-	[ "$wave" = 1 ] && compare "$j" torus
-done <<<"$stream"
-while read -r j k run wave; do
-	[ "$wave" = 1 ] && [ "$run" = 100 ] && scancel "${slurm_id[$j]}"
-done <<<"$stream"
-for _ in $(seq 100); do
-	[ "$(idle_nodes)" -eq 10 ] && break
-	sleep 0.2
-done
-expect_eq "torus: 10 nodes idle after the short jobs" 10 "$(idle_nodes)"
-while read -r j k run wave; do
-	[ "$wave" = 2 ] && submit "$j" "$k"
-done <<<"$stream"
-while read -r j k run wave; do
-	[ "$wave" = 2 ] && compare "$j" torus
-done <<<"$stream"
+two_waves torus
 differ=0
 while read -r j k run wave; do
 	[ "$(sim_nodes "$j" torus)" != "$(sim_nodes "$j")" ] && differ=$((differ + 1))

@@ -313,6 +313,26 @@ static topomatch_affinity_t *alltoall(int64_t n)
 	return a;
 }
 
+/* topomatch_cluster_select itself on every free PU (2 a node), with the
+ * default options: the nodes it used (their count), the tasks' PUs. */
+static int64_t direct_select(world_t *w, const topomatch_affinity_t *a, int64_t *pu,
+			     int64_t *nodes)
+{
+	int64_t pus[64], np = 0, nd = 0;
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_map_opts_t o;
+	topomatch_map_result_t res;
+	for (int64_t i = 0; i < w->m.nnodes; i++)
+		for (int64_t c = 0; w->f.free[i] && c < 2; c++)
+			pus[np++] = 2 * i + c;
+	topomatch_map_opts_init(&o);
+	o.allowed = pus;
+	o.nallowed = np;
+	ck_assert_msg(topomatch_cluster_select(w->cl, a, &o, pu, nodes, &nd, &res, err) == 0,
+		      "%s", err);
+	return nd;
+}
+
 START_TEST(topomatch_chooses_like_the_plugin)
 {
 	/*
@@ -323,9 +343,8 @@ START_TEST(topomatch_chooses_like_the_plugin)
 	 * topomatch_cluster_select itself returns on the free PUs.
 	 */
 	world_t w;
-	int64_t nodes[8], pu[4], direct[8], dpu[4], nd, pus[16], np = 0;
+	int64_t nodes[8], pu[4], direct[8], dpu[4], nd;
 	sim_tm_stats_t st = { 0 };
-	char err[TOPOMATCH_ERRLEN];
 	world_open(&w, pods_yaml);
 	busy(&w, (int[]){ 1, 2, 3, 6 }, 4);
 	topomatch_affinity_t *a = alltoall(4);
@@ -334,15 +353,7 @@ START_TEST(topomatch_chooses_like_the_plugin)
 	pick(&w, SIM_TOPOMATCH, a, 4, 2, 1, nodes, pu, &st);
 	ck_assert_str_eq(list(nodes, 2), "6,7");
 	ck_assert_int_eq(st.narrowed, 1);
-	for (int64_t i = 0; i < 8; i++)
-		for (int64_t c = 0; w.f.free[i] && c < 2; c++)
-			pus[np++] = 2 * i + c;
-	topomatch_map_opts_t o;
-	topomatch_map_result_t res;
-	topomatch_map_opts_init(&o);
-	o.allowed = pus;
-	o.nallowed = np;
-	ck_assert(topomatch_cluster_select(w.cl, a, &o, dpu, direct, &nd, &res, err) == 0);
+	nd = direct_select(&w, a, dpu, direct);
 	ck_assert_str_eq(list(direct, nd), "6,7");
 	for (int t = 0; t < 4; t++)
 		ck_assert(pu[t] >= 12 && pu[t] < 16); /* its tasks on those nodes' PUs */
@@ -408,23 +419,14 @@ START_TEST(topomatch_keeps_cons_tres_nodes)
 	 * --comm-wait's yardstick on an empty cluster has no such check.
 	 */
 	world_t w;
-	int64_t nodes[16], pu[6], direct[16], dpu[6], nd, pus[32], np = 0;
+	int64_t nodes[16], pu[6], direct[16], dpu[6];
 	char err[TOPOMATCH_ERRLEN];
 	double hb, hb_direct;
 	world_open(&w, torus_yaml);
 	busy(&w, (int[]){ 5, 7, 12 }, 3);
 	topomatch_affinity_t *a;
 	ck_assert(topomatch_gen_stencil(2, (int[]){ 2, 3 }, 5, 0, NULL, &a, err) == 0);
-	for (int64_t i = 0; i < 16; i++)
-		for (int64_t c = 0; w.f.free[i] && c < 2; c++)
-			pus[np++] = 2 * i + c;
-	topomatch_map_opts_t o;
-	topomatch_map_result_t res;
-	topomatch_map_opts_init(&o);
-	o.allowed = pus;
-	o.nallowed = np;
-	ck_assert(topomatch_cluster_select(w.cl, a, &o, dpu, direct, &nd, &res, err) == 0);
-	ck_assert_int_eq(nd, 3);
+	ck_assert_int_eq(direct_select(&w, a, dpu, direct), 3);
 	char chosen[64]; /* list() reuses its buffer */
 	snprintf(chosen, sizeof(chosen), "%s", list(direct, 3));
 	ck_assert_str_ne(chosen, "0,1,2");
