@@ -417,10 +417,10 @@ static bool cons_tres_scores_lower(const sim_pick_t *p, const topomatch_affinity
 /*
  * What select/topomatch makes of the mapping (tm_map in tm_choose.c):
  * exactly k nodes are the job's unless cons_tres' own nodes score lower
- * (the check, not made for --comm-wait's yardstick); on more or fewer ("the mapping uses M nodes, the job k
- * to k") the plugin keeps cons_tres' choice among all the free nodes.
- * Outside the narrowed case srun maps the tasks inside the allocation it
- * got.
+ * (the check, not made for --comm-wait's yardstick); on more or fewer
+ * ("the mapping uses M nodes, the job k to k") the plugin keeps cons_tres'
+ * choice among all the free nodes.  Outside the narrowed case srun maps
+ * the tasks inside the allocation it got.
  */
 static int narrow(const sim_pick_t *p, const topomatch_affinity_t *seen, const int64_t *used,
 		  int64_t nused, int64_t *nodes, int64_t *pu, char *err)

@@ -284,7 +284,8 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 				(long long)r[k].tm.narrowed, (long long)r[k].tm.blocked,
 				(long long)r[k].tm.overflow,
 				(long long)r[k].tm.underflow, (long long)r[k].tm.cons_better,
-				(long long)r[k].tm.fallback, (long long)r[k].tm.no_pattern, (long long)r[k].tm.over_kib,
+				(long long)r[k].tm.fallback, (long long)r[k].tm.no_pattern,
+				(long long)r[k].tm.over_kib,
 				conf.pattern_kib, (long long)r[k].tm.over_max,
 				(long long)c->tm.max_tasks, (long long)r[k].tm.over_budget,
 				(long long)r[k].tm.map_failed);
@@ -334,7 +335,8 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 		jnum(out, "mean_switches", u->mean_switches, true);
 	if (r->policy == SIM_TOPOMATCH)
 		fprintf(out, "\"narrowed\": %lld, \"blocked\": %lld, \"overflow\": %lld, "
-			     "\"underflow\": %lld, \"cons_better\": %lld, \"fallback\": %lld, \"fallback_no_pattern\": %lld, "
+			     "\"underflow\": %lld, \"cons_better\": %lld, \"fallback\": %lld, "
+			     "\"fallback_no_pattern\": %lld, "
 			     "\"fallback_over_pattern_kib\": %lld, \"fallback_over_max_tasks\": %lld, "
 			     "\"fallback_over_budget\": %lld, "
 			     "\"fallback_map_failed\": %lld, \"contention_loaded\": %lld, "
@@ -342,7 +344,8 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 			     "\"contention_moved\": %lld, \"comm_waited\": %lld, "
 			     "\"comm_wait_expired\": %lld, ", (long long)r->tm.narrowed,
 			(long long)r->tm.blocked, (long long)r->tm.overflow, (long long)r->tm.underflow,
-			(long long)r->tm.cons_better, (long long)r->tm.fallback, (long long)r->tm.no_pattern,
+			(long long)r->tm.cons_better, (long long)r->tm.fallback,
+			(long long)r->tm.no_pattern,
 			(long long)r->tm.over_kib, (long long)r->tm.over_max, (long long)r->tm.over_budget,
 			(long long)r->tm.map_failed, (long long)r->tm.loaded,
 			(long long)r->tm.compared, (long long)r->tm.moved,
