@@ -362,6 +362,24 @@ START_TEST(topomatch_chooses_like_the_plugin)
 }
 END_TEST
 
+START_TEST(node_choice_best_fit)
+{
+	/* Free: n2 (leaf 0) and n3 (leaf 1) in pod 0, n5 n6 (leaf 2) in pod
+	 * 1.  Both pods hold the 4 tasks; TOPOMATCHCONST fills the one where
+	 * they sit deepest, two nodes under one leaf (it took pod 0, the
+	 * first, when it filled the largest first). */
+	world_t w;
+	int64_t direct[8], dpu[4];
+	world_open(&w, pods_yaml);
+	busy(&w, (int[]){ 1, 4, 7, 8 }, 4);
+	topomatch_affinity_t *a = alltoall(4);
+	ck_assert_int_eq(direct_select(&w, a, dpu, direct), 2);
+	ck_assert_str_eq(list(direct, 2), "4,5");
+	topomatch_affinity_destroy(a);
+	world_close(&w);
+}
+END_TEST
+
 START_TEST(topomatch_falls_back)
 {
 	/* No pattern, or one of more blocks than MaxTasks: cons_tres with
@@ -493,6 +511,7 @@ static Suite *policy_suite(void)
 
 	tcase_add_test(tc, random_nodes);
 	tcase_add_test(tc, topomatch_chooses_like_the_plugin);
+	tcase_add_test(tc, node_choice_best_fit);
 	tcase_add_test(tc, topomatch_falls_back);
 	tcase_add_test(tc, topomatch_keeps_cons_tres_nodes);
 	tcase_add_test(tc, policy_names);
