@@ -199,7 +199,7 @@ static int64_t child_depth_holding(const cmap_t *s, int depth, const child_t *c,
 	int64_t deep = depth + 1;
 	for (int d = depth + 2; d <= s->t->nlevels; d++) {
 		int64_t width = s->t->below[d], run = 0, prev = -1, most = 0;
-		for (int64_t j = c->alo; j < c->ahi; j++) {
+		for (int64_t j = c->alo; j < c->ahi && most * s->c->f < n; j++) {
 			int64_t g = s->allowed[j] / width;
 			run = g == prev ? run + 1 : 1;
 			prev = g;
@@ -234,9 +234,13 @@ static int order_children(cmap_t *s, int depth, const child_t *ch, int64_t kc, i
 	ckey_t *key = tm_alloc(kc, sizeof(*key));
 	if (!key)
 		return oom(s);
+	int64_t total = 0;
+	for (int64_t i = 0; i < kc; i++)
+		total += ch[i].cap;
 	for (int64_t i = 0; i < kc; i++) {
-		bool fits = ch[i].cap >= n;
-		key[i] = (ckey_t){ fits, fits ? child_depth_holding(s, depth, &ch[i], n) : 0,
+		/* the order matters only with room to spare among children */
+		bool fits = ch[i].cap >= n, spare = kc > 1 && total > n;
+		key[i] = (ckey_t){ fits, fits && spare ? child_depth_holding(s, depth, &ch[i], n) : 0,
 				   ch[i].cap, ch[i].idx, i };
 	}
 	qsort(key, (size_t)kc, sizeof(*key), cmp_ckey);
