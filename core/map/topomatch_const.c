@@ -27,10 +27,11 @@
  *  2. padding (TopoMatch's zero-affinity dummy tasks): the child sizes stay
  *     n[i], clipped to the number of tasks, over the children in that
  *     order until they offer twice as many slots as there are tasks, and
- *     dummy tasks without any affinity fill the slack.  A min-cut partition then
- *     decides itself how many real tasks each child gets: for example two
- *     independent groups of 4 tasks and children of sizes 6, 4, 4 go to
- *     two children whole, where packing would cut one of them.
+ *     dummy tasks without any affinity fill the slack.  A min-cut
+ *     partition then decides itself how many real tasks each child gets:
+ *     for example two independent groups of 4 tasks and children of
+ *     sizes 6, 4, 4 go to two children whole, where packing would cut
+ *     one of them.
  *
  * Only children with at least one allowed PU are considered, so the work
  * at a node is O(allowed PUs + tasks + their edges) and memory stays
