@@ -192,6 +192,10 @@ else
 	finish
 fi
 grep '^topomatch:' "$work/torus.out"
+# the stream reaches the plugin's last check: a job keeps cons_tres' nodes
+kept=$(sed -n 's/.*its own nodes scored lower for \([0-9]*\).*/\1/p' "$work/torus.out")
+expect_eq "torus: cons_tres' own nodes scored lower for some job" yes \
+	"$([ "${kept:-0}" -gt 0 ] && echo yes || echo "no (${kept:-none})")"
 two_waves torus
 differ=0
 while read -r j k run wave; do
