@@ -186,8 +186,10 @@ expect_eq "reconfigure with Enabled=yes: the pattern's choice again" "n[005-008]
 # (h) node weights (slurm.conf Weight, here scontrol update; slurmctld gives
 # them to the job test when it runs one, not to --test-only): n005 and n006
 # made heavier, the lightest candidates that hold the job are n001-n002,
-# n007-n009 and n014-n016.  Mapped there, 5.08e6 hop-bytes; n[005-008]
-# (one switch) give 4.77e6, 6 % less.  NodeWeightGain (topomatch.conf,
+# n007-n009 and n014-n016.  Mapped there, 5.08e6 hop-bytes (n014-n016 and
+# one node of another switch: n001, n002, n007, n008 or n009 are alike,
+# and which one the tie gives is not the point); n[005-008] (one switch)
+# give 4.77e6, 6 % less.  NodeWeightGain (topomatch.conf,
 # default 10 %) is the gain that heavier nodes must bring.  The second
 # mapping is made only when the job budget has room for it: 1 s here, so
 # that a loaded machine does not decide the outcome
@@ -199,12 +201,14 @@ weights() {
 	scontrol update nodename=n005,n006 weight="$2"
 }
 hb_light="JobId=%s: node weights: 5.07702e+06 hop-bytes on the lightest candidates that hold the job"
-for g in default:001,014-016 0:005-008 5:005-008 100:001,014-016; do
-	gain=${g%%:*}
+# light: n014-n016 and one lightest node of another switch
+for g in default:light 0:n[005-008] 5:n[005-008] 100:light; do
+	gain=${g%%:*} want=${g#*:}
 	weights "${gain#default}" 10
 	id=$(run_job -n 64 --comm-pattern="$work/groups.mat")
-	expect_eq "(h) n005-n006 heavier, NodeWeightGain=$gain: nodes" "n[${g#*:}]" \
-		"$(squeue -h -j "$id" -o %N)"
+	got=$(squeue -h -j "$id" -o %N)
+	case $want:$got in light:n\[00[12789],014-016\]) got=light ;; esac
+	expect_eq "(h) n005-n006 heavier, NodeWeightGain=$gain: nodes" "$want" "$got"
 	# shellcheck disable=SC2059
 	light=$(printf "$hb_light" "$id")
 	case $gain in
@@ -239,7 +243,9 @@ scancel "$id"
 # gives the decision (EpilogSlurmctld stores it: Slurm 22.05's slurmctld
 # does not send SystemComment to slurmdbd)
 acct=
-for _ in $(seq 150); do
+# up to 90 s: the epilog retries sacctmgr once a second for a minute,
+# which a loaded machine (check.sh's ASan build behind) may need
+for _ in $(seq 450); do
 	acct=$(sacct -n -X -j "$id" -o SystemComment%400 2>&1 | sed 's/^ *//; s/ *$//')
 	case $acct in topomatch:*) break ;; esac
 	sleep 0.2
