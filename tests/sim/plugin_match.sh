@@ -90,17 +90,22 @@ compare() { # JOB [OUT]
 	expect_eq "job $j${2:+ ($2)}: the simulator's nodes are the plugin's" "$real" "$sim"
 }
 idle_nodes() { sinfo -h -t idle -o %D | awk '{ s += $1 } END { print s + 0 }'; }
-# the stream on the real cluster, each job compared once it runs with the
-# simulator's run $work/OUT (default sim): wave 1, its short jobs end,
-# wave 2
+# wave W of the stream on the real cluster, each job compared once it
+# runs with the simulator's run $work/OUT (default sim)
+wave() { # W [OUT]
+	local w=$1 j k run wave
+	shift
+	while read -r j k run wave; do
+		[ "$wave" = "$w" ] && submit "$j" "$k"
+	done <<<"$stream"
+	while read -r j k run wave; do
+		[ "$wave" = "$w" ] && compare "$j" "$@"
+	done <<<"$stream"
+}
+# wave 1, its short jobs end, wave 2
 two_waves() { # [OUT]
 	local j k run wave ended=
-	while read -r j k run wave; do
-		[ "$wave" = 1 ] && submit "$j" "$k"
-	done <<<"$stream"
-	while read -r j k run wave; do
-		[ "$wave" = 1 ] && compare "$j" "$@"
-	done <<<"$stream"
+	wave 1 "$@"
 	while read -r j k run wave; do
 		[ "$wave" = 1 ] && [ "$run" = 100 ] && { scancel "${slurm_id[$j]}"; ended="$ended $j"; }
 	done <<<"$stream"
@@ -112,12 +117,7 @@ two_waves() { # [OUT]
 		sleep 0.2
 	done
 	expect_eq "${1:+$1: }10 nodes idle after the short jobs" 10 "$(idle_nodes)"
-	while read -r j k run wave; do
-		[ "$wave" = 2 ] && submit "$j" "$k"
-	done <<<"$stream"
-	while read -r j k run wave; do
-		[ "$wave" = 2 ] && compare "$j" "$@"
-	done <<<"$stream"
+	wave 2 "$@"
 }
 two_waves
 expect_eq "slurmctld: the plugin narrowed the pattern jobs (the outcome lines)" yes \
