@@ -42,6 +42,8 @@ traces=$top/../shared/traces
 issue_mix=profiles:$top/bench/profiles,shuffled:profiles:$top/bench/profiles,stencil2d,stencil3d,shuffled:stencil3d,alltoall,tree,random
 if [ -n "$rows_of" ]; then
 	work=$rows_of
+	[ -f "$work/list" ] ||
+		{ echo "contention_streams.sh: --rows: no $work/list (not a run's output)" >&2; exit 1; }
 else
 	work=$(mktemp -d /tmp/contention-streams.XXXXXX)
 	echo "contention_streams.sh: outputs in $work"
@@ -97,27 +99,27 @@ row() { # MIX NAME REF
 	}' "$work/$1-$2.out"
 }
 
-[ -n "$rows_of" ] && [ -f "$work/list" ] && rows_only=1 || rows_only=
-pids=
-n=0
-for mix in $mixes; do
-	printf '%s\n' "$streams" | while IFS='|' read -r name cl ref opts; do
-		echo "$mix|$name|$cl|$ref|$opts"
-	done
-done >"$work/list.new"
-[ -n "$rows_only" ] || mv "$work/list.new" "$work/list"
-rm -f "$work/list.new"
-[ -n "$rows_only" ] || while IFS='|' read -r mix name cl ref opts; do
-	# shellcheck disable=SC2086
-	run "$mix" "$name" "$cl" "$ref" $opts &
-	pids="$pids $!"
-	n=$((n + 1))
-	if [ $((n % 2)) -eq 0 ]; then
-		for p in $pids; do wait "$p"; done
-		pids=
-	fi
-done <"$work/list"
-for p in $pids; do wait "$p"; done
+# a run: the list of streams, then two of them at a time
+if [ -z "$rows_of" ]; then
+	for mix in $mixes; do
+		printf '%s\n' "$streams" | while IFS='|' read -r name cl ref opts; do
+			echo "$mix|$name|$cl|$ref|$opts"
+		done
+	done >"$work/list"
+	pids=
+	n=0
+	while IFS='|' read -r mix name cl ref opts; do
+		# shellcheck disable=SC2086
+		run "$mix" "$name" "$cl" "$ref" $opts &
+		pids="$pids $!"
+		n=$((n + 1))
+		if [ $((n % 2)) -eq 0 ]; then
+			for p in $pids; do wait "$p"; done
+			pids=
+		fi
+	done <"$work/list"
+	for p in $pids; do wait "$p"; done
+fi
 
 echo "| stream | bsld topomatch / reference | HB ratio | util (points) | work (points) | p95 wait | kept cons_tres' choice (none + more + fewer + cons lower) | met load / other sets mapped / moved |"
 echo "|---|---|---|---|---|---|---|---|"

@@ -238,9 +238,9 @@ static int order_children(cmap_t *s, int depth, const child_t *ch, int64_t kc, i
 	int64_t total = 0;
 	for (int64_t i = 0; i < kc; i++)
 		total += ch[i].cap;
+	bool spare = kc > 1 && total > n; /* else the order does not matter */
 	for (int64_t i = 0; i < kc; i++) {
-		/* the order matters only with room to spare among children */
-		bool fits = ch[i].cap >= n, spare = kc > 1 && total > n;
+		bool fits = ch[i].cap >= n;
 		key[i] = (ckey_t){ fits, fits && spare ? child_depth_holding(s, depth, &ch[i], n) : 0,
 				   ch[i].cap, ch[i].idx, i };
 	}

@@ -170,10 +170,6 @@ EOF
 sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/none|' "$dir/slurm.conf"
 "$top/contrib/testcluster/restart-controller.sh" --dir "$dir" >"$work/restart.log" 2>&1 ||
 	not_ok "torus: slurmctld restarts: $(tail -3 "$work/restart.log")"
-for _ in $(seq 100); do
-	scontrol ping >/dev/null 2>&1 && break
-	sleep 0.2
-done
 loaded=
 for _ in $(seq 50); do
 	loaded=$(grep -c "torus network" "$dir/log/slurmctld.log")

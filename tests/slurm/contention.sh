@@ -149,10 +149,6 @@ expect_contains "ContentionWeight=1: SystemComment says it left the loaded links
 # (2) slurmctld restarted: the table is rebuilt from the running jobs
 "$top/contrib/testcluster/restart-controller.sh" --dir "$dir" >"$work/restart.log" 2>&1 ||
 	not_ok "slurmctld restarts: $(tail -5 "$work/restart.log")"
-for _ in $(seq 100); do
-	scontrol ping >/dev/null 2>&1 && break
-	sleep 0.2
-done
 rebuilt=$(grep "link loads rebuilt from the running jobs" "$log" | tail -1)
 expect_contains "after the restart: job 1 back in the link loads" "rebuilt from the running jobs: 1 pattern jobs" \
 	"$rebuilt"

@@ -92,15 +92,15 @@ static int cmp_i64(const void *a, const void *b)
 
 /*
  * cons_tres' choice without a topology plugin (Slurm 22.05,
- * src/plugins/select/cons_tres/job_test.c, _eval_nodes): the candidates
- * (cand NULL: every free node) in runs of consecutive node indices; while
+ * src/plugins/select/cons_tres/job_test.c, _eval_nodes): the free nodes
+ * in runs of consecutive node indices; while
  * nodes are missing, the run that holds them most tightly (the first of
  * the smallest that suffice), else the first of the largest, gives its
  * nodes from its start, and leaves the choice.  Nodes are equal here
  * (weight, cores), so runs compare by node count as by CPUs.
  */
-static int linear(const sim_machine_t *m, const sim_free_t *f, const unsigned char *cand,
-		  int64_t k, int64_t *nodes, char *err)
+static int linear(const sim_machine_t *m, const sim_free_t *f, int64_t k, int64_t *nodes,
+		  char *err)
 {
 	int64_t got = 0, nruns = 0, nfree = 0;
 	int64_t *start = malloc(((size_t)m->nnodes + 1) * 2 * sizeof(*start));
@@ -108,7 +108,7 @@ static int linear(const sim_machine_t *m, const sim_free_t *f, const unsigned ch
 		return oom(err);
 	int64_t *len = start + m->nnodes + 1;
 	for (int64_t i = 0; i < m->nnodes; i++) {
-		if (!f->free[i] || (cand && !cand[i]))
+		if (!f->free[i])
 			continue;
 		if (!nruns || start[nruns - 1] + len[nruns - 1] != i) {
 			start[nruns] = i;
@@ -151,7 +151,7 @@ static int random_nodes(const sim_pick_t *p, int64_t *nodes, char *err)
 			pool[n++] = i;
 	if (n < p->k) {
 		free(pool);
-		return linear(p->m, p->f, NULL, p->k, nodes, err); /* says why */
+		return linear(p->m, p->f, p->k, nodes, err); /* says why */
 	}
 	for (int64_t j = 0; j < p->k; j++) {
 		int64_t r = j + (int64_t)topomatch_rng_below(p->rng, (uint64_t)(n - j));
@@ -165,13 +165,14 @@ static int random_nodes(const sim_pick_t *p, int64_t *nodes, char *err)
 	return TOPOMATCH_OK;
 }
 
-/* cons_tres' own choice: with topology/tree on a tree, else in order. */
-static int cons_tres(const sim_machine_t *m, const sim_free_t *f, const unsigned char *cand,
-		     int64_t k, int64_t *nodes, char *err)
+/* cons_tres' own choice among the free nodes: with topology/tree on a
+ * tree, else without a topology plugin (linear). */
+static int cons_tres(const sim_machine_t *m, const sim_free_t *f, int64_t k, int64_t *nodes,
+		     char *err)
 {
 	if (m->levels > 0)
-		return sim_slurm_tree(m, f, cand, k, nodes, err);
-	return linear(m, f, cand, k, nodes, err);
+		return sim_slurm_tree(m, f, NULL, k, nodes, err);
+	return linear(m, f, k, nodes, err);
 }
 
 /* ------------------------------------------------------------ topomatch */
@@ -338,19 +339,6 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 	return rc;
 }
 
-/* Whether the k nodes of a[] and b[] are the same set. */
-static bool same_nodes(const sim_machine_t *m, const int64_t *a, const int64_t *b, int64_t k)
-{
-	unsigned char *in = calloc((size_t)m->nnodes + 1, 1);
-	bool same = in != NULL;
-	for (int64_t i = 0; same && i < k; i++)
-		in[a[i]] = 1;
-	for (int64_t i = 0; same && i < k; i++)
-		same = in[b[i]];
-	free(in);
-	return same;
-}
-
 /* Placement pu[] of pattern a scored as the plugin compares placements
  * (tm_score in tm_choose.c): hop-bytes, plus the contention weight x the
  * load it meets when running jobs' traffic is on the links; -1 on error. */
@@ -393,7 +381,9 @@ static bool alike_leaf_sets(const sim_machine_t *m, const int64_t *a, const int6
  * (cons[]) for the job, the pattern the plugin saw (seen) mapped there as
  * srun would, and kept when that scores lower (placement_score) than the
  * chosen placement pu[] on used[].  Not mapped where the plugin finds a
- * tie: the same nodes, or nodes alike (alike_leaf_sets).  The chosen
+ * tie: the same nodes (both lists in increasing order, as
+ * topomatch_cluster_select and cons_tres give them), or nodes alike
+ * (alike_leaf_sets).  The chosen
  * placement is the node choice's mapping; the plugin maps the tasks again
  * on the chosen nodes (tm_placement), the same but for what the
  * refinement moves.
@@ -404,8 +394,9 @@ static bool cons_tres_scores_lower(const sim_pick_t *p, const topomatch_affinity
 {
 	int64_t *pu_cons = malloc((size_t)topomatch_affinity_ntasks(seen) * sizeof(*pu_cons) + 1);
 	double sc = -1, sc_cons = -1;
-	if (pu_cons && !cons_tres(p->m, p->f, NULL, p->k, cons, err) &&
-	    !same_nodes(p->m, cons, used, p->k) && !alike_leaf_sets(p->m, cons, used, p->k) &&
+	if (pu_cons && !cons_tres(p->m, p->f, p->k, cons, err) &&
+	    memcmp(cons, used, (size_t)p->k * sizeof(*cons)) &&
+	    !alike_leaf_sets(p->m, cons, used, p->k) &&
 	    !map_onto(p, seen, cons, pu_cons, err)) {
 		sc = placement_score(p, seen, pu, err);
 		sc_cons = sc < 0 ? -1 : placement_score(p, seen, pu_cons, err);
@@ -439,7 +430,7 @@ static int narrow(const sim_pick_t *p, const topomatch_affinity_t *seen, const i
 		p->stats->overflow++;
 	else
 		p->stats->underflow++;
-	int rc = cons_tres(p->m, p->f, NULL, p->k, nodes, err);
+	int rc = cons_tres(p->m, p->f, p->k, nodes, err);
 	return rc ? rc : remap(p, nodes, pu, err);
 }
 
@@ -465,7 +456,7 @@ static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, ch
 			p->stats->over_budget++;
 		else
 			p->stats->map_failed++;
-		rc = cons_tres(p->m, p->f, NULL, p->k, nodes, err);
+		rc = cons_tres(p->m, p->f, p->k, nodes, err);
 		if (!rc)
 			rc = sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err);
 	}
@@ -487,7 +478,7 @@ int sim_policy_select(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *er
 		rc = random_nodes(p, nodes, err);
 		break;
 	default:
-		rc = linear(p->m, p->f, NULL, p->k, nodes, err);
+		rc = linear(p->m, p->f, p->k, nodes, err);
 	}
 	return rc ? rc : sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err);
 }
