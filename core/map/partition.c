@@ -124,6 +124,7 @@ static void pq_free(pq_t *h)
 /* Weight from one vertex to each part, gathered from its row: O(degree). */
 typedef struct pconn {
 	double *w;      /* k entries, 0 outside `touched` */
+	int64_t *n;     /* k: the edges towards each part */
 	int64_t *touched;
 	unsigned char *mark;
 	int64_t nt;
@@ -132,15 +133,17 @@ typedef struct pconn {
 static int pconn_init(pconn_t *c, int k)
 {
 	c->w = tm_zalloc(k, sizeof(*c->w));
+	c->n = tm_zalloc(k, sizeof(*c->n));
 	c->touched = tm_alloc(k, sizeof(*c->touched));
 	c->mark = tm_zalloc(k, 1);
 	c->nt = 0;
-	return c->w && c->touched && c->mark ? TOPOMATCH_OK : TOPOMATCH_ENOMEM;
+	return c->w && c->n && c->touched && c->mark ? TOPOMATCH_OK : TOPOMATCH_ENOMEM;
 }
 
 static void pconn_free(pconn_t *c)
 {
 	free(c->w);
+	free(c->n);
 	free(c->touched);
 	free(c->mark);
 }
@@ -154,6 +157,7 @@ static void pconn_gather(pconn_t *c, const tm_wgraph_t *g, const int64_t *part, 
 			c->touched[c->nt++] = q;
 		}
 		c->w[q] += g->w[e];
+		c->n[q]++;
 	}
 }
 
@@ -161,6 +165,7 @@ static void pconn_clear(pconn_t *c)
 {
 	for (int64_t t = 0; t < c->nt; t++) {
 		c->w[c->touched[t]] = 0.0;
+		c->n[c->touched[t]] = 0;
 		c->mark[c->touched[t]] = 0;
 	}
 	c->nt = 0;
@@ -248,6 +253,14 @@ typedef struct refine {
 	int64_t *lcur;
 	double *ub;      /* k: best gain any vertex of the part could bring */
 	double gained;   /* by the swaps of this pass */
+	/* each vertex's weight to the parts next to it, kept up to date
+	 * through the swaps: the entries of v are cptr[v] .. cptr[v] + clen[v],
+	 * at most min(degree, k) of them (a part leaves the list when its
+	 * last neighbour of v does) */
+	int64_t *cptr, *clen, *cpart, *ccnt;
+	double *cw;
+	double *deg;     /* v's weight in all (the scale of rounding noise) */
+	double *wv;      /* n: the row of the vertex whose wish is served */
 } refine_t;
 
 static int cmp_wish_pair(const void *a, const void *b)
@@ -309,6 +322,13 @@ static void refine_free(refine_t *r)
 	free(r->loff);
 	free(r->lcur);
 	free(r->ub);
+	free(r->cptr);
+	free(r->clen);
+	free(r->cpart);
+	free(r->ccnt);
+	free(r->cw);
+	free(r->deg);
+	free(r->wv);
 }
 
 static int refine_alloc(refine_t *r)
@@ -328,10 +348,70 @@ static int refine_alloc(refine_t *r)
 	r->loff = tm_alloc((int64_t)r->k + 1, sizeof(*r->loff));
 	r->lcur = tm_alloc(r->k, sizeof(*r->lcur));
 	r->ub = tm_alloc(r->k, sizeof(*r->ub));
-	if (r->inner && r->locked && r->wish && r->order && r->seg && r->segcur && r->segkey &&
-	    r->rev && r->wseg && r->loose && r->loff && r->lcur && r->ub)
-		return TOPOMATCH_OK;
-	return TOPOMATCH_ENOMEM;
+	r->cptr = tm_alloc(g->n, sizeof(*r->cptr));
+	r->clen = tm_alloc(g->n, sizeof(*r->clen));
+	r->cpart = tm_alloc(nnz, sizeof(*r->cpart));
+	r->ccnt = tm_alloc(nnz, sizeof(*r->ccnt));
+	r->cw = tm_alloc(nnz, sizeof(*r->cw));
+	r->deg = tm_alloc(g->n, sizeof(*r->deg));
+	r->wv = tm_zalloc(g->n, sizeof(*r->wv));
+	if (!r->inner || !r->locked || !r->wish || !r->order || !r->seg || !r->segcur ||
+	    !r->segkey || !r->rev || !r->wseg || !r->loose || !r->loff || !r->lcur || !r->ub ||
+	    !r->cptr || !r->clen || !r->cpart || !r->ccnt || !r->cw || !r->deg || !r->wv)
+		return TOPOMATCH_ENOMEM;
+	for (int64_t v = 0, at = 0; v < g->n; v++) {
+		int64_t d = g->rowptr[v + 1] - g->rowptr[v];
+		r->cptr[v] = at;
+		at += d < r->k ? d : r->k;
+		r->deg[v] = 0.0;
+		for (int64_t e = g->rowptr[v]; e < g->rowptr[v + 1]; e++)
+			r->deg[v] += g->w[e];
+	}
+	return TOPOMATCH_OK;
+}
+
+/* ------------------------------------------- weights to the parts */
+
+/* W(v, q): v's entry for part q, 0 when no neighbour of v is in q. */
+static double conn(const refine_t *r, int64_t v, int64_t q)
+{
+	for (int64_t i = r->cptr[v], end = i + r->clen[v]; i < end; i++)
+		if (r->cpart[i] == q)
+			return r->cw[i];
+	return 0.0;
+}
+
+/* A neighbour of v, joined to it by weight w, enters (dir 1) or leaves
+ * (dir -1) part q. */
+static void conn_move(refine_t *r, int64_t v, int64_t q, double w, int dir)
+{
+	int64_t lo = r->cptr[v], end = lo + r->clen[v], i = lo;
+	while (i < end && r->cpart[i] != q)
+		i++;
+	if (i == end) { /* dir is 1: a part new to v */
+		r->cpart[i] = q;
+		r->cw[i] = 0.0;
+		r->ccnt[i] = 0;
+		r->clen[v]++;
+	}
+	r->cw[i] += dir * w;
+	r->ccnt[i] += dir;
+	if (r->ccnt[i] == 0) { /* exactly 0: no rounding left behind */
+		r->clen[v]--;
+		r->cpart[i] = r->cpart[end - 1];
+		r->cw[i] = r->cw[end - 1];
+		r->ccnt[i] = r->ccnt[end - 1];
+	}
+}
+
+/* v moved from part p to part q: its neighbours' entries follow. */
+static void conn_moved(refine_t *r, int64_t v, int64_t p, int64_t q)
+{
+	const tm_wgraph_t *g = r->g;
+	for (int64_t e = g->rowptr[v]; e < g->rowptr[v + 1]; e++) {
+		conn_move(r, g->col[e], p, g->w[e], -1);
+		conn_move(r, g->col[e], q, g->w[e], 1);
+	}
 }
 
 /* The wishes of this pass, and each vertex's weight inside its part. */
@@ -346,9 +426,13 @@ static void collect_wishes(refine_t *r, pconn_t *pc)
 		pconn_gather(pc, g, r->part, v);
 		r->inner[v] = pc->w[p];
 		r->ub[p] = fmax(r->ub[p], -pc->w[p]);
+		r->clen[v] = pc->nt;
 		for (int64_t t = 0; t < pc->nt; t++) {
-			int64_t q = pc->touched[t];
+			int64_t q = pc->touched[t], i = r->cptr[v] + t;
 			double gain = pc->w[q] - pc->w[p];
+			r->cpart[i] = q;
+			r->cw[i] = pc->w[q];
+			r->ccnt[i] = pc->n[q];
 			if (q == p)
 				continue;
 			r->wish[r->nwish++] = (wish_t){ gain, v, p, q };
@@ -452,34 +536,16 @@ static int index_loose(refine_t *r)
 }
 
 /*
- * Exact gain of swapping v (in p) and u (in q) on the current partition;
- * *scale gets the weight involved, to judge rounding noise.
+ * Gain of swapping v (in p) and u (in q) on the current partition, from
+ * the weights to the parts (W(v,q) - W(v,p) + W(u,p) - W(u,q), less twice
+ * the edge between them, which stays cut); wv[] holds v's row.  *scale
+ * gets the weight involved, to judge rounding noise.
  */
 static double swap_gain(const refine_t *r, int64_t v, int64_t u, double *scale)
 {
-	const tm_wgraph_t *g = r->g;
 	int64_t p = r->part[v], q = r->part[u];
-	double gain = 0.0, s = 0.0;
-	for (int64_t e = g->rowptr[v]; e < g->rowptr[v + 1]; e++) {
-		int64_t x = g->col[e], px = r->part[x];
-		s += g->w[e];
-		if (x == u)
-			gain -= 2.0 * g->w[e]; /* the edge stays cut */
-		if (px == q)
-			gain += g->w[e];
-		else if (px == p)
-			gain -= g->w[e];
-	}
-	for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++) {
-		int64_t px = r->part[g->col[e]];
-		s += g->w[e];
-		if (px == p)
-			gain += g->w[e];
-		else if (px == q)
-			gain -= g->w[e];
-	}
-	*scale = s;
-	return gain;
+	*scale = r->deg[v] + r->deg[u];
+	return conn(r, v, q) - conn(r, v, p) + conn(r, u, p) - conn(r, u, q) - 2.0 * r->wv[u];
 }
 
 /* Skip the locked vertices at the head of a candidate list. */
@@ -536,18 +602,25 @@ static bool serve_wish(refine_t *r, int64_t wi)
 		return false;
 	/* the heads of both lists are unlocked; a few locked entries further
 	 * on are skipped, within a bound so that a pass stays O(nnz) */
+	const tm_wgraph_t *g = r->g;
 	double best = -INFINITY;
 	int64_t bu = -1;
 	int64_t end = s >= 0 ? r->seg[s + 1] : 0;
+	for (int64_t e = g->rowptr[v]; e < g->rowptr[v + 1]; e++)
+		r->wv[g->col[e]] += g->w[e];
 	for (int64_t i = s >= 0 ? r->segcur[s] : 0, m = 0; i < end && m < PAIR_CANDIDATES;
 	     i++, m++)
 		try_partner(r, v, r->wish[i].v, &best, &bu);
 	for (int64_t i = r->lcur[q], m = 0; i < r->loff[q + 1] && m < LOOSE_CANDIDATES; i++, m++)
 		try_partner(r, v, r->loose[i], &best, &bu);
+	for (int64_t e = g->rowptr[v]; e < g->rowptr[v + 1]; e++)
+		r->wv[g->col[e]] = 0.0;
 	if (bu < 0)
 		return false;
 	r->part[v] = q;
 	r->part[bu] = p;
+	conn_moved(r, v, p, q);
+	conn_moved(r, bu, q, p);
 	r->locked[v] = r->locked[bu] = 1;
 	r->gained += best;
 	return true;

@@ -100,6 +100,7 @@ typedef struct rf_at {
 	int64_t p;
 	int64_t j;                 /* graphs: index among the allowed PUs */
 	int x[RF_MAX_COORDS];      /* grid coordinates, then tree digits */
+	uint64_t key;              /* trees with keys: the digits packed */
 } rf_at_t;
 
 typedef struct rf_move {
@@ -126,6 +127,14 @@ typedef struct rf {
 	int64_t *next;   /* the tasks of one PU, doubly linked */
 	int64_t *prev;
 	int *xy;         /* task -> coordinates and digits of its PU (nd each) */
+	/* Trees whose digits fit in 64 bits keep one key per task instead:
+	 * digit k at bit kshift[k], the root's highest, so that the first
+	 * level where two PUs differ is the field of the highest bit of their
+	 * XOR (klevel[bit]): a distance is an XOR and a count of leading
+	 * zeros, where comparing digits one by one took 12 % of a replay */
+	uint64_t *key;
+	int kshift[TOPOMATCH_MAX_LEVELS];
+	unsigned char klevel[64];
 	int64_t *tj;     /* graphs: task -> index of its PU */
 	uint16_t *hop;   /* graphs: m x m hops by index */
 	int64_t *gnear;  /* graphs: RF_GRAPH_NEAR nearest allowed PUs per index, -1 pads */
@@ -211,10 +220,44 @@ static void rf_at(const rf_t *r, int64_t p, rf_at_t *a)
 		a->j = rf_index(r, p);
 		return;
 	}
+	if (r->key) {
+		a->key = 0;
+		for (int k = 0; k < t->nlevels; k++)
+			a->key |= (uint64_t)(p / t->below[k + 1] % t->arity[k]) << r->kshift[k];
+		return;
+	}
 	for (int k = 0; k < r->ng; k++)
 		a->x[k] = (int)tm_grid_coord(t, k, p);
 	for (int k = 0; k < r->nl; k++)
 		a->x[r->ng + k] = (int)(p / t->below[k + 1] % t->arity[k]);
+}
+
+/* The PU of task u prepared, from what rf_link stored: no division. */
+static void rf_at_task(const rf_t *r, int64_t u, rf_at_t *a)
+{
+	a->p = r->pu[u];
+	if (r->t->kind == TOPOMATCH_TOPO_GRAPH)
+		a->j = r->tj[u];
+	else if (r->key)
+		a->key = r->key[u];
+	else
+		memcpy(a->x, r->xy + u * r->nd, (size_t)r->nd * sizeof(int));
+}
+
+/*
+ * The PU at q of block `to` that sits where the prepared PU a sits in
+ * block `from` (grids and trees).  Blocks are aligned (a subtree, a box
+ * of routers, a part of a router's tree), so each coordinate moves by the
+ * origins' difference with no carry into the next.
+ */
+static void rf_at_moved(const rf_t *r, const rf_at_t *a, int64_t q, const rf_at_t *from,
+			const rf_at_t *to, rf_at_t *out)
+{
+	out->p = q;
+	if (r->key)
+		out->key = a->key - from->key + to->key;
+	for (int k = 0; k < r->nd; k++)
+		out->x[k] = a->x[k] - from->x[k] + to->x[k];
 }
 
 static int64_t rf_grid_hops(const rf_t *r, const int *x, const int *y)
@@ -238,6 +281,12 @@ static int64_t rf_tree_hops(const rf_t *r, const int *x, const int *y)
 	return 0;
 }
 
+static int64_t rf_key_hops(const rf_t *r, uint64_t x, uint64_t y)
+{
+	uint64_t d = x ^ y;
+	return d ? 2 * (int64_t)(r->nl - r->klevel[63 - __builtin_clzll(d)]) : 0;
+}
+
 /* Grids: under one router as in a tree, else up, across and down. */
 static int64_t rf_xy_hops(const rf_t *r, const int *x, const int *y)
 {
@@ -252,6 +301,8 @@ static int64_t rf_hops(const rf_t *r, const rf_at_t *a, int64_t w)
 {
 	switch (r->t->kind) {
 	case TOPOMATCH_TOPO_TREE:
+		if (r->key)
+			return rf_key_hops(r, a->key, r->key[w]);
 		return rf_tree_hops(r, a->x, r->xy + w * r->nd);
 	case TOPOMATCH_TOPO_GRAPH:
 		return r->hop[a->j * r->m + r->tj[w]];
@@ -265,6 +316,8 @@ static int64_t rf_hops2(const rf_t *r, const rf_at_t *a, const rf_at_t *b)
 {
 	switch (r->t->kind) {
 	case TOPOMATCH_TOPO_TREE:
+		if (r->key)
+			return rf_key_hops(r, a->key, b->key);
 		return rf_tree_hops(r, a->x, b->x);
 	case TOPOMATCH_TOPO_GRAPH:
 		return r->hop[a->j * r->m + b->j];
@@ -283,6 +336,8 @@ static void rf_link(rf_t *r, int64_t u, const rf_at_t *a, int64_t j)
 		r->tj[u] = j;
 	if (r->xy)
 		memcpy(r->xy + u * r->nd, a->x, (size_t)r->nd * sizeof(int));
+	if (r->key)
+		r->key[u] = a->key;
 	r->prev[u] = -1;
 	r->next[u] = r->head[j];
 	if (r->head[j] >= 0)
@@ -406,7 +461,7 @@ static double rf_cost(rf_t *r, int64_t u, const rf_at_t *q)
 static double rf_cost_here(rf_t *r, int64_t u)
 {
 	rf_at_t a;
-	rf_at(r, r->pu[u], &a);
+	rf_at_task(r, u, &a);
 	return rf_cost(r, u, &a);
 }
 
@@ -585,7 +640,7 @@ static rf_move_t rf_best(rf_t *r, int64_t u, double floor)
 {
 	rf_move_t best = { -1, -1, floor };
 	rf_at_t ap, aq;
-	rf_at(r, r->pu[u], &ap);
+	rf_at_task(r, u, &ap);
 	rf_candidates(r, u);
 	for (int i = 0; i < r->ncand && !rf_stop(r); i++) {
 		int64_t q = r->cand[i], j = rf_index(r, q);
@@ -626,7 +681,7 @@ static void rf_moved(rf_t *r, int64_t x, const rf_at_t *from)
 {
 	const topomatch_csr_t *a = &r->a;
 	rf_at_t to;
-	rf_at(r, r->pu[x], &to);
+	rf_at_task(r, x, &to);
 	for (int64_t e = a->rowptr[x]; e < a->rowptr[x + 1]; e++) {
 		int64_t w = a->col[e];
 		r->cur[w] += a->w[e] * (double)(rf_hops(r, &to, w) - rf_hops(r, from, w));
@@ -637,7 +692,7 @@ static void rf_moved(rf_t *r, int64_t x, const rf_at_t *from)
 static void rf_apply(rf_t *r, int64_t u, const rf_move_t *mv)
 {
 	rf_at_t ap, aq;
-	rf_at(r, r->pu[u], &ap);
+	rf_at_task(r, u, &ap);
 	rf_at(r, mv->q, &aq);
 	rf_put(r, u, &aq);
 	if (mv->v >= 0)
@@ -949,12 +1004,12 @@ static void rf_block_side(rf_t *r, bool first, double *g, double *scale)
 	const int64_t *pus = first ? r->bp1 : r->bp2, *img = first ? r->bp2 : r->bp1;
 	const rf_at_t *own = first ? &r->o1 : &r->o2, *other = first ? &r->o2 : &r->o1;
 	int64_t delta = first ? r->o2.p - r->o1.p : r->o1.p - r->o2.p;
-	rf_at_t ap, an, as;
+	rf_at_t ap, an, as, aw;
 	for (int64_t i = 0; i < r->L->size; i++) {
 		if (!rf_allowed(r, pus[i]) || r->head[rf_index(r, pus[i])] < 0)
 			continue;
-		rf_at(r, pus[i], &ap);
-		rf_at(r, img[i], &an);
+		rf_at_task(r, r->head[rf_index(r, pus[i])], &ap);
+		rf_at_moved(r, &ap, img[i], own, other, &an);
 		for (int64_t x = r->head[rf_index(r, pus[i])]; x >= 0; x = r->next[x]) {
 			for (int64_t e = a->rowptr[x]; e < a->rowptr[x + 1]; e++) {
 				int64_t w = a->col[e], d0, d1;
@@ -964,7 +1019,8 @@ static void rf_block_side(rf_t *r, bool first, double *g, double *scale)
 				if (!rf_in_block(r, other, w)) {
 					d1 = rf_hops(r, &an, w);
 				} else if (first) {
-					rf_at(r, r->pu[w] - delta, &as);
+					rf_at_task(r, w, &aw);
+					rf_at_moved(r, &aw, r->pu[w] - delta, other, own, &as);
 					d1 = rf_hops2(r, &an, &as);
 				} else {
 					continue;
@@ -1102,6 +1158,7 @@ static void rf_free(rf_t *r)
 	free(r->next);
 	free(r->prev);
 	free(r->xy);
+	free(r->key);
 	free(r->tj);
 	free(r->hop);
 	free(r->gnear);
@@ -1114,6 +1171,25 @@ static void rf_free(rf_t *r)
 	free(r->bp1);
 	free(r->bp2);
 	free(r->seen);
+}
+
+/* Bit fields of a tree's keys (see rf_t); false when they take more than 64 bits. */
+static bool rf_key_layout(rf_t *r)
+{
+	const topomatch_topology_t *t = r->t;
+	int bits = 0;
+	for (int k = t->nlevels - 1; k >= 0; k--) {
+		int b = 0;
+		while (b < 63 && (INT64_C(1) << b) < t->arity[k])
+			b++;
+		if (bits + b > 64)
+			return false;
+		r->kshift[k] = bits;
+		for (int i = bits; i < bits + b; i++)
+			r->klevel[i] = (unsigned char)k;
+		bits += b;
+	}
+	return true;
 }
 
 static bool rf_alloc(rf_t *r)
@@ -1132,6 +1208,12 @@ static bool rf_alloc(rf_t *r)
 		r->ng = kind == TOPOMATCH_TOPO_TREE ? 0 : r->t->ndims;
 		r->nl = r->t->nlevels;
 		r->nd = r->ng + r->nl;
+		if (kind == TOPOMATCH_TOPO_TREE && rf_key_layout(r)) {
+			r->nd = 0;
+			r->key = tm_alloc(r->n, sizeof(*r->key));
+			if (!r->key)
+				return false;
+		}
 		r->xy = tm_alloc(r->n * r->nd, sizeof(*r->xy));
 	}
 	if (kind == TOPOMATCH_TOPO_GRAPH)
