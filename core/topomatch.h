@@ -407,8 +407,10 @@ TOPOMATCH_API int topomatch_link_load_add(topomatch_link_load_t *ll, uint64_t jo
 /* Job `job` ends: its load leaves L (EINVAL when it is not in the table). */
 TOPOMATCH_API int topomatch_link_load_remove(topomatch_link_load_t *ll, uint64_t job,
 					     char *err);
-/* The score of placing a at pu[] (topology PUs) with weight >= 0. */
-TOPOMATCH_API int topomatch_link_load_score(topomatch_link_load_t *ll,
+/* The score of placing a at pu[] (topology PUs) with weight >= 0.  Reads
+ * ll only: scores may run side by side on threads (not beside an add or
+ * remove). */
+TOPOMATCH_API int topomatch_link_load_score(const topomatch_link_load_t *ll,
 					    const topomatch_affinity_t *a, const int64_t *pu,
 					    double weight, topomatch_link_score_t *out,
 					    char *err);

@@ -85,7 +85,8 @@ static const char help[] =
 	"                          PREFIX.json and the plots (PREFIX-*.png, .svg)\n"
 	"      --no-plots          with --out: no plots\n"
 	"      --dump-patterns DIR write each job's pattern to DIR/job-ID.mtx\n"
-	"      --threads N         policies replayed in parallel (default: CPUs)\n"
+	"      --threads N         policies replayed in parallel, and a thread no\n"
+	"                          replay has helps the topomatch one (default: CPUs)\n"
 	"      --json              print only the JSON summary on stdout\n"
 	"      --quiet             no progress line on stderr\n"
 	"  -h, --help              this text\n"
@@ -363,6 +364,8 @@ struct work {
 	int64_t chunk;
 	int next, failed;     /* atomic */
 	int done;             /* atomic: workers finished */
+	int *spare;           /* atomic, may be NULL: threads idle, one more as
+			       * each worker finishes */
 	char err[TOPOMATCH_ERRLEN];
 	pthread_mutex_t lock; /* err */
 };
@@ -392,6 +395,8 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&w->lock);
 		}
 	}
+	if (w->spare)
+		__atomic_fetch_add(w->spare, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -527,12 +532,17 @@ static int simulate(const struct sim_args *a, struct sim_world *wd, sim_config_t
 		pol[k] = wd->policy[order[k]];
 	sim_result_t tmp[SIM_NPOLICIES];
 	memset(tmp, 0, sizeof(tmp)); /* a run that never started frees as empty */
-	struct work runs = { .cfg = c, .res = tmp, .policy = pol, .nitems = n };
+	/* the threads no replay has, and each one's as it finishes: the
+	 * topomatch replay's check borrows them */
+	int spare = nt > n ? (int)(nt - n) : 0;
+	c->spare = &spare;
+	struct work runs = { .cfg = c, .res = tmp, .policy = pol, .nitems = n, .spare = &spare };
 	p.replay = true;
 	p.pol = wd->policy;
 	p.npol = wd->npol;
 	p.t_runs = now_s();
 	rc = run_threads(a, &runs, &p);
+	c->spare = NULL;
 	for (int k = 0; k < n; k++) /* back in the order asked */
 		res[order[k]] = tmp[k];
 	progress(&p, true);

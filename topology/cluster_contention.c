@@ -82,7 +82,7 @@ int topomatch_cluster_link_load_add(const topomatch_cluster_t *c, topomatch_link
 	return rc;
 }
 
-static int score_of(const topomatch_cluster_t *c, topomatch_link_load_t *ll,
+static int score_of(const topomatch_cluster_t *c, const topomatch_link_load_t *ll,
 		    const topomatch_affinity_t *a, const int64_t *pu, double weight,
 		    topomatch_link_score_t *s, char *err)
 {
@@ -94,7 +94,8 @@ static int score_of(const topomatch_cluster_t *c, topomatch_link_load_t *ll,
 	return rc;
 }
 
-int topomatch_cluster_link_load_score(const topomatch_cluster_t *c, topomatch_link_load_t *ll,
+int topomatch_cluster_link_load_score(const topomatch_cluster_t *c,
+				      const topomatch_link_load_t *ll,
 				      const topomatch_affinity_t *a, const int64_t *pu,
 				      double weight, topomatch_link_score_t *out, char *err)
 {

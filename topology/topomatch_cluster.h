@@ -161,10 +161,10 @@ TOPOMATCH_API int topomatch_cluster_link_load_add(const topomatch_cluster_t *c,
 
 /* topomatch_link_load_score of a placement given in cluster PUs (pu[k]:
  * task k's), e.g. of another scheduler's choice to compare with
- * topomatch_cluster_select_loaded's.  EINVAL for a NULL argument or a PU
- * outside the cluster (naming it). */
+ * topomatch_cluster_select_loaded's; reads ll only, as that does.  EINVAL
+ * for a NULL argument or a PU outside the cluster (naming it). */
 TOPOMATCH_API int topomatch_cluster_link_load_score(const topomatch_cluster_t *c,
-						    topomatch_link_load_t *ll,
+						    const topomatch_link_load_t *ll,
 						    const topomatch_affinity_t *a, const int64_t *pu,
 						    double weight, topomatch_link_score_t *out,
 						    char *err);

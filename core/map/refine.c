@@ -91,6 +91,7 @@
 typedef struct rf_level {
 	int64_t size;               /* PUs per block */
 	int64_t lsize;              /* grids: PUs per block under one router */
+	int depth;                  /* trees: the blocks are the subtrees at it */
 	int bd[TOPOMATCH_MAX_DIMS]; /* grids: block extent in each dimension */
 	int cd[TOPOMATCH_MAX_DIMS]; /* grids: blocks along each dimension */
 } rf_level_t;
@@ -281,7 +282,7 @@ static int64_t rf_tree_hops(const rf_t *r, const int *x, const int *y)
 	return 0;
 }
 
-static int64_t rf_key_hops(const rf_t *r, uint64_t x, uint64_t y)
+static inline int64_t rf_key_hops(const rf_t *r, uint64_t x, uint64_t y)
 {
 	uint64_t d = x ^ y;
 	return d ? 2 * (int64_t)(r->nl - r->klevel[63 - __builtin_clzll(d)]) : 0;
@@ -452,8 +453,12 @@ static double rf_cost(rf_t *r, int64_t u, const rf_at_t *q)
 {
 	const topomatch_csr_t *a = &r->a;
 	double s = 0.0;
-	for (int64_t e = a->rowptr[u]; e < a->rowptr[u + 1]; e++)
-		s += a->w[e] * (double)rf_hops(r, q, a->col[e]);
+	if (r->key) /* the loop of the hot case without a call per entry */
+		for (int64_t e = a->rowptr[u]; e < a->rowptr[u + 1]; e++)
+			s += a->w[e] * (double)rf_key_hops(r, q->key, r->key[a->col[e]]);
+	else
+		for (int64_t e = a->rowptr[u]; e < a->rowptr[u + 1]; e++)
+			s += a->w[e] * (double)rf_hops(r, q, a->col[e]);
 	r->used += a->rowptr[u + 1] - a->rowptr[u] + 1;
 	return s;
 }
@@ -840,7 +845,7 @@ static void rf_levels_tree(rf_t *r)
 	for (int k = t->nlevels - 1; k >= 1 && r->nlv < RF_MAX_LEVELS; k--) {
 		int64_t size = t->below[k];
 		if (size > t->below[k + 1] && size <= r->n / 2)
-			r->lv[r->nlv++] = (rf_level_t){ .size = size };
+			r->lv[r->nlv++] = (rf_level_t){ .size = size, .depth = k };
 	}
 }
 
@@ -1033,6 +1038,49 @@ static void rf_block_side(rf_t *r, bool first, double *g, double *scale)
 	}
 }
 
+/*
+ * rf_block_side on a tree with keys, the same sums: the hottest loop of a
+ * replay on a fat tree, without a call per matrix entry.  A PU is in a
+ * block when its key agrees with the block's above the block's levels
+ * (from bit kshift[depth - 1] up), so that an entry reads one key and
+ * not the PU too.
+ */
+static void rf_block_side_keyed(rf_t *r, bool first, double *g, double *scale)
+{
+	const topomatch_csr_t *a = &r->a;
+	const int64_t *pus = first ? r->bp1 : r->bp2;
+	const rf_at_t *own = first ? &r->o1 : &r->o2, *other = first ? &r->o2 : &r->o1;
+	int sh = r->kshift[r->L->depth - 1];
+	double sg = *g, ss = *scale; /* in registers: stores through g and
+				      * scale could alias everything read */
+	for (int64_t i = 0; i < r->L->size; i++) {
+		if (!rf_allowed(r, pus[i]) || r->head[rf_index(r, pus[i])] < 0)
+			continue;
+		int64_t x = r->head[rf_index(r, pus[i])];
+		uint64_t kp = r->key[x], kn = kp - own->key + other->key;
+		for (; x >= 0; x = r->next[x]) {
+			for (int64_t e = a->rowptr[x]; e < a->rowptr[x + 1]; e++) {
+				uint64_t kw = r->key[a->col[e]], x0 = kp ^ kw, x1 = kn ^ kw;
+				int64_t d0, d1;
+				if (!(x0 >> sh))
+					continue; /* in this block */
+				d0 = rf_key_hops(r, kp, kw);
+				if (x1 >> sh)
+					d1 = rf_key_hops(r, kn, kw);
+				else if (first) /* in the other block: it comes here */
+					d1 = rf_key_hops(r, kn, kw - other->key + own->key);
+				else
+					continue;
+				sg += a->w[e] * (double)(d0 - d1);
+				ss += a->w[e] * (double)(d0 + d1);
+			}
+			r->used += a->rowptr[x + 1] - a->rowptr[x] + 1;
+		}
+	}
+	*g = sg;
+	*scale = ss;
+}
+
 /* Gain of trading the tasks of blocks o1 and o2 (bp2 gets o2's PUs). */
 static double rf_block_gain(rf_t *r, int64_t o2)
 {
@@ -1042,8 +1090,13 @@ static double rf_block_gain(rf_t *r, int64_t o2)
 	r->used += r->L->size;
 	if (!rf_block_legal(r))
 		return 0.0;
-	rf_block_side(r, true, &g, &scale);
-	rf_block_side(r, false, &g, &scale);
+	if (r->key) {
+		rf_block_side_keyed(r, true, &g, &scale);
+		rf_block_side_keyed(r, false, &g, &scale);
+	} else {
+		rf_block_side(r, true, &g, &scale);
+		rf_block_side(r, false, &g, &scale);
+	}
 	return g > RF_EPS * scale ? g : 0.0;
 }
 

@@ -37,6 +37,13 @@ typedef struct ll_job {
 	double *val;   /* its sigma u on each */
 } ll_job_t;
 
+/* A router and the scratch of one route: one per caller that routes, so
+ * that scores, which only read the loads, can run side by side. */
+typedef struct ll_walk {
+	topomatch_router_t *r;
+	int64_t *route, cap;
+} ll_walk_t;
+
 typedef struct ll_pair {
 	int64_t key;  /* node a * nnodes + node b; -1: empty */
 	int64_t p, q; /* a message's topology PUs */
@@ -45,7 +52,7 @@ typedef struct ll_pair {
 
 struct topomatch_link_load {
 	const topomatch_topology_t *t;
-	topomatch_router_t *r;
+	ll_walk_t w;              /* the router and a route's scratch */
 	int64_t npu, node_pus, nnodes, nlinks, max_entries;
 	int kind, levels, nloc;
 	double cost[TOPOMATCH_MAX_LEVELS], grid_cost;
@@ -58,33 +65,32 @@ struct topomatch_link_load {
 	/* scratch of one job's routing */
 	double *x;
 	int64_t *lidx, *touched, ntouched;
-	int64_t *route, route_cap;
 };
 
 /* ------------------------------------------------------------ create */
 
-static int grow_route(topomatch_link_load_t *ll, int64_t len, char *err)
+static int grow_route(ll_walk_t *w, int64_t len, char *err)
 {
-	if (len <= ll->route_cap)
+	if (len <= w->cap)
 		return TOPOMATCH_OK;
-	int64_t *p = realloc(ll->route, (size_t)len * sizeof(*p));
+	int64_t *p = realloc(w->route, (size_t)len * sizeof(*p));
 	if (!p)
 		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	ll->route = p;
-	ll->route_cap = len;
+	w->route = p;
+	w->cap = len;
 	return TOPOMATCH_OK;
 }
 
-/* Route source -> q into ll->route; *h its length. */
-static int route_to(topomatch_link_load_t *ll, int64_t q, int64_t *h, char *err)
+/* Route source -> q into w->route; *h its length. */
+static int route_to(ll_walk_t *w, int64_t q, int64_t *h, char *err)
 {
-	int64_t len = topomatch_router_hops(ll->r, q);
+	int64_t len = topomatch_router_hops(w->r, q);
 	if (len < 0)
 		return tm_err(err, TOPOMATCH_EINVAL, "no route to PU %lld", (long long)q);
-	int rc = grow_route(ll, len, err);
+	int rc = grow_route(w, len, err);
 	if (rc)
 		return rc;
-	*h = topomatch_router_route(ll->r, q, ll->route, ll->route_cap);
+	*h = topomatch_router_route(w->r, q, w->route, w->cap);
 	return TOPOMATCH_OK;
 }
 
@@ -97,13 +103,13 @@ static int mark_intra(topomatch_link_load_t *ll, char *err)
 		for (int64_t k = 1; k < ll->node_pus; k++)
 			for (int dir = 0; dir < 2; dir++) {
 				int64_t h = 0;
-				topomatch_router_source(ll->r, dir ? p0 + k : p0);
-				int rc = route_to(ll, dir ? p0 : p0 + k, &h, err);
+				topomatch_router_source(ll->w.r, dir ? p0 + k : p0);
+				int rc = route_to(&ll->w, dir ? p0 : p0 + k, &h, err);
 				if (rc)
 					return rc;
 				for (int64_t i = 0; i < h; i++)
-					if (ll->route[i] >= 0 && ll->route[i] < ll->nlinks)
-						ll->intra[ll->route[i]] = 1;
+					if (ll->w.route[i] >= 0 && ll->w.route[i] < ll->nlinks)
+						ll->intra[ll->w.route[i]] = 1;
 			}
 	}
 	return TOPOMATCH_OK;
@@ -117,7 +123,7 @@ void topomatch_link_load_destroy(topomatch_link_load_t *ll)
 		free(ll->job[j].link);
 		free(ll->job[j].val);
 	}
-	topomatch_router_destroy(ll->r);
+	topomatch_router_destroy(ll->w.r);
 	free(ll->load);
 	free(ll->users);
 	free(ll->intra);
@@ -126,7 +132,7 @@ void topomatch_link_load_destroy(topomatch_link_load_t *ll)
 	free(ll->x);
 	free(ll->lidx);
 	free(ll->touched);
-	free(ll->route);
+	free(ll->w.route);
 	free(ll);
 }
 
@@ -153,12 +159,12 @@ int topomatch_link_load_create(const topomatch_topology_t *t, int64_t node_pus,
 	ll->node_pus = node_pus;
 	ll->nnodes = npu / node_pus;
 	ll->max_entries = max_entries;
-	int rc = topomatch_router_create(t, &ll->r, err);
+	int rc = topomatch_router_create(t, &ll->w.r, err);
 	if (rc) {
 		free(ll);
 		return rc;
 	}
-	ll->nlinks = topomatch_router_nlinks(ll->r);
+	ll->nlinks = topomatch_router_nlinks(ll->w.r);
 	ll->kind = topomatch_topology_kind(t);
 	ll->grid_cost = 1;
 	if (ll->kind == TOPOMATCH_TOPO_TREE)
@@ -181,7 +187,7 @@ int topomatch_link_load_create(const topomatch_topology_t *t, int64_t node_pus,
 	for (int64_t s = 0; !rc && s < ll->nslots; s++)
 		ll->slot[s] = -1;
 	if (!rc)
-		rc = grow_route(ll, 64, err);
+		rc = grow_route(&ll->w, 64, err);
 	if (!rc)
 		rc = mark_intra(ll, err);
 	if (rc) {
@@ -269,13 +275,50 @@ static int by_key(const void *x, const void *y)
 	return (a->key > b->key) - (a->key < b->key);
 }
 
+/* Radix digits of the pair keys, and the pairs below which qsort is as quick. */
+#define PAIR_RADIX_BITS 11
+#define PAIR_RADIX_MIN 512
+
+/*
+ * h[0..k) by key (keys are distinct and below `bound`): least significant
+ * digit first through a buffer, the order qsort by_key gives, where
+ * qsort's comparisons through a pointer took 4 % of a replay's time on
+ * the scores of large jobs.  qsort for few pairs or without memory.
+ */
+static void sort_pairs(ll_pair_t *h, int64_t k, int64_t bound)
+{
+	ll_pair_t *tmp = k >= PAIR_RADIX_MIN ? tm_alloc(k, sizeof(*tmp)) : NULL;
+	if (!tmp) {
+		qsort(h, (size_t)k, sizeof(*h), by_key);
+		return;
+	}
+	int64_t cnt[(1 << PAIR_RADIX_BITS) + 1];
+	ll_pair_t *src = h, *dst = tmp;
+	for (int sh = 0; sh < 63 && (bound - 1) >> sh; sh += PAIR_RADIX_BITS) {
+		memset(cnt, 0, sizeof(cnt));
+		for (int64_t i = 0; i < k; i++)
+			cnt[((src[i].key >> sh) & ((1 << PAIR_RADIX_BITS) - 1)) + 1]++;
+		for (int d = 0; d < 1 << PAIR_RADIX_BITS; d++)
+			cnt[d + 1] += cnt[d];
+		for (int64_t i = 0; i < k; i++)
+			dst[cnt[(src[i].key >> sh) & ((1 << PAIR_RADIX_BITS) - 1)]++] = src[i];
+		ll_pair_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != h)
+		memcpy(h, src, (size_t)k * sizeof(*h));
+	free(tmp);
+}
+
 /*
  * The messages between different nodes summed per directed node pair, in
  * key order (deterministic, and one source per run of pairs), and *hb
  * the hop-bytes of every message.
  */
-static int node_pairs(topomatch_link_load_t *ll, const topomatch_affinity_t *a,
-		      const int64_t *pu, ll_pair_t **out, int64_t *np, double *hb, char *err)
+static int node_pairs(const topomatch_link_load_t *ll, topomatch_router_t *r,
+		      const topomatch_affinity_t *a, const int64_t *pu, ll_pair_t **out,
+		      int64_t *np, double *hb, char *err)
 {
 	topomatch_csr_t c = topomatch_affinity_directed(a);
 	int64_t m = c.rowptr[c.n], cap = 16;
@@ -288,14 +331,14 @@ static int node_pairs(topomatch_link_load_t *ll, const topomatch_affinity_t *a,
 		h[k].key = -1;
 	*hb = 0;
 	for (int64_t i = 0; i < c.n; i++) {
-		topomatch_router_source(ll->r, pu[i]);
+		topomatch_router_source(r, pu[i]);
 		int64_t ni = pu[i] / ll->node_pus;
 		for (int64_t e = c.rowptr[i]; e < c.rowptr[i + 1]; e++) {
 			int64_t b = c.col[e], nb = pu[b] / ll->node_pus;
 			double w = c.w[e];
 			if (!(w > 0) || pu[b] == pu[i])
 				continue;
-			*hb += w * (double)topomatch_router_hops(ll->r, pu[b]);
+			*hb += w * (double)topomatch_router_hops(r, pu[b]);
 			if (ni == nb)
 				continue;
 			int64_t key = ni * ll->nnodes + nb, s = pair_hash(key, cap - 1);
@@ -310,7 +353,7 @@ static int node_pairs(topomatch_link_load_t *ll, const topomatch_affinity_t *a,
 	for (int64_t s = 0; s < cap; s++)
 		if (h[s].key != -1)
 			h[k++] = h[s];
-	qsort(h, (size_t)k, sizeof(*h), by_key);
+	sort_pairs(h, k, ll->nnodes * ll->nnodes);
 	*out = h;
 	*np = k;
 	return TOPOMATCH_OK;
@@ -358,12 +401,12 @@ static int route_pairs(topomatch_link_load_t *ll, const ll_pair_t *pr, int64_t n
 	for (int64_t p = 0; p < np; p++) {
 		int64_t h = 0;
 		if (pr[p].p != last)
-			topomatch_router_source(ll->r, last = pr[p].p);
-		int rc = route_to(ll, pr[p].q, &h, err);
+			topomatch_router_source(ll->w.r, last = pr[p].p);
+		int rc = route_to(&ll->w, pr[p].q, &h, err);
 		if (rc)
 			return rc;
 		for (int64_t i = 0; i < h; i++) {
-			int64_t l = ll->route[i];
+			int64_t l = ll->w.route[i];
 			if (l < 0 || l >= ll->nlinks || ll->intra[l])
 				continue;
 			if (ll->lidx[l] < 0) {
@@ -414,7 +457,7 @@ int topomatch_link_load_add(topomatch_link_load_t *ll, uint64_t job,
 	int64_t np = 0;
 	double hb;
 	ll_job_t j = { .id = job };
-	rc = node_pairs(ll, a, pu, &pr, &np, &hb, err);
+	rc = node_pairs(ll, ll->w.r, a, pu, &pr, &np, &hb, err);
 	if (!rc)
 		rc = route_pairs(ll, pr, np, err);
 	free(pr);
@@ -481,7 +524,8 @@ int topomatch_link_load_remove(topomatch_link_load_t *ll, uint64_t job, char *er
 
 /* ----------------------------------------------------------- score */
 
-int topomatch_link_load_score(topomatch_link_load_t *ll, const topomatch_affinity_t *a,
+/* Reads ll only (its own router and route): callers may score side by side. */
+int topomatch_link_load_score(const topomatch_link_load_t *ll, const topomatch_affinity_t *a,
 			      const int64_t *pu, double weight, topomatch_link_score_t *out,
 			      char *err)
 {
@@ -496,21 +540,26 @@ int topomatch_link_load_score(topomatch_link_load_t *ll, const topomatch_affinit
 	ll_pair_t *pr = NULL;
 	int64_t np = 0, last = -1;
 	double hb = 0, cl = 0;
-	rc = node_pairs(ll, a, pu, &pr, &np, &hb, err);
+	ll_walk_t w = { 0 };
+	rc = topomatch_router_create(ll->t, &w.r, err);
+	if (!rc)
+		rc = node_pairs(ll, w.r, a, pu, &pr, &np, &hb, err);
 	for (int64_t p = 0; !rc && p < np; p++) {
 		int64_t h = 0;
 		if (pr[p].p != last)
-			topomatch_router_source(ll->r, last = pr[p].p);
-		rc = route_to(ll, pr[p].q, &h, err);
+			topomatch_router_source(w.r, last = pr[p].p);
+		rc = route_to(&w, pr[p].q, &h, err);
 		double met = 0; /* sum over the route of L(l) / c(l) */
 		for (int64_t i = 0; !rc && i < h; i++) {
-			int64_t l = ll->route[i];
+			int64_t l = w.route[i];
 			if (l >= 0 && l < ll->nlinks && ll->load[l] > 0)
 				met += ll->load[l] / capacity(ll, i, h);
 		}
 		cl += pr[p].w * met;
 	}
 	free(pr);
+	free(w.route);
+	topomatch_router_destroy(w.r);
 	if (rc)
 		return rc;
 	out->hop_bytes = hb;
@@ -525,11 +574,11 @@ int64_t topomatch_link_load_route(topomatch_link_load_t *ll, int64_t p, int64_t 
 	int64_t h = 0;
 	if (!ll || p < 0 || q < 0 || p >= ll->npu || q >= ll->npu || (cap > 0 && !met))
 		return -1;
-	topomatch_router_source(ll->r, p);
-	if (route_to(ll, q, &h, NULL))
+	topomatch_router_source(ll->w.r, p);
+	if (route_to(&ll->w, q, &h, NULL))
 		return -1;
 	for (int64_t i = 0; i < h && i < cap; i++) {
-		int64_t l = ll->route[i];
+		int64_t l = ll->w.route[i];
 		met[i] = l >= 0 && l < ll->nlinks && ll->load[l] > 0 ? ll->load[l] / capacity(ll, i, h)
 								      : 0;
 	}
@@ -538,14 +587,14 @@ int64_t topomatch_link_load_route(topomatch_link_load_t *ll, int64_t p, int64_t 
 
 double topomatch_link_load_attach(topomatch_link_load_t *ll, int64_t p)
 {
-	int64_t h = ll ? topomatch_router_attach_links(ll->r, p, NULL, 0) : -1;
-	if (h < 0 || grow_route(ll, h, NULL))
+	int64_t h = ll ? topomatch_router_attach_links(ll->w.r, p, NULL, 0) : -1;
+	if (h < 0 || grow_route(&ll->w, h, NULL))
 		return -1;
-	topomatch_router_attach_links(ll->r, p, ll->route, ll->route_cap);
+	topomatch_router_attach_links(ll->w.r, p, ll->w.route, ll->w.cap);
 	double sum = 0;
 	for (int64_t i = 0; i < h; i++)
-		if (ll->route[i] >= 0 && ll->route[i] < ll->nlinks)
-			sum += ll->load[ll->route[i]];
+		if (ll->w.route[i] >= 0 && ll->w.route[i] < ll->nlinks)
+			sum += ll->load[ll->w.route[i]];
 	return sum;
 }
 

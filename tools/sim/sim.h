@@ -338,6 +338,8 @@ typedef struct sim_pick {
 	bool no_check;             /* topomatch: without the plugin's check of
 				    * cons_tres' nodes, as --comm-wait's
 				    * yardstick on an empty cluster */
+	int *spare;                /* threads idle now, one of which the check
+				    * may borrow (atomic; NULL: none) */
 } sim_pick_t;
 
 int sim_policy_select(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err);
@@ -438,6 +440,10 @@ typedef struct sim_config {
 	volatile int64_t *run_progress; /* per policy id (SIM_NPOLICIES
 					 * entries, may be NULL): jobs its run
 					 * started so far (atomic) */
+	int *spare;          /* --threads not busy with a replay (atomic; may
+			      * be NULL): the topomatch policy's check of
+			      * cons_tres' nodes runs on one beside the node
+			      * choice, which changes no result */
 } sim_config_t;
 
 typedef struct sim_result {

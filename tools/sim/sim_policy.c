@@ -20,6 +20,7 @@
 #include "sim.h"
 #include "tm_plugin_conf.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -377,32 +378,109 @@ static bool alike_leaf_sets(const sim_machine_t *m, const int64_t *a, const int6
 }
 
 /*
- * The plugin's last check (tm_map in tm_choose.c): cons_tres' own k nodes
- * (cons[]) for the job, the pattern the plugin saw (seen) mapped there as
- * srun would, and kept when that scores lower (placement_score) than the
- * chosen placement pu[] on used[].  Not mapped where the plugin finds a
- * tie: the same nodes (both lists in increasing order, as
+ * The plugin's last check (tm_map in tm_choose.c), its part that does not
+ * depend on the node choice: cons_tres' own k nodes for the job, the
+ * pattern the plugin saw mapped there as srun would, and that placement's
+ * score (-1 when a step failed).  On a spare thread it runs beside the
+ * node choice (speculative: the node choice may make it moot), which
+ * changes nothing but the wall time: both only read the machine, the free
+ * nodes and the link loads.
+ */
+typedef struct cons_check {
+	const sim_pick_t *p;
+	const topomatch_affinity_t *seen;
+	int64_t *cons, *pu; /* k nodes, the seen pattern's tasks */
+	int rc;             /* cons_tres' */
+	double score;
+	char err[TOPOMATCH_ERRLEN];
+} cons_check_t;
+
+static void *cons_check_run(void *arg)
+{
+	cons_check_t *c = arg;
+	c->score = -1;
+	c->rc = cons_tres(c->p->m, c->p->f, c->p->k, c->cons, c->err);
+	if (!c->rc && !map_onto(c->p, c->seen, c->cons, c->pu, c->err))
+		c->score = placement_score(c->p, c->seen, c->pu, c->err);
+	return NULL;
+}
+
+/* Jobs of fewer nodes check on the replay's thread: a thread costs more
+ * than their mapping. */
+#define CHECK_THREAD_MIN_NODES 8
+
+/* Take one of the spare threads (p->spare counts them), or none. */
+static bool take_spare(const sim_pick_t *p)
+{
+	if (!p->spare || p->k < CHECK_THREAD_MIN_NODES)
+		return false;
+	int n = __atomic_load_n(p->spare, __ATOMIC_RELAXED);
+	while (n > 0)
+		if (__atomic_compare_exchange_n(p->spare, &n, n - 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+/* The check's first half started on a spare thread (*th), or false. */
+static bool cons_check_spawn(const sim_pick_t *p, const topomatch_affinity_t *seen,
+			     cons_check_t *c, pthread_t *th)
+{
+	if (!seen || p->no_check || !take_spare(p))
+		return false;
+	*c = (cons_check_t){ .p = p, .seen = seen,
+			     .cons = malloc((size_t)p->k * sizeof(*c->cons)),
+			     .pu = malloc((size_t)topomatch_affinity_ntasks(seen) * sizeof(*c->pu)) };
+	if (c->cons && c->pu && !pthread_create(th, NULL, cons_check_run, c))
+		return true;
+	free(c->cons);
+	free(c->pu);
+	__atomic_fetch_add(p->spare, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+static void cons_check_join(const sim_pick_t *p, pthread_t th)
+{
+	pthread_join(th, NULL);
+	__atomic_fetch_add(p->spare, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Whether cons_tres' own nodes (cons[]) score lower than the chosen
+ * placement pu[] on used[] (the check's second half, with its first from
+ * the spare thread when `pre` is not NULL).  Not mapped where the plugin
+ * finds a tie: the same nodes (both lists in increasing order, as
  * topomatch_cluster_select and cons_tres give them), or nodes alike
- * (alike_leaf_sets).  The chosen
- * placement is the node choice's mapping; the plugin maps the tasks again
- * on the chosen nodes (tm_placement), the same but for what the
- * refinement moves.
+ * (alike_leaf_sets).  The chosen placement is the node choice's mapping;
+ * the plugin maps the tasks again on the chosen nodes (tm_placement), the
+ * same but for what the refinement moves.
  */
 static bool cons_tres_scores_lower(const sim_pick_t *p, const topomatch_affinity_t *seen,
 				   const int64_t *used, const int64_t *pu, int64_t *cons,
-				   char *err)
+				   const cons_check_t *pre, char *err)
 {
-	int64_t *pu_cons = malloc((size_t)topomatch_affinity_ntasks(seen) * sizeof(*pu_cons) + 1);
 	double sc = -1, sc_cons = -1;
-	if (pu_cons && !cons_tres(p->m, p->f, p->k, cons, err) &&
-	    memcmp(cons, used, (size_t)p->k * sizeof(*cons)) &&
-	    !alike_leaf_sets(p->m, cons, used, p->k) &&
-	    !map_onto(p, seen, cons, pu_cons, err)) {
-		sc = placement_score(p, seen, pu, err);
-		sc_cons = sc < 0 ? -1 : placement_score(p, seen, pu_cons, err);
+	if (pre) {
+		if (pre->rc)
+			return false;
+		memcpy(cons, pre->cons, (size_t)p->k * sizeof(*cons));
+	} else if (cons_tres(p->m, p->f, p->k, cons, err)) {
+		return false;
 	}
-	free(pu_cons);
-	return sc_cons >= 0 && sc_cons < sc * (1 - 1e-9);
+	if (!memcmp(cons, used, (size_t)p->k * sizeof(*cons)) ||
+	    alike_leaf_sets(p->m, cons, used, p->k))
+		return false;
+	if (pre) {
+		sc_cons = pre->score;
+	} else {
+		int64_t *pu_cons = malloc((size_t)topomatch_affinity_ntasks(seen) * sizeof(*pu_cons) + 1);
+		if (pu_cons && !map_onto(p, seen, cons, pu_cons, err))
+			sc_cons = placement_score(p, seen, pu_cons, err);
+		free(pu_cons);
+	}
+	if (sc_cons >= 0)
+		sc = placement_score(p, seen, pu, err);
+	return sc >= 0 && sc_cons < sc * (1 - 1e-9);
 }
 
 /*
@@ -414,9 +492,10 @@ static bool cons_tres_scores_lower(const sim_pick_t *p, const topomatch_affinity
  * the tasks inside the allocation it got.
  */
 static int narrow(const sim_pick_t *p, const topomatch_affinity_t *seen, const int64_t *used,
-		  int64_t nused, int64_t *nodes, int64_t *pu, char *err)
+		  int64_t nused, int64_t *nodes, int64_t *pu, const cons_check_t *pre, char *err)
 {
-	if (nused == p->k && !p->no_check && cons_tres_scores_lower(p, seen, used, pu, nodes, err)) {
+	if (nused == p->k && !p->no_check &&
+	    cons_tres_scores_lower(p, seen, used, pu, nodes, pre, err)) {
 		p->stats->cons_better++;
 		return remap(p, nodes, pu, err);
 	}
@@ -439,10 +518,15 @@ static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, ch
 	topomatch_affinity_t *seen = p->a ? as_plugin_sees(p) : NULL;
 	int64_t *used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1), nused = 0;
 	int rc = used ? TOPOMATCH_OK : oom(err), sel = TOPOMATCH_EINVAL;
+	cons_check_t pre;
+	pthread_t th;
+	bool spec = !rc && cons_check_spawn(p, seen, &pre, &th);
 	if (!rc && seen)
 		sel = tm_select(p, seen, pu, used, &nused, err);
+	if (spec)
+		cons_check_join(p, th);
 	if (!rc && sel == TOPOMATCH_OK)
-		rc = narrow(p, seen, used, nused, nodes, pu, err);
+		rc = narrow(p, seen, used, nused, nodes, pu, spec ? &pre : NULL, err);
 	else if (!rc) {
 		/* cons_tres chooses, as in the plugin: say why */
 		p->stats->fallback++;
@@ -459,6 +543,10 @@ static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, ch
 		rc = cons_tres(p->m, p->f, p->k, nodes, err);
 		if (!rc)
 			rc = sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err);
+	}
+	if (spec) {
+		free(pre.cons);
+		free(pre.pu);
 	}
 	free(used);
 	topomatch_affinity_destroy(seen);

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "sim.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,25 @@ int sim_reference(const sim_config_t *c, sim_job_t *jobs, int64_t from, int64_t 
 
 /* ------------------------------------------------------------- a run */
 
+/*
+ * A job's traffic going into the topomatch policy's link loads on a
+ * spare thread (sim_config_t.spare) while the replay goes on: nothing
+ * reads the loads before the next node choice or the next job end, which
+ * wait for it (ll_settle).  The same loads as adding them in place.
+ */
+typedef struct ll_pending {
+	pthread_t th;
+	bool busy;
+	const topomatch_cluster_t *cl;
+	topomatch_link_load_t *ll;
+	int64_t j;
+	topomatch_affinity_t *a; /* owned until settled */
+	int64_t *pu;             /* a copy */
+	double activity;
+	int rc;
+	char err[TOPOMATCH_ERRLEN];
+} ll_pending_t;
+
 typedef struct run_ctx {
 	const sim_config_t *c;
 	sim_result_t *r;
@@ -91,6 +111,10 @@ typedef struct run_ctx {
 	 * the running jobs whose pattern the plugin knows (in_ll[j] = 1) */
 	topomatch_link_load_t *ll;
 	unsigned char *in_ll;
+	ll_pending_t pend;
+	topomatch_affinity_t *a;   /* the starting job's pattern, NULL once handed to pend */
+	int ll_rc;                 /* a failed add, reported at the next start or at the end */
+	char ll_err[TOPOMATCH_ERRLEN + 32];
 	/* --comm-wait: the empty machine, each job's hop-bytes there (0: not
 	 * yet, -1: none), whether it was put off; scratch for that choice */
 	sim_free_t empty;
@@ -98,6 +122,63 @@ typedef struct run_ctx {
 	unsigned char *waited;
 	int64_t *nodes2, *pu2;
 } run_ctx_t;
+
+static void *ll_add_run(void *arg)
+{
+	ll_pending_t *p = arg;
+	p->rc = topomatch_cluster_link_load_add(p->cl, p->ll, (uint64_t)p->j, p->a, p->pu,
+						p->activity, p->err);
+	return NULL;
+}
+
+/* The pending add done; its failure kept in ll_rc. */
+static void ll_settle(run_ctx_t *x)
+{
+	ll_pending_t *p = &x->pend;
+	if (!p->busy)
+		return;
+	pthread_join(p->th, NULL);
+	__atomic_fetch_add(x->c->spare, 1, __ATOMIC_RELAXED);
+	p->busy = false;
+	x->in_ll[p->j] = !p->rc;
+	if (p->rc && !x->ll_rc) {
+		x->ll_rc = p->rc;
+		snprintf(x->ll_err, sizeof(x->ll_err), "job %lld: %s",
+			 (long long)x->c->s->job[p->j].id, p->err);
+	}
+	topomatch_affinity_destroy(p->a);
+	free(p->pu);
+}
+
+/* Job j's traffic (x->a at x->pu, n tasks) into the link loads: on a
+ * spare thread when there is one, else here. */
+static int ll_add(run_ctx_t *x, int64_t j, int64_t n, double activity, char *err)
+{
+	ll_pending_t *p = &x->pend;
+	int free_now = x->c->spare ? __atomic_load_n(x->c->spare, __ATOMIC_RELAXED) : 0;
+	if (free_now > 0 && __atomic_compare_exchange_n(x->c->spare, &free_now, free_now - 1,
+							false, __ATOMIC_ACQ_REL,
+							__ATOMIC_RELAXED)) {
+		*p = (ll_pending_t){ .cl = x->c->m->cl, .ll = x->ll, .j = j, .a = x->a,
+				     .pu = malloc((size_t)n * sizeof(*p->pu) + 1),
+				     .activity = activity };
+		if (p->pu) {
+			memcpy(p->pu, x->pu, (size_t)n * sizeof(*p->pu));
+			if (!pthread_create(&p->th, NULL, ll_add_run, p)) {
+				p->busy = true;
+				x->a = NULL;
+				x->in_ll[j] = 1; /* settled before anyone looks */
+				return TOPOMATCH_OK;
+			}
+		}
+		free(p->pu);
+		__atomic_fetch_add(x->c->spare, 1, __ATOMIC_RELAXED);
+	}
+	int rc = topomatch_cluster_link_load_add(x->c->m->cl, x->ll, (uint64_t)j, x->a, x->pu,
+						 activity, err);
+	x->in_ll[j] = !rc;
+	return rc;
+}
 
 /* The model's run time for hop-bytes hb, uncut. */
 static double model_time(const sim_config_t *c, const sim_job_t *job, double hb)
@@ -165,9 +246,12 @@ static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double 
 	sim_tm_stats_t st = x->r->tm; /* counted once the job starts */
 	sim_pick_t p = { .policy = x->r->policy, .m = c->m, .f = &x->f, .a = a,
 			 .ntasks = job->procs, .k = job->nodes, .rng = &x->rng, .tm = &c->tm,
-			 .stats = &st, .ll = x->ll };
+			 .stats = &st, .ll = x->ll, .spare = c->spare };
 	int killed;
 	double until = job->submit + c->tm.comm_wait;
+	ll_settle(x);
+	if (x->ll_rc)
+		return sim_err(err, x->ll_rc, "%s", x->ll_err);
 	int rc = sim_policy_select(&p, x->nodes, x->pu, err);
 	if (!rc && x->ref_tm && a && now < until && st.narrowed > x->r->tm.narrowed) {
 		bool wait;
@@ -198,9 +282,7 @@ static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double 
 		 * model's sigma (sim_net.c) */
 		double r = x->r->hb[j] / job->hb_ref, s = c->share;
 		double sigma = 1 - s + s * r > 0 ? s * r / (1 - s + s * r) : 0;
-		rc = topomatch_cluster_link_load_add(c->m->cl, x->ll, (uint64_t)j, a, x->pu,
-						     sigma > 1 ? 1 : sigma, err);
-		x->in_ll[j] = !rc;
+		rc = ll_add(x, j, job->procs, sigma > 1 ? 1 : sigma, err);
 	}
 	if (rc)
 		return rc;
@@ -227,13 +309,14 @@ static int on_start(void *ctx, int64_t j, double now, double *run, char *err)
 {
 	run_ctx_t *x = ctx;
 	const sim_job_t *job = &x->c->s->job[j];
-	topomatch_affinity_t *a = NULL;
+	x->a = NULL;
 	int rc = job->kind < 0 ? TOPOMATCH_OK
 			       : sim_pattern_make(x->c->mix, job->kind, job->procs, x->c->seed,
-						  job->id, &a, err);
+						  job->id, &x->a, err);
 	if (!rc)
-		rc = place(x, j, a, now, run, err);
-	topomatch_affinity_destroy(a);
+		rc = place(x, j, x->a, now, run, err);
+	topomatch_affinity_destroy(x->a); /* unless ll_add took it */
+	x->a = NULL;
 	if (rc == SIM_NOT_NOW)
 		return rc;
 	if (rc)
@@ -266,6 +349,7 @@ static void on_finish(void *ctx, int64_t j)
 	run_ctx_t *x = ctx;
 	const sim_job_t *job = &x->c->s->job[j];
 	sim_free_give(&x->f, x->c->m, x->r->nodes + x->r->node_off[j], job->nodes);
+	ll_settle(x);
 	if (x->ll && x->in_ll[j]) {
 		topomatch_link_load_remove(x->ll, (uint64_t)j, NULL); /* it is there */
 		x->in_ll[j] = 0;
@@ -394,6 +478,9 @@ int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
 		sim_sched_ops_t ops = { on_start, on_finish, &x, x.net ? on_retime : NULL };
 		rc = sim_sched_run(c->s->job, c->s->n, c->m->nnodes, &ops, r->start, r->end, err);
 	}
+	ll_settle(&x);
+	if (!rc && x.ll_rc)
+		rc = sim_err(err, x.ll_rc, "%s", x.ll_err);
 	sim_net_destroy(x.net);
 	topomatch_link_load_destroy(x.ll);
 	free(x.in_ll);
