@@ -128,7 +128,7 @@ typedef struct rf {
 	int64_t *next;   /* the tasks of one PU, doubly linked */
 	int64_t *prev;
 	int *xy;         /* task -> coordinates and digits of its PU (nd each) */
-	/* Trees whose digits fit in 64 bits keep one key per task instead:
+	/* Trees whose digits fit in 63 bits keep one key per task instead:
 	 * digit k at bit kshift[k], the root's highest, so that the first
 	 * level where two PUs differ is the field of the highest bit of their
 	 * XOR (klevel[bit]): a distance is an XOR and a count of leading
@@ -1226,7 +1226,9 @@ static void rf_free(rf_t *r)
 	free(r->seen);
 }
 
-/* Bit fields of a tree's keys (see rf_t); false when they take more than 64 bits. */
+/* Bit fields of a tree's keys (see rf_t); false when they take more than
+ * 63 bits (a block's test shifts by the bits below it, which must stay
+ * under 64). */
 static bool rf_key_layout(rf_t *r)
 {
 	const topomatch_topology_t *t = r->t;
@@ -1235,7 +1237,7 @@ static bool rf_key_layout(rf_t *r)
 		int b = 0;
 		while (b < 63 && (INT64_C(1) << b) < t->arity[k])
 			b++;
-		if (bits + b > 64)
+		if (bits + b > 63)
 			return false;
 		r->kshift[k] = bits;
 		for (int i = bits; i < bits + b; i++)

@@ -110,6 +110,17 @@ run "$tm" sim -t "$cl" --trace "$work/t.swf" --json --threads 1 --seed 3
 first=$out
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --json --threads 2 --seed 3
 expect_eq "same JSON with 1 and 2 threads" "$first" "$out"
+# the topomatch replay's spare threads (the check of cons_tres' nodes
+# beside the node choice, a job's link loads added aside; jobs of 32 nodes
+# and more: this stream has them from 64 to 576 nodes) change nothing
+run "$tm" sim -t "$conf/curie-fattree.yaml" --generate 50 --load 0.95 --policy topomatch \
+	--json --threads 1 --seed 5 --quiet
+first_tm=$out
+expect_eq "spare threads: the node choice narrowed most jobs (checked against cons_tres')" \
+	True "$(py 'print(d["policies"]["topomatch"]["narrowed"] > 25)')"
+run "$tm" sim -t "$conf/curie-fattree.yaml" --generate 50 --load 0.95 --policy topomatch \
+	--json --threads 3 --seed 5 --quiet
+expect_eq "spare threads: same JSON with 1 and 3 threads" "$first_tm" "$out"
 gzip -c "$work/t.swf" >"$work/t.swf.gz"
 run "$tm" sim -t "$cl" --trace "$work/t.swf.gz" --json --seed 3
 expect_eq "gzip trace: same JSON" "$first" "$out"

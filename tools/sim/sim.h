@@ -342,6 +342,11 @@ typedef struct sim_pick {
 				    * may borrow (atomic; NULL: none) */
 } sim_pick_t;
 
+/* Jobs of fewer nodes do all their work on the replay's thread: for
+ * them a thread costs more than it saves (the Curie trace's first 10,000
+ * jobs: the checks of jobs under 32 nodes took 1 s of 113). */
+#define SIM_SPARE_MIN_NODES 32
+
 int sim_policy_select(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err);
 /* cons_tres' _eval_nodes_topo for k whole nodes among cand[] (NULL: the
  * free nodes): nodes[] gets them in increasing order.  EINVAL off trees. */

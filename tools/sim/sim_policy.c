@@ -405,14 +405,10 @@ static void *cons_check_run(void *arg)
 	return NULL;
 }
 
-/* Jobs of fewer nodes check on the replay's thread: a thread costs more
- * than their mapping. */
-#define CHECK_THREAD_MIN_NODES 8
-
 /* Take one of the spare threads (p->spare counts them), or none. */
 static bool take_spare(const sim_pick_t *p)
 {
-	if (!p->spare || p->k < CHECK_THREAD_MIN_NODES)
+	if (!p->spare || p->k < SIM_SPARE_MIN_NODES)
 		return false;
 	int n = __atomic_load_n(p->spare, __ATOMIC_RELAXED);
 	while (n > 0)

@@ -155,7 +155,9 @@ static void ll_settle(run_ctx_t *x)
 static int ll_add(run_ctx_t *x, int64_t j, int64_t n, double activity, char *err)
 {
 	ll_pending_t *p = &x->pend;
-	int free_now = x->c->spare ? __atomic_load_n(x->c->spare, __ATOMIC_RELAXED) : 0;
+	int free_now = x->c->spare && x->c->s->job[j].nodes >= SIM_SPARE_MIN_NODES
+			       ? __atomic_load_n(x->c->spare, __ATOMIC_RELAXED)
+			       : 0;
 	if (free_now > 0 && __atomic_compare_exchange_n(x->c->spare, &free_now, free_now - 1,
 							false, __ATOMIC_ACQ_REL,
 							__ATOMIC_RELAXED)) {
