@@ -346,6 +346,10 @@ typedef struct sim_pick {
  * them a thread costs more than it saves (the Curie trace's first 10,000
  * jobs: the checks of jobs under 32 nodes took 1 s of 113). */
 #define SIM_SPARE_MIN_NODES 32
+/* One of the spare threads (*spare counts them; NULL: none) taken, or
+ * false; and given back. */
+bool sim_spare_take(int *spare);
+void sim_spare_give(int *spare);
 
 int sim_policy_select(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err);
 /* cons_tres' _eval_nodes_topo for k whole nodes among cand[] (NULL: the

@@ -405,24 +405,11 @@ static void *cons_check_run(void *arg)
 	return NULL;
 }
 
-/* Take one of the spare threads (p->spare counts them), or none. */
-static bool take_spare(const sim_pick_t *p)
-{
-	if (!p->spare || p->k < SIM_SPARE_MIN_NODES)
-		return false;
-	int n = __atomic_load_n(p->spare, __ATOMIC_RELAXED);
-	while (n > 0)
-		if (__atomic_compare_exchange_n(p->spare, &n, n - 1, false, __ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED))
-			return true;
-	return false;
-}
-
 /* The check's first half started on a spare thread (*th), or false. */
 static bool cons_check_spawn(const sim_pick_t *p, const topomatch_affinity_t *seen,
 			     cons_check_t *c, pthread_t *th)
 {
-	if (!seen || p->no_check || !take_spare(p))
+	if (!seen || p->no_check || p->k < SIM_SPARE_MIN_NODES || !sim_spare_take(p->spare))
 		return false;
 	*c = (cons_check_t){ .p = p, .seen = seen,
 			     .cons = malloc((size_t)p->k * sizeof(*c->cons)),
@@ -431,14 +418,14 @@ static bool cons_check_spawn(const sim_pick_t *p, const topomatch_affinity_t *se
 		return true;
 	free(c->cons);
 	free(c->pu);
-	__atomic_fetch_add(p->spare, 1, __ATOMIC_RELAXED);
+	sim_spare_give(p->spare);
 	return false;
 }
 
 static void cons_check_join(const sim_pick_t *p, pthread_t th)
 {
 	pthread_join(th, NULL);
-	__atomic_fetch_add(p->spare, 1, __ATOMIC_RELAXED);
+	sim_spare_give(p->spare);
 }
 
 /*

@@ -123,6 +123,21 @@ typedef struct run_ctx {
 	int64_t *nodes2, *pu2;
 } run_ctx_t;
 
+bool sim_spare_take(int *spare)
+{
+	int n = spare ? __atomic_load_n(spare, __ATOMIC_RELAXED) : 0;
+	while (n > 0)
+		if (__atomic_compare_exchange_n(spare, &n, n - 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+void sim_spare_give(int *spare)
+{
+	__atomic_fetch_add(spare, 1, __ATOMIC_RELAXED);
+}
+
 static void *ll_add_run(void *arg)
 {
 	ll_pending_t *p = arg;
@@ -138,7 +153,7 @@ static void ll_settle(run_ctx_t *x)
 	if (!p->busy)
 		return;
 	pthread_join(p->th, NULL);
-	__atomic_fetch_add(x->c->spare, 1, __ATOMIC_RELAXED);
+	sim_spare_give(x->c->spare);
 	p->busy = false;
 	x->in_ll[p->j] = !p->rc;
 	if (p->rc && !x->ll_rc) {
@@ -155,12 +170,7 @@ static void ll_settle(run_ctx_t *x)
 static int ll_add(run_ctx_t *x, int64_t j, int64_t n, double activity, char *err)
 {
 	ll_pending_t *p = &x->pend;
-	int free_now = x->c->spare && x->c->s->job[j].nodes >= SIM_SPARE_MIN_NODES
-			       ? __atomic_load_n(x->c->spare, __ATOMIC_RELAXED)
-			       : 0;
-	if (free_now > 0 && __atomic_compare_exchange_n(x->c->spare, &free_now, free_now - 1,
-							false, __ATOMIC_ACQ_REL,
-							__ATOMIC_RELAXED)) {
+	if (x->c->s->job[j].nodes >= SIM_SPARE_MIN_NODES && sim_spare_take(x->c->spare)) {
 		*p = (ll_pending_t){ .cl = x->c->m->cl, .ll = x->ll, .j = j, .a = x->a,
 				     .pu = malloc((size_t)n * sizeof(*p->pu) + 1),
 				     .activity = activity };
@@ -174,7 +184,7 @@ static int ll_add(run_ctx_t *x, int64_t j, int64_t n, double activity, char *err
 			}
 		}
 		free(p->pu);
-		__atomic_fetch_add(x->c->spare, 1, __ATOMIC_RELAXED);
+		sim_spare_give(x->c->spare);
 	}
 	int rc = topomatch_cluster_link_load_add(x->c->m->cl, x->ll, (uint64_t)j, x->a, x->pu,
 						 activity, err);
