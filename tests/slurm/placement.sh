@@ -99,6 +99,10 @@ cpus_of() {
 		done | sort | tr '\n' ' ' | sed 's/ $//'
 }
 comment_of() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
+# cancel JOBID: and wait until it has left the queue, so that the next
+# job finds its nodes free (a COMPLETING node is not offered: once a job of
+# (g) got n014 for a busy n005)
+cancel() { scancel "$1" && wait_done "$1"; }
 
 # the node choice is compared with cons_tres' own by hop-bytes, the ranks
 # mapped on both as srun would: a mapper that scatters (random, seed 1)
@@ -108,7 +112,7 @@ expect_eq "(a) --comm-mapper=random: its scattered nodes lose to cons_tres' own"
 	"$(squeue -h -j "$id" -o %N)"
 expect_contains "(a) --comm-mapper=random: SystemComment says why" \
 	"topomatch: cons_tres chooses: the ranks mapped on its nodes give" "$(comment_of "$id")"
-scancel "$id"
+cancel "$id"
 
 # (g) cons_tres' per-node capacities are the mapping's constraints, and each
 # node is offered the CPUs of the tasks mapped there: what slurmctld
@@ -123,18 +127,18 @@ expect_contains "(g) --ntasks-per-node=8: SystemComment gives the mapping and th
 	"mapped 32 tasks onto 4 nodes:" "$(comment_of "$id")"
 expect_contains "(g) --ntasks-per-node=8: and without the pattern" "without the pattern (cons_tres):" \
 	"$(comment_of "$id")"
-scancel "$id"
+cancel "$id"
 # -N 4: the mapping spreads 16 tasks over 4 nodes (it packed them onto one)
 "$tm" gen hierarchical --arity 4,4 --shuffle 3 --out "$work/g4x4.mat"
 id=$(run_job -N 4 -n 16 --comm-pattern="$work/g4x4.mat")
 expect_eq "(g) -N 4 -n 16: 4 CPUs on each of 4 nodes under one switch" \
 	"n005:4 n006:4 n007:4 n008:4" "$(cpus_of "$id")"
-scancel "$id"
+cancel "$id"
 # -n 16 alone: one node's 16 cores, the whole group on one node
 id=$(run_job -n 16 --comm-pattern="$work/g4x4.mat")
 expect_eq "(g) -n 16: the 16 tasks on one node" 1 "$(cpus_of "$id" | wc -w | tr -d ' ')"
 expect_contains "(g) -n 16: 16 CPUs there" ":16" "$(cpus_of "$id")"
-scancel "$id"
+cancel "$id"
 # --mem-per-cpu (memory is a resource here, CR_Core_Memory): n005 keeps
 # 424 of its 1024 MB free, room for 6 tasks of 64 MB although 15 cores are
 # free; the mapping may use no more there, the other nodes of the switch
