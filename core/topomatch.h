@@ -480,6 +480,27 @@ TOPOMATCH_API int topomatch_mapping_check(const topomatch_topology_t *t, int64_t
 /* Mappers                                                             */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Partitions the mappers computed, given again to later calls with the
+ * same input (a subgraph of the same tasks with the same weights into
+ * parts of the same sizes, with the same seed and options): a scheduler
+ * that maps patterns of the same kinds and sizes over and over (the node
+ * choice, the mapping on the nodes chosen, the next job like it) saves
+ * the partitioning that TOPOMATCHCONST repeats.  Results are the same
+ * with and without a memo (a partition depends only on its input, which
+ * a lookup compares in full; one cut short by a time budget is not
+ * kept).  At most max_bytes of entries; the oldest leave first.  Shared
+ * by threads safely (one mutex).  Set topomatch_map_opts_t.memo to use one.
+ */
+typedef struct topomatch_memo topomatch_memo_t;
+typedef struct topomatch_memo_stats {
+	uint64_t hits, misses; /* lookups that found a partition, that did not */
+	uint64_t entries, bytes;
+} topomatch_memo_stats_t;
+TOPOMATCH_API int topomatch_memo_create(size_t max_bytes, topomatch_memo_t **out, char *err);
+TOPOMATCH_API void topomatch_memo_destroy(topomatch_memo_t *m);
+TOPOMATCH_API void topomatch_memo_stats(topomatch_memo_t *m, topomatch_memo_stats_t *out);
+
 typedef struct topomatch_map_opts {
 	const char *mapper;     /* NULL = "auto"; see topomatch_mapper_names();
 				 * "NAME:OPTIONS" passes options to mappers
@@ -505,6 +526,8 @@ typedef struct topomatch_map_opts {
 	int refine;             /* 1: the local search auto runs after its
 				 * mapper (swaps and moves that lower hop-bytes,
 				 * work counted) also after a named mapper */
+	topomatch_memo_t *memo; /* partitions to reuse and keep (results
+				 * unchanged), or NULL */
 } topomatch_map_opts_t;
 
 #define TOPOMATCH_DEFAULT_TAU 30000.0
@@ -512,7 +535,7 @@ typedef struct topomatch_map_opts {
 
 /* Fill opts with the defaults: auto, seed 1, 1 task per PU, no constraints,
  * no guard, tau 30000, sparse factor 0.5, 1 thread, named mappers not
- * refined.  (NULL opts mean the same.) */
+ * refined, no memo.  (NULL opts mean the same.) */
 TOPOMATCH_API void topomatch_map_opts_init(topomatch_map_opts_t *opts);
 
 typedef struct topomatch_map_result {

@@ -35,6 +35,7 @@ typedef struct tm_map_ctx {
 	double sparse_factor; /* in [0, 1] */
 	int threads;     /* threads the mapper may run, >= 1 (results do not depend on it) */
 	const char *args; /* the mapper's options ("name:args"), or NULL */
+	topomatch_memo_t *memo; /* partitions to reuse, or NULL (partition.h) */
 } tm_map_ctx_t;
 
 /* true when the guard has passed (cheap enough to call every few thousand steps) */

@@ -190,6 +190,7 @@ static int check_opts(const topomatch_map_opts_t *o, tm_map_ctx_t *c, char *err)
 			      o->threads, MAX_THREADS);
 	c->threads = o->threads > 0 ? o->threads : 1;
 	c->seed = o->seed;
+	c->memo = o->memo;
 	c->tau = o->tau > 0 ? o->tau : TOPOMATCH_DEFAULT_TAU;
 	c->sparse_factor = o->sparse_factor;
 	c->deadline = o->time_budget_s > 0 ? tm_now() + o->time_budget_s : 0;

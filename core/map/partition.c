@@ -1068,8 +1068,37 @@ int tm_partition_exact(const tm_wgraph_t *g, int k, const int64_t *size, uint64_
 	return tm_partition_exact_opts(g, k, size, &o, part, err);
 }
 
+static int partition_exact(const tm_wgraph_t *g, int k, const int64_t *size,
+			   const tm_part_opts_t *o, int64_t *part, char *err);
+
+/* The memo's key for a partition with these options. */
+static tm_part_key_t memo_key(const tm_wgraph_t *g, int k, const int64_t *size,
+			      const tm_part_opts_t *o)
+{
+	return (tm_part_key_t){ .g = g, .k = k, .size = size, .seed = o->seed,
+				.balance = o->balance,
+				.flags = o->also_tight | o->scotch_first << 1 | (int)o->strategy << 2 };
+}
+
 int tm_partition_exact_opts(const tm_wgraph_t *g, int k, const int64_t *size,
 			    const tm_part_opts_t *o, int64_t *part, char *err)
+{
+	if (!o->memo || check_sizes(g, k, size, err) != TOPOMATCH_OK)
+		return partition_exact(g, k, size, o, part, err);
+	tm_part_key_t key = memo_key(g, k, size, o);
+	uint64_t h = tm_part_key_hash(&key);
+	if (tm_part_memo_get(o->memo, &key, h, part))
+		return TOPOMATCH_OK;
+	int rc = partition_exact(g, k, size, o, part, err);
+	/* kept only when no step can have been cut short (partition_exact
+	 * would have failed, or Scotch's step been abandoned, past it) */
+	if (rc == TOPOMATCH_OK && !expired(o->deadline))
+		tm_part_memo_put(o->memo, &key, h, part);
+	return rc;
+}
+
+static int partition_exact(const tm_wgraph_t *g, int k, const int64_t *size,
+			   const tm_part_opts_t *o, int64_t *part, char *err)
 {
 	double deadline = o->deadline;
 	int rc = check_sizes(g, k, size, err);

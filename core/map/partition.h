@@ -68,8 +68,30 @@ typedef struct tm_part_opts {
 	bool scotch_first; /* Scotch's partition alone when it gives one, else the greedy one */
 	tm_part_strategy_t strategy;
 	tm_scotch_strats_t *strats; /* strategies to reuse, or NULL */
+	topomatch_memo_t *memo;     /* partitions to reuse and keep, or NULL */
 } tm_part_opts_t;
 void tm_part_opts_init(tm_part_opts_t *o, uint64_t seed, double deadline);
+
+/*
+ * What a partition depends on (partition_memo.c): the graph, the part
+ * sizes, the seed, Scotch's balance and the options' flags
+ * (tm_part_opts_t's also_tight, scotch_first and strategy).
+ */
+typedef struct tm_part_key {
+	const tm_wgraph_t *g;
+	int k;
+	const int64_t *size;
+	uint64_t seed;
+	double balance;
+	int flags;
+} tm_part_key_t;
+uint64_t tm_part_key_hash(const tm_part_key_t *k);
+/* The partition kept for key k (hash h) into part[k->g->n]: false when none. */
+bool tm_part_memo_get(topomatch_memo_t *m, const tm_part_key_t *k, uint64_t h, int64_t *part);
+/* Keep part[] for k (silently not when memory is short or it is larger
+ * than the memo). */
+void tm_part_memo_put(topomatch_memo_t *m, const tm_part_key_t *k, uint64_t h,
+		      const int64_t *part);
 
 /* tm_partition_exact with the options given (TOPOMATCHCONST: balance
  * 0.05, and its strategies kept). */

@@ -858,6 +858,7 @@ int tm_map_topomatch_const(const tm_map_ctx_t *c, int64_t *pu, char *err)
 	s.part.also_tight = s.thorough;
 	s.part.scotch_first = !s.thorough;
 	s.part.strats = tm_scotch_strats_new(); /* NULL: parsed at every call */
+	s.part.memo = c->memo;
 	rc = sort_allowed(&s);
 	if (rc == TOPOMATCH_OK) {
 		s.tasks = tm_alloc(n, sizeof(*s.tasks));

@@ -824,6 +824,7 @@ int tm_group_kpart(const tm_map_ctx_t *c, const tm_wgraph_t *g, int a, uint64_t 
 	tm_part_opts_t o;
 	tm_part_opts_init(&o, seed, c->deadline);
 	o.strategy = g->n <= LEAN_KPART_MAX ? TM_PART_LEAN : TM_PART_RECURSIVE;
+	o.memo = c->memo;
 	rc = tm_partition_exact_opts(g, (int)m, size, &o, part, err);
 	if (rc == TOPOMATCH_OK && tm_ctx_expired(c))
 		rc = tm_err(err, TOPOMATCH_EBUDGET, "treematch: time budget exceeded");

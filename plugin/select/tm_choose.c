@@ -140,6 +140,8 @@ void tm_chooser_unload(tm_chooser_t *ch)
 	tm_decision_cache_clear(&ch->cache);
 	topomatch_cluster_destroy(ch->cluster);
 	ch->cluster = NULL;
+	topomatch_memo_destroy(ch->memo);
+	ch->memo = NULL;
 	free(ch->cl_of);
 	free(ch->slurm_of);
 	free(ch->index_node);
@@ -185,6 +187,8 @@ void tm_chooser_load(tm_chooser_t *ch)
 	     topomatch_cluster_network(ch->cluster), tm_now_ms() - t0,
 	     ch->conf.job_budget_ms);
 	tm_loads_reset(ch);
+	if (topomatch_memo_create(TM_MEMO_BYTES, &ch->memo, err))
+		error("%s: partitions are computed at every decision", err);
 }
 
 static uint16_t tm_cpt(const tm_test_t *t)
@@ -797,6 +801,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 
 	topomatch_map_opts_init(&o);
 	o.mapper = tm_job_mapper(ch, job_ptr);
+	o.memo = ch->memo;
 	o.allowed = tier ? tier : pus; /* the lightest nodes first (tm_weigh) */
 	o.nallowed = tier ? ntier : npus;
 	o.time_budget_s = (end - t0) / 1e3;
@@ -1128,6 +1133,7 @@ static void tm_reference(const tm_test_t *t, const topomatch_affinity_t *a, doub
 		tm_slot_firsts(ch, tm_cpt(t), pus, &npus);
 	topomatch_map_opts_init(&o);
 	o.mapper = tm_job_mapper(ch, job_ptr);
+	o.memo = ch->memo;
 	o.allowed = pus;
 	o.nallowed = npus;
 	o.time_budget_s = ms_left / 1e3;

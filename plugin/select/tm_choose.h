@@ -96,7 +96,12 @@ typedef struct tm_chooser {
 	void *index_table;  /* the node_record_table_ptr they were made for */
 	void **index_node;  /* and the node records it held */
 	tm_loads_t loads;   /* running pattern jobs' link loads */
+	topomatch_memo_t *memo; /* partitions of earlier decisions (NULL: none) */
 } tm_chooser_t;
+
+/* Bytes of partitions kept for the next decisions (topomatch_memo_t:
+ * decisions unchanged, repeated partitions not recomputed). */
+#define TM_MEMO_BYTES ((size_t) 32 << 20)
 
 /* One job test as cons_tres hands it to choose_nodes. */
 typedef struct {

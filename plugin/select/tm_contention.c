@@ -240,6 +240,7 @@ static int tm_job_placement(tm_chooser_t *ch, job_record_t *job_ptr,
 			pus[s] = slot[s * cpt];
 		topomatch_map_opts_init(&o);
 		o.mapper = tm_job_mapper(ch, job_ptr);
+		o.memo = ch->memo;
 		o.allowed = pus;
 		o.nallowed = nslots;
 		o.time_budget_s = budget_ms / 1e3;

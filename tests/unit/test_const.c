@@ -321,11 +321,32 @@ static topomatch_affinity_t *random_pattern(topomatch_rng_t *r, int64_t n, uint6
 	return a;
 }
 
+/* Mapped with the memo m twice: both times pu[] (a mapping without it). */
+static void same_with_memo(tm_map_ctx_t c, topomatch_memo_t *m, const int64_t *pu)
+{
+	char err[TOPOMATCH_ERRLEN] = "";
+	int64_t *again = malloc((size_t)(c.ntasks ? c.ntasks : 1) * sizeof(*again));
+	ck_assert_ptr_nonnull(again);
+	c.memo = m;
+	for (int round = 0; round < 2; round++) {
+		ck_assert_msg(tm_map_topomatch_const(&c, again, err) == TOPOMATCH_OK, "%s", err);
+		for (int64_t i = 0; i < c.ntasks; i++)
+			ck_assert_msg(pu[i] == again[i], "task %lld: %lld, with the memo %lld",
+				      (long long)i, (long long)pu[i], (long long)again[i]);
+	}
+	free(again);
+}
+
+/* Random trees, constraints, oversubscription and patterns: valid,
+ * deterministic mappings, the same with a memo shared by all trials. */
 START_TEST(property_random)
 {
 	topomatch_rng_t r;
 	topomatch_rng_seed(&r, 2026);
 	int64_t allowed[1024], pu[4096];
+	topomatch_memo_t *memo;
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_int_eq(topomatch_memo_create((size_t)64 << 20, &memo, err), TOPOMATCH_OK);
 	for (int trial = 0; trial < 200; trial++) {
 		topomatch_topology_t *t = random_tree(&r);
 		int64_t npu = topomatch_topology_npu(t);
@@ -336,9 +357,14 @@ START_TEST(property_random)
 		tm_map_ctx_t c = ctx(a, t, allowed, m, f);
 		c.seed = (uint64_t)trial;
 		map_ok(&c, pu);
+		same_with_memo(c, memo, pu);
 		topomatch_affinity_destroy(a);
 		topomatch_topology_destroy(t);
 	}
+	topomatch_memo_stats_t st;
+	topomatch_memo_stats(memo, &st);
+	ck_assert_uint_gt(st.hits, st.misses);
+	topomatch_memo_destroy(memo);
 }
 END_TEST
 
@@ -445,6 +471,10 @@ START_TEST(fragmented_stencil)
 	map_ok(&c, pu2);
 	for (int i = 0; i < 1024; i++)
 		ck_assert_int_eq(pu[i], pu2[i]);
+	topomatch_memo_t *memo;
+	ck_assert_int_eq(topomatch_memo_create((size_t)64 << 20, &memo, err), TOPOMATCH_OK);
+	same_with_memo(c, memo, pu);
+	topomatch_memo_destroy(memo);
 	double hb;
 	ck_assert_int_eq(topomatch_metrics_hop_bytes(a, t, pu, &hb, err), 0);
 	ck_assert_msg(hb <= FRAG_STENCIL_HB, "hop-bytes %.0f above %.0f", hb, FRAG_STENCIL_HB);

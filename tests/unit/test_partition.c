@@ -374,6 +374,157 @@ START_TEST(deadline_passed)
 }
 END_TEST
 
+/* A memo's counters. */
+static topomatch_memo_stats_t memo_stats(topomatch_memo_t *m)
+{
+	topomatch_memo_stats_t st;
+	topomatch_memo_stats(m, &st);
+	return st;
+}
+
+static void part_with(const tm_wgraph_t *g, int k, const int64_t *size, const tm_part_opts_t *o,
+		      int64_t *part)
+{
+	char err[TOPOMATCH_ERRLEN] = "";
+	ck_assert_msg(tm_partition_exact_opts(g, k, size, o, part, err) == TOPOMATCH_OK, "%s", err);
+}
+
+/*
+ * The memo (partition_memo.c) gives back what a partition without it
+ * gives; any change of the input (a weight, the seed, the sizes, the
+ * options) is a miss; the same graph at another offset in its arrays is a
+ * hit; a partition cut short by its deadline is not kept.
+ */
+START_TEST(memo_same_partitions)
+{
+	tgraph_t t = random_graph(300, 5, 21);
+	const int64_t size[] = { 100, 37, 163 }, size2[] = { 100, 38, 162 };
+	int64_t plain[300], got[300];
+	char err[TOPOMATCH_ERRLEN] = "";
+	topomatch_memo_t *m;
+	ck_assert_int_eq(topomatch_memo_create(1 << 20, &m, err), TOPOMATCH_OK);
+	tm_part_opts_t o, om;
+	tm_part_opts_init(&o, 4, 0);
+	om = o;
+	om.memo = m;
+	part_with(&t.g, 3, size, &o, plain);
+	part_with(&t.g, 3, size, &om, got);
+	ck_assert_mem_eq(plain, got, sizeof(plain));
+	memset(got, 0xff, sizeof(got));
+	part_with(&t.g, 3, size, &om, got);
+	ck_assert_mem_eq(plain, got, sizeof(plain));
+	topomatch_memo_stats_t st = memo_stats(m);
+	ck_assert_uint_eq(st.hits, 1);
+	ck_assert_uint_eq(st.misses, 1);
+	ck_assert_uint_eq(st.entries, 1);
+	ck_assert_uint_gt(st.bytes, 300 * 8);
+
+	/* one weight changed; then the seed, the sizes, the options */
+	int64_t nnz = t.g.rowptr[300];
+	double *w = malloc((size_t)nnz * sizeof(*w));
+	ck_assert_ptr_nonnull(w);
+	memcpy(w, t.g.w, (size_t)nnz * sizeof(*w));
+	w[nnz / 2] += 1;
+	tm_wgraph_t g2 = t.g;
+	g2.w = w;
+	part_with(&g2, 3, size, &om, got);
+	tm_part_opts_t o2 = om;
+	o2.seed = 5;
+	part_with(&t.g, 3, size, &o2, got);
+	part_with(&t.g, 3, size2, &om, got);
+	o2 = om;
+	o2.scotch_first = true;
+	part_with(&t.g, 3, size, &o2, got);
+	o2 = om;
+	o2.balance = 0.05;
+	part_with(&t.g, 3, size, &o2, got);
+	st = memo_stats(m);
+	ck_assert_uint_eq(st.hits, 1);
+	ck_assert_uint_eq(st.misses, 6);
+	ck_assert_uint_eq(st.entries, 6);
+	free(w);
+
+	/* the same graph 7 entries into longer arrays */
+	int64_t *rp = malloc(301 * sizeof(*rp)), *col = malloc((size_t)(nnz + 7) * sizeof(*col));
+	double *w7 = malloc((size_t)(nnz + 7) * sizeof(*w7));
+	ck_assert(rp && col && w7);
+	for (int v = 0; v <= 300; v++)
+		rp[v] = t.g.rowptr[v] + 7;
+	memcpy(col + 7, t.g.col, (size_t)nnz * sizeof(*col));
+	memcpy(w7 + 7, t.g.w, (size_t)nnz * sizeof(*w7));
+	tm_wgraph_t g7 = { 300, rp, col, w7, NULL };
+	memset(got, 0xff, sizeof(got));
+	part_with(&g7, 3, size, &om, got);
+	ck_assert_mem_eq(plain, got, sizeof(plain));
+	ck_assert_uint_eq(memo_stats(m).hits, 2);
+	free(rp);
+	free(col);
+	free(w7);
+
+	/* past its deadline: EBUDGET, nothing kept */
+	o2 = om;
+	o2.seed = 99;
+	o2.deadline = 1e-9;
+	ck_assert_int_eq(tm_partition_exact_opts(&t.g, 3, size, &o2, got, err), TOPOMATCH_EBUDGET);
+	ck_assert_uint_eq(memo_stats(m).entries, 6);
+	topomatch_memo_destroy(m);
+	tgraph_free(&t);
+}
+END_TEST
+
+/* max_bytes bounds the memo: the least recently used entry leaves first,
+ * and an entry larger than the memo is not kept. */
+START_TEST(memo_bounded)
+{
+	tgraph_t t = random_graph(200, 4, 8);
+	const int64_t size[] = { 100, 100 };
+	int64_t part[200];
+	char err[TOPOMATCH_ERRLEN] = "";
+	topomatch_memo_t *m;
+	ck_assert_int_eq(topomatch_memo_create(1 << 20, &m, err), TOPOMATCH_OK);
+	tm_part_opts_t o;
+	tm_part_opts_init(&o, 1, 0);
+	o.memo = m;
+	part_with(&t.g, 2, size, &o, part);
+	uint64_t one = memo_stats(m).bytes;
+	topomatch_memo_destroy(m);
+
+	/* room for two: seeds 1, 2, then 1 used again, then 3 pushes 2 out */
+	ck_assert_int_eq(topomatch_memo_create(2 * one, &m, err), TOPOMATCH_OK);
+	o.memo = m;
+	for (uint64_t seed = 1; seed <= 2; seed++) {
+		o.seed = seed;
+		part_with(&t.g, 2, size, &o, part);
+	}
+	o.seed = 1;
+	part_with(&t.g, 2, size, &o, part);
+	o.seed = 3;
+	part_with(&t.g, 2, size, &o, part);
+	topomatch_memo_stats_t st = memo_stats(m);
+	ck_assert_uint_eq(st.entries, 2);
+	ck_assert_uint_eq(st.bytes, 2 * one);
+	ck_assert_uint_eq(st.hits, 1);
+	o.seed = 1;
+	part_with(&t.g, 2, size, &o, part);
+	ck_assert_uint_eq(memo_stats(m).hits, 2);
+	o.seed = 2;
+	part_with(&t.g, 2, size, &o, part);
+	ck_assert_uint_eq(memo_stats(m).hits, 2);
+	topomatch_memo_destroy(m);
+
+	ck_assert_int_eq(topomatch_memo_create(one - 1, &m, err), TOPOMATCH_OK);
+	o.memo = m;
+	part_with(&t.g, 2, size, &o, part);
+	part_with(&t.g, 2, size, &o, part);
+	st = memo_stats(m);
+	ck_assert_uint_eq(st.entries, 0);
+	ck_assert_uint_eq(st.hits, 0);
+	topomatch_memo_destroy(m);
+	topomatch_memo_destroy(NULL);
+	tgraph_free(&t);
+}
+END_TEST
+
 START_TEST(errors)
 {
 	tgraph_t t = random_graph(10, 2, 1);
@@ -417,6 +568,8 @@ static Suite *partition_suite(void)
 	tcase_add_test(tc, better_than_random);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, deadline_passed);
+	tcase_add_test(tc, memo_same_partitions);
+	tcase_add_test(tc, memo_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

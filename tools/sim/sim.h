@@ -340,7 +340,12 @@ typedef struct sim_pick {
 				    * yardstick on an empty cluster */
 	int *spare;                /* threads idle now, one of which the check
 				    * may borrow (atomic; NULL: none) */
+	topomatch_memo_t *memo;    /* the run's partitions, or NULL */
 } sim_pick_t;
+
+/* Bytes of partitions a topomatch run keeps to map its next jobs with
+ * (topomatch_memo_t: results unchanged). */
+#define SIM_MEMO_BYTES ((size_t)64 << 20)
 
 /* Jobs of fewer nodes do all their work on the replay's thread: for
  * them a thread costs more than it saves (the Curie trace's first 10,000

@@ -187,6 +187,7 @@ static void plugin_opts(const sim_pick_t *p, const int64_t *pus, int64_t npus,
 	o->seed = p->tm->seed;
 	o->allowed = pus;
 	o->nallowed = npus;
+	o->memo = p->memo;
 }
 
 /* The topomatch.conf the options stand for: --max-tasks, --time-budget

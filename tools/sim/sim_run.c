@@ -121,6 +121,7 @@ typedef struct run_ctx {
 	double *ref_tm;
 	unsigned char *waited;
 	int64_t *nodes2, *pu2;
+	topomatch_memo_t *memo;    /* the topomatch policy's partitions */
 } run_ctx_t;
 
 bool sim_spare_take(int *spare)
@@ -234,7 +235,7 @@ static int put_off(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, const
 		topomatch_rng_t rng = x->rng; /* the run's own draws unchanged */
 		sim_pick_t p = { .policy = SIM_TOPOMATCH, .m = c->m, .f = &x->empty, .a = a,
 				 .ntasks = job->procs, .k = job->nodes, .rng = &rng, .tm = &c->tm,
-				 .stats = &st, .no_check = true };
+				 .stats = &st, .no_check = true, .memo = x->memo };
 		rc = sim_policy_select(&p, x->nodes2, x->pu2, err);
 		if (!rc && st.narrowed)
 			rc = sim_hop_bytes(c->m->cl, a, x->pu2, &x->ref_tm[j], err);
@@ -258,7 +259,7 @@ static int place(run_ctx_t *x, int64_t j, const topomatch_affinity_t *a, double 
 	sim_tm_stats_t st = x->r->tm; /* counted once the job starts */
 	sim_pick_t p = { .policy = x->r->policy, .m = c->m, .f = &x->f, .a = a,
 			 .ntasks = job->procs, .k = job->nodes, .rng = &x->rng, .tm = &c->tm,
-			 .stats = &st, .ll = x->ll, .spare = c->spare };
+			 .stats = &st, .ll = x->ll, .spare = c->spare, .memo = x->memo };
 	int killed;
 	double until = job->submit + c->tm.comm_wait;
 	ll_settle(x);
@@ -473,6 +474,8 @@ int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
 		if (!rc && (!x.done || !x.t_last || !x.T || !x.hbc_now || !x.end))
 			rc = oom(err);
 	}
+	if (!rc && policy == SIM_TOPOMATCH)
+		rc = topomatch_memo_create(SIM_MEMO_BYTES, &x.memo, err);
 	if (!rc && policy == SIM_TOPOMATCH && c->tm.contention_weight > 0) {
 		rc = topomatch_cluster_link_load_create(c->m->cl, 0, &x.ll, err);
 		if (!rc && !(x.in_ll = calloc((size_t)c->s->n + 1, 1)))
@@ -495,6 +498,14 @@ int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
 		rc = sim_err(err, x.ll_rc, "%s", x.ll_err);
 	sim_net_destroy(x.net);
 	topomatch_link_load_destroy(x.ll);
+	if (x.memo && getenv("TM_MEMO_STATS")) {
+		topomatch_memo_stats_t ms;
+		topomatch_memo_stats(x.memo, &ms);
+		fprintf(stderr, "memo: %llu hits %llu misses %llu entries %llu bytes\n",
+			(unsigned long long)ms.hits, (unsigned long long)ms.misses,
+			(unsigned long long)ms.entries, (unsigned long long)ms.bytes);
+	}
+	topomatch_memo_destroy(x.memo);
 	free(x.in_ll);
 	free(x.done);
 	free(x.t_last);
