@@ -617,7 +617,18 @@ static int chooser_init(tm_chooser_t *ch, topomatch_cluster_t *c, double job_ms,
 	tm_plugin_conf_read("/nonexistent/topomatch.conf", &ch->conf, err, sizeof(err));
 	ch->conf.job_budget_ms = job_ms;
 	ch->conf.cycle_budget_ms = cycle_ms;
+	if (topomatch_memo_create(TM_MEMO_BYTES, &ch->memo, err))
+		return -1;
 	return tm_decision_cache_init(&ch->cache, TM_CACHE_DECISIONS);
+}
+
+/* The chooser's partitions forgotten (tm_chooser_load's memo, empty): a
+ * first decision is timed as that of a pattern no decision has seen. */
+static int memo_fresh(tm_chooser_t *ch)
+{
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_memo_destroy(ch->memo);
+	return topomatch_memo_create(TM_MEMO_BYTES, &ch->memo, err) ? -1 : 0;
 }
 
 static void chooser_fini(tm_chooser_t *ch)
@@ -755,6 +766,8 @@ static int run_case(const bcase_t *bc, topomatch_cluster_t *c, const bopts_t *op
 		topomatch_narrow_t how;
 		fragment(free_cores, n, bc->free_frac, &rng);
 		job_record_t *job = make_job(1000 + (uint32_t)r, a, &ch.conf, &bytes, NULL);
+		if (memo_fresh(&ch))
+			return 1;
 		first.v[first.n++] = one_decision(&ch, job, free_cores, &how, NULL);
 		double hb = comment_hb(job);
 		/* cons_tres' nodes may win on hop-bytes (the job then runs
