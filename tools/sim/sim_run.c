@@ -498,13 +498,6 @@ int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
 		rc = sim_err(err, x.ll_rc, "%s", x.ll_err);
 	sim_net_destroy(x.net);
 	topomatch_link_load_destroy(x.ll);
-	if (x.memo && getenv("TM_MEMO_STATS")) {
-		topomatch_memo_stats_t ms;
-		topomatch_memo_stats(x.memo, &ms);
-		fprintf(stderr, "memo: %llu hits %llu misses %llu entries %llu bytes\n",
-			(unsigned long long)ms.hits, (unsigned long long)ms.misses,
-			(unsigned long long)ms.entries, (unsigned long long)ms.bytes);
-	}
 	topomatch_memo_destroy(x.memo);
 	free(x.in_ll);
 	free(x.done);
