@@ -53,26 +53,33 @@ submit() {
 	expect_eq "job $j ($k nodes, ${opt[*]:-no pattern}) runs" RUNNING "$(wait_running "$id" 20)"
 }
 
-# wait_running JOBID SECONDS: print the job's state once it is RUNNING, or
-# its last state after SECONDS
-wait_running() {
-	local state=
-	for _ in $(seq $(($2 * 5))); do
-		state=$(squeue -h -j "$1" -o %T)
-		[ "$state" = RUNNING ] && break
-		sleep 0.2
-	done
-	echo "$state"
-}
-
-# wait_done JOBID: 0 once the job has left the queue (30 s at most).
-wait_done() {
-	for _ in $(seq 150); do
-		[ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
+# wait_for SECONDS COMMAND...: 0 once COMMAND succeeds (tried every 0.2
+# s), 1 when it has not after SECONDS
+wait_for() {
+	local i
+	for ((i = 0; i < $1 * 5; i++)); do
+		"${@:2}" && return 0
 		sleep 0.2
 	done
 	return 1
 }
+# state_is STATE JOBID: squeue gives the job that state
+state_is() { [ "$(squeue -h -j "$2" -o %T)" = "$1" ]; }
+# running_is N [SQUEUE-OPTION...]: N jobs (of those the options select) run
+running_is() { [ "$(squeue -h -t R "${@:2}" | wc -l)" -eq "$1" ]; }
+# queued_is N: N jobs in the queue, whatever their states
+queued_is() { [ "$(squeue -h | wc -l)" -eq "$1" ]; }
+gone() { [ -z "$(squeue -h -j "$1" 2>/dev/null)" ]; }
+
+# wait_running JOBID SECONDS: print the job's state once it is RUNNING, or
+# its last state after SECONDS
+wait_running() {
+	wait_for "$2" state_is RUNNING "$1"
+	squeue -h -j "$1" -o %T
+}
+
+# wait_done JOBID: 0 once the job has left the queue (30 s at most).
+wait_done() { wait_for 30 gone "$1"; }
 
 # placement_hb CLUSTER-DIR PATTERN PUS-PER-NODE FILE: hop-bytes (topomatch
 # eval) of the "rank node cpu" lines of FILE read as a mapping, a node's

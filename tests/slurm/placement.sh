@@ -54,10 +54,7 @@ nodes_of() { sbatch --test-only "$@" --wrap true 2>&1 | sed -n 's/.* on nodes \(
 for n in n003 n004 n010 n011 n012 n013; do
 	sbatch -w "$n" --exclusive -o /dev/null --wrap "sleep 600" >/dev/null
 done
-for _ in $(seq 50); do
-	[ "$(squeue -h -t R | wc -l)" -eq 6 ] && break
-	sleep 0.2
-done
+wait_for 10 running_is 6
 expect_eq "6 blocker jobs run" 6 "$(squeue -h -t R | wc -l | tr -d ' ')"
 
 # a second of budget per job until (h), whose weights() sets its own: the
@@ -83,10 +80,7 @@ expect_eq "(a) -c 4: without, Slurm's choice" "$without" "$(nodes_of -n 16 -c 4)
 run_job() {
 	local id
 	id=$(sbatch --parsable -o /dev/null "$@" --wrap "sleep 60") || return 1
-	for _ in $(seq 75); do
-		[ "$(squeue -h -j "$id" -o %T)" = RUNNING ] && break
-		sleep 0.2
-	done
+	wait_for 15 state_is RUNNING "$id"
 	echo "$id"
 }
 # cpus_of JOBID: "node:CPUs" for every node slurmctld allocated to the job
@@ -279,10 +273,7 @@ expect_eq "(a) sacct -o AdminComment after the job: the admin's line, then the d
 # when jobs start keep cons_tres')
 big=$(sbatch --parsable -N 16 --exclusive -o /dev/null --wrap true)
 id=$(sbatch --parsable -n 64 -t 5 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 30")
-for _ in $(seq 75); do
-	[ "$(squeue -h -j "$id" -o %T)" = RUNNING ] && break
-	sleep 0.2
-done
+wait_for 15 state_is RUNNING "$id"
 expect_contains "backfill starts the job behind a waiting whole-cluster job" \
 	"sched/backfill: _start_job: Started JobId=$id" "$(cat "$dir/log/slurmctld.log")"
 expect_eq "backfill: the pattern's nodes" "n[005-008]" "$(squeue -h -j "$id" -o %N)"
@@ -355,18 +346,12 @@ expect_eq "(e) after the restart: the 200 jobs still pending" 200 \
 first=$(echo $ids | cut -d' ' -f1)
 scontrol release "$first"
 # a restarted slurmctld waits for the nodes to register before scheduling
-for _ in $(seq 150); do
-	[ "$(squeue -h -j "$first" -o %T)" = RUNNING ] && break
-	sleep 0.2
-done
+wait_for 30 state_is RUNNING "$first"
 expect_eq "(e) after the restart: a released job is placed by its pattern" "n[005-008]" \
 	"$(squeue -h -j "$first" -o %N)"
 # shellcheck disable=SC2086
 scancel $ids
-for _ in $(seq 50); do
-	[ "$(squeue -h | wc -l)" -eq 6 ] && break
-	sleep 0.2
-done
+wait_for 10 queued_is 6
 
 # the cache: a job that waits for PUs is tested by every pass of the main
 # scheduler (about every 3 s here: events start them, at most one per
@@ -393,10 +378,7 @@ scancel -u "$(id -un)" -t PD
 for j in $(squeue -h -o '%i %N' | awk '$2 ~ /^n0(01|02|05|09|14|15|16)$/ { print $1 }'); do
 	scancel "$j"
 done
-for _ in $(seq 50); do
-	[ "$(squeue -h | wc -l)" -eq 6 ] && break
-	sleep 0.2
-done
+wait_for 10 queued_is 6
 
 # a pattern larger than PatternKiB (sbatch read another topomatch.conf, or
 # the API): cons_tres' choice at once, the reason in SystemComment
@@ -433,10 +415,7 @@ fstart=$(wc -l <"$dir/log/slurmctld.log") # (h) above gave 1,000 ms budgets
 printf 'JobBudgetMs=1\n' >>"$dir/topomatch.conf"
 scontrol reconfigure
 id=$(sbatch --parsable -n 64 --comm-pattern="$work/groups.mat" -o /dev/null --wrap "sleep 5")
-for _ in $(seq 50); do
-	[ "$(squeue -h -j "$id" -o %T)" = RUNNING ] && break
-	sleep 0.2
-done
+wait_for 10 state_is RUNNING "$id"
 expect_eq "(f) job budget exceeded: cons_tres' choice" "$without" "$(squeue -h -j "$id" -o %N)"
 expect_contains "(f) job budget exceeded: SystemComment says so" \
 	"topomatch: mapping exceeded its budget of 1 ms" "$(scontrol show job "$id")"
@@ -478,10 +457,7 @@ done
 from=$(wc -l <"$dir/log/slurmctld.log")
 scontrol release "$ids"
 sbatch -n 1 -o /dev/null --wrap true >/dev/null
-for _ in $(seq 100); do
-	[ "$(squeue -h -j "$ids" -t R | wc -l)" -eq 3 ] && break
-	sleep 0.2
-done
+wait_for 20 running_is 3 -j "$ids"
 expect_eq "(f) 3 pattern jobs released in one pass: all run" 3 "$(squeue -h -j "$ids" -t R | wc -l | tr -d ' ')"
 mapped=0
 for id in $(echo "$ids" | tr , ' '); do

@@ -168,14 +168,8 @@ wait_names_done() {
 	done
 	return 1
 }
-wait_ids_done() { # ID... (60 s at most)
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ -z "$(squeue -h -t PD,R,CG,S -j "$(echo "$@" | tr ' ' ',')" -o %i 2>/dev/null)" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
+ids_gone() { [ -z "$(squeue -h -t PD,R,CG,S -j "$(echo "$@" | tr ' ' ',')" -o %i 2>/dev/null)" ]; }
+wait_ids_done() { wait_for 60 ids_gone "$@"; } # ID...
 # the log from byte $1 on
 log_from() { tail -c +"$1" "$log"; }
 log_size() { stat -c %s "$log"; }
@@ -183,10 +177,7 @@ log_size() { stat -c %s "$log"; }
 hold_cluster() {
 	local id
 	id=$(sbatch --parsable -J blocker -N 16 --exclusive -o /dev/null --wrap "sleep 900")
-	for _ in $(seq 100); do
-		[ "$(squeue -h -j "$id" -o %T)" = RUNNING ] && break
-		sleep 0.2
-	done
+	wait_for 20 state_is RUNNING "$id"
 	echo "$id"
 }
 
@@ -288,10 +279,7 @@ if [ -n "$forge" ]; then
 	for n in n003 n004 n010 n011 n012 n013; do
 		blockers+=("$(sbatch --parsable -J blocker -w "$n" --exclusive -o /dev/null --wrap "sleep 900")")
 	done
-	for _ in $(seq 100); do
-		[ "$(squeue -h -t R -n blocker | wc -l)" -eq 6 ] && break
-		sleep 0.2
-	done
+	wait_for 20 running_is 6 -n blocker
 	expect_eq "(a) 6 blocker jobs run" 6 "$(squeue -h -t R -n blocker | wc -l | tr -d ' ')"
 
 	# --test-only (will-run) of each case with 64 tasks
@@ -539,10 +527,7 @@ blockers=()
 for n in n003 n004 n010 n011 n012 n013; do
 	blockers+=("$(sbatch --parsable -J blocker -w "$n" --exclusive -o /dev/null --wrap "sleep 900")")
 done
-for _ in $(seq 100); do
-	[ "$(squeue -h -t R -n blocker | wc -l)" -eq 6 ] && break
-	sleep 0.2
-done
+wait_for 20 running_is 6 -n blocker
 for p in "${probes[@]}"; do
 	scontrol release "$p"
 	for _ in $(seq 150); do
