@@ -333,7 +333,11 @@ static int setup(const struct sim_args *a, struct sim_world *w)
 {
 	char err[TOPOMATCH_ERRLEN];
 	int rc;
+	/* the switches' hop table, as slurmctld builds it at load: without
+	 * it, on a dragonfly or graph of thousands of nodes every hop count
+	 * of the node choice and the link loads ran a BFS */
 	if (topomatch_cluster_load(a->topo, &w->cl, err) ||
+	    topomatch_cluster_precompute(w->cl, err) ||
 	    sim_machine_init(&w->m, w->cl, a->cpn, err)) {
 		cli_error("sim", "%s", err);
 		return CLI_FAIL;
