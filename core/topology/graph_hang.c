@@ -76,7 +76,9 @@ void tm_graph_hang_free(topomatch_topology_t *t)
 	free(t->hang_depth);
 	free(t->hang_cost);
 	free(t->core_hops);
+	free(t->core_parent);
 	t->core_hops = NULL;
+	t->core_parent = NULL;
 	t->core_id = t->core_vert = t->hang_att = t->hang_parent = NULL;
 	t->hang_up = t->hang_down = t->hang_depth = NULL;
 	t->hang_cost = NULL;
@@ -180,9 +182,12 @@ void tm_core_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t s)
  * Hops between every two core vertices, one BFS from each: hop-bytes need
  * hop counts only, and a BFS per source router of a job costs the whole
  * core (on a 32,768-node dragonfly, 4,096 routers of 40 links: 14 ms for
- * the hop-bytes of one 1,024-task job spread over 64 routers).  Built on
- * request (topomatch_cluster_precompute: slurmctld at load, not every
- * srun), in O(ncore x links) time and ncore^2 bytes.
+ * the hop-bytes of one 1,024-task job spread over 64 routers).  The same
+ * BFS give each source's tree, kept as parents: a route is then a walk
+ * up that tree, where the link loads of a job starting ran a BFS per
+ * source router of the job (on that dragonfly, 40 ms for a job of 1,024
+ * tasks).  Built on request (topomatch_cluster_precompute: slurmctld at
+ * load, not every srun), in O(ncore x links) time and 3 ncore^2 bytes.
  */
 int tm_graph_core_table(topomatch_topology_t *t)
 {
@@ -190,10 +195,12 @@ int tm_graph_core_table(topomatch_topology_t *t)
 	if (t->kind != TOPOMATCH_TOPO_GRAPH || t->core_hops || n > TM_CORE_TABLE_MAX || n < 1)
 		return TOPOMATCH_OK;
 	uint8_t *table = tm_alloc(n * n, 1);
+	uint16_t *parent = tm_alloc(n * n, sizeof(*parent));
 	tm_bfs_t b;
 	int rc = tm_bfs_init(&b, n);
-	if (!table || rc) {
+	if (!table || !parent || rc) {
 		free(table);
+		free(parent);
 		tm_bfs_free(&b);
 		return TOPOMATCH_ENOMEM;
 	}
@@ -206,9 +213,13 @@ int tm_graph_core_table(topomatch_topology_t *t)
 				break;
 			}
 			table[src * n + c] = b.dist[c] < 0 ? TM_CORE_HOPS_NONE : (uint8_t)b.dist[c];
+			parent[src * n + c] = (uint16_t)(b.parent[c] < 0 ? src : b.parent[c]);
 		}
 	}
 	tm_bfs_free(&b);
 	t->core_hops = table;
+	t->core_parent = table ? parent : NULL;
+	if (!table)
+		free(parent);
 	return TOPOMATCH_OK;
 }

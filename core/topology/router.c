@@ -246,17 +246,46 @@ static int64_t hcub_route(const topomatch_topology_t *t, int64_t p, int64_t q, i
 	return n;
 }
 
+/* The link core vertex p's BFS reached its child c by: the first of p's
+ * links to c (tm_core_bfs_run takes a vertex's links in order). */
+static int64_t child_link(const topomatch_topology_t *t, int64_t p, int64_t c)
+{
+	int64_t v = t->core_vert[p], w = t->core_vert[c];
+	for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++)
+		if (t->adj[e].nbr == w)
+			return t->adj[e].link;
+	return -1; /* not reached: c's parent links to it */
+}
+
+/* The core's part of a route, from core vertex cs to cw, into links[..i)
+ * backwards (those below cap); the new i. */
+static int64_t core_route(topomatch_router_t *r, int64_t cs, int64_t cw, int64_t *links,
+			  int64_t cap, int64_t i)
+{
+	const topomatch_topology_t *t = r->t;
+	if (t->core_parent) { /* the source's BFS tree, kept */
+		const uint16_t *par = t->core_parent + cs * t->ncore;
+		for (int64_t c = cw; c != cs; c = par[c])
+			if (--i < cap)
+				links[i] = child_link(t, par[c], c);
+		return i;
+	}
+	graph_bfs(r);
+	for (int64_t c = cw; c != r->bfs.src; c = r->bfs.parent[c])
+		if (--i < cap)
+			links[i] = r->bfs.plink[c];
+	return i;
+}
+
 /* Up from s's vertex to a (an ancestor or the attachment vertex), across
  * the core, down to q's vertex: links[0 .. n-1], those below cap. */
 static int64_t graph_route(topomatch_router_t *r, int64_t q, int64_t *links, int64_t cap)
 {
 	const topomatch_topology_t *t = r->t;
-	const tm_bfs_t *b = &r->bfs;
 	int64_t s = t->pu_vert[r->src], w = t->pu_vert[q], top;
 	int64_t n = graph_hops(r, q, NULL), k = 0, i = n;
 	if (n < 0)
 		return -1;
-	graph_bfs(r); /* the core's part of the route: its parents */
 	top = t->hang_att[s] == t->hang_att[w] ? hang_lca(t, s, w) : t->hang_att[s];
 	for (int64_t v = s; v != top; v = t->hang_parent[v], k++)
 		if (k < cap)
@@ -265,9 +294,7 @@ static int64_t graph_route(topomatch_router_t *r, int64_t q, int64_t *links, int
 		if (--i < cap)
 			links[i] = t->hang_down[v];
 	if (t->hang_att[s] != t->hang_att[w])
-		for (int64_t c = t->core_id[t->hang_att[w]]; c != b->src; c = b->parent[c])
-			if (--i < cap)
-				links[i] = b->plink[c];
+		core_route(r, t->core_id[t->hang_att[s]], t->core_id[t->hang_att[w]], links, cap, i);
 	return n;
 }
 

@@ -74,12 +74,15 @@ struct topomatch_topology {
 	int64_t *hang_depth;  /* hops to hang_att */
 	double *hang_cost;    /* cost of that path */
 	/* graph, after topomatch_cluster_precompute: hops between core
-	 * vertices, ncore x ncore (TM_CORE_HOPS_NONE: unreachable), or NULL */
+	 * vertices, ncore x ncore (TM_CORE_HOPS_NONE: unreachable), or NULL;
+	 * and the parent of core vertex c in the BFS tree of core vertex s,
+	 * core_parent[s * ncore + c] (s itself for c = s and for c unreached) */
 	uint8_t *core_hops;
+	uint16_t *core_parent;
 };
 
 #define TM_CORE_HOPS_NONE 255
-/* The largest core whose hop table is kept (16 MiB). */
+/* The largest core whose tables are kept (16 MiB of hops, 32 of parents). */
 #define TM_CORE_TABLE_MAX 4096
 
 /*
@@ -109,8 +112,9 @@ void tm_graph_hang_free(topomatch_topology_t *t);
  * from tm_bfs_init(b, t->ncore), and its src, dist, parent and queue hold
  * core indices. */
 void tm_core_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t src);
-/* The core's hop table (t->core_hops); ENOMEM, or OK without one when
- * the core is over TM_CORE_TABLE_MAX or a distance over 254 hops. */
+/* The core's hop and parent tables (t->core_hops, t->core_parent);
+ * ENOMEM, or OK without them when the core is over TM_CORE_TABLE_MAX or a
+ * distance over 254 hops. */
 int tm_graph_core_table(topomatch_topology_t *t);
 
 /* Parse a target from a buffer that may hold NUL bytes (refused). */

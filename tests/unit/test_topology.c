@@ -603,19 +603,27 @@ START_TEST(graph_hanging_trees_vs_bfs)
 						      (long long)want[i]);
 			}
 		}
-		/* the core's hop table (topomatch_cluster_precompute) gives the
-		 * same hops, and routes and costs stay those of the BFS */
+		/* the core's hop and parent tables (topomatch_cluster_precompute)
+		 * give the same hops, and routes (parallel links included) and
+		 * costs stay those of the BFS */
 		ck_assert_int_eq(tm_graph_core_table(t), 0);
 		ck_assert_ptr_nonnull(t->core_hops);
+		ck_assert_ptr_nonnull(t->core_parent);
 		for (int64_t p = 0; p < t->npu; p++) {
 			topomatch_router_source(r, p);
 			tm_bfs_run(&full, t, t->pu_vert[p]);
 			for (int64_t q = 0; q < t->npu; q++) {
-				ck_assert_int_eq(topomatch_router_hops(r, q), full.dist[t->pu_vert[q]]);
-				ck_assert_double_eq_tol(topomatch_router_cost(r, q),
-							full.cost[t->pu_vert[q]], 1e-9);
-				ck_assert_int_eq(topomatch_router_route(r, q, links, 128),
-						 full.dist[t->pu_vert[q]]);
+				int64_t w = t->pu_vert[q], h = full.dist[w];
+				for (int64_t i = h - 1, v = w; i >= 0; i--, v = full.parent[v])
+					want[i] = full.plink[v];
+				ck_assert_int_eq(topomatch_router_hops(r, q), h);
+				ck_assert_double_eq_tol(topomatch_router_cost(r, q), full.cost[w], 1e-9);
+				ck_assert_int_eq(topomatch_router_route(r, q, links, 128), h);
+				for (int64_t i = 0; i < h; i++)
+					ck_assert_msg(links[i] == want[i], "with the tables, round %d, "
+						      "%lld -> %lld: link %lld is %lld, BFS %lld", round,
+						      (long long)p, (long long)q, (long long)i,
+						      (long long)links[i], (long long)want[i]);
 			}
 		}
 		tm_bfs_free(&full);
