@@ -17,7 +17,7 @@
  * and options; Scotch runs with the seed in its own context), so the
  * memo changes no result: an entry is the whole input, compared in full
  * on a lookup (the hash only finds it), and a partition is kept only when
- * no deadline cut a step short (partition.c's callers decide).  The
+ * no deadline cut a step short (tm_partition_exact_opts decides).  The
  * least recently used entries leave once max_bytes is reached.  One mutex:
  * mappings on several threads may share a memo.
  */
