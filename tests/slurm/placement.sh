@@ -344,7 +344,10 @@ fi
 expect_eq "(e) after the restart: the 200 jobs still pending" 200 \
 	"$(squeue -h -t PD -o %i | wc -l | tr -d ' ')"
 first=$(echo $ids | cut -d' ' -f1)
-scontrol release "$first"
+# refused while slurmctld is still setting the job's database index ("try
+# again in a bit": seen once, slurmdbd slow after the restart)
+wait_for 30 scontrol release "$first" ||
+	not_ok "(e) after the restart: scontrol release $first refused for 30 s"
 # a restarted slurmctld waits for the nodes to register before scheduling
 wait_for 30 state_is RUNNING "$first"
 expect_eq "(e) after the restart: a released job is placed by its pattern" "n[005-008]" \
