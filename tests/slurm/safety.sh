@@ -528,13 +528,10 @@ for n in n003 n004 n010 n011 n012 n013; do
 	blockers+=("$(sbatch --parsable -J blocker -w "$n" --exclusive -o /dev/null --wrap "sleep 900")")
 done
 wait_for 20 running_is 6 -n blocker
+started() { state_is RUNNING "$1" || state_is COMPLETED "$1"; }
 for p in "${probes[@]}"; do
-	scontrol release "$p"
-	for _ in $(seq 150); do
-		st=$(squeue -h -j "$p" -o %T)
-		[ "$st" = RUNNING ] || [ "$st" = COMPLETED ] && break
-		sleep 0.2
-	done
+	wait_for 30 scontrol release "$p" # refused while its database index is set
+	wait_for 30 started "$p"
 	expect_eq "(c) probe $p, submitted before the kill: its pattern's nodes" "n[005-008]" "$(squeue -h -t all -j "$p" -o %N)"
 	wait_ids_done "$p"
 done
