@@ -257,10 +257,10 @@ static int64_t child_link(const topomatch_topology_t *t, int64_t p, int64_t c)
 	return -1; /* not reached: c's parent links to it */
 }
 
-/* The core's part of a route, from core vertex cs to cw, into links[..i)
- * backwards (those below cap); the new i. */
-static int64_t core_route(topomatch_router_t *r, int64_t cs, int64_t cw, int64_t *links,
-			  int64_t cap, int64_t i)
+/* The core's part of a route, from core vertex cs to cw, into the
+ * links[] before index i, backwards (those below cap). */
+static void core_route(topomatch_router_t *r, int64_t cs, int64_t cw, int64_t *links,
+		       int64_t cap, int64_t i)
 {
 	const topomatch_topology_t *t = r->t;
 	if (t->core_parent) { /* the source's BFS tree, kept */
@@ -268,13 +268,12 @@ static int64_t core_route(topomatch_router_t *r, int64_t cs, int64_t cw, int64_t
 		for (int64_t c = cw; c != cs; c = par[c])
 			if (--i < cap)
 				links[i] = child_link(t, par[c], c);
-		return i;
+		return;
 	}
 	graph_bfs(r);
 	for (int64_t c = cw; c != r->bfs.src; c = r->bfs.parent[c])
 		if (--i < cap)
 			links[i] = r->bfs.plink[c];
-	return i;
 }
 
 /* Up from s's vertex to a (an ancestor or the attachment vertex), across

@@ -84,6 +84,7 @@ struct topomatch_topology {
 #define TM_CORE_HOPS_NONE 255
 /* The largest core whose tables are kept (16 MiB of hops, 32 of parents). */
 #define TM_CORE_TABLE_MAX 4096
+_Static_assert(TM_CORE_TABLE_MAX <= 65536, "core_parent holds core indices in 16 bits");
 
 /*
  * Breadth-first search state over a graph topology.  Neighbours are taken
