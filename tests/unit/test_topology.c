@@ -545,6 +545,31 @@ START_TEST(attach_links)
 }
 END_TEST
 
+/* Every PU pair's hops, cost and route from r are those of a BFS of the
+ * whole graph (full: tm_bfs_init'ed for its vertices). */
+static void same_as_bfs(const topomatch_topology_t *t, topomatch_router_t *r, tm_bfs_t *full,
+			int round, const char *what)
+{
+	int64_t links[128], want[128];
+	for (int64_t p = 0; p < t->npu; p++) {
+		topomatch_router_source(r, p);
+		tm_bfs_run(full, t, t->pu_vert[p]);
+		for (int64_t q = 0; q < t->npu; q++) {
+			int64_t w = t->pu_vert[q], h = full->dist[w];
+			for (int64_t i = h - 1, v = w; i >= 0; i--, v = full->parent[v])
+				want[i] = full->plink[v];
+			ck_assert_int_eq(topomatch_router_hops(r, q), h);
+			ck_assert_double_eq_tol(topomatch_router_cost(r, q), full->cost[w], 1e-9);
+			ck_assert_int_eq(topomatch_router_route(r, q, links, 128), h);
+			for (int64_t i = 0; i < h; i++)
+				ck_assert_msg(links[i] == want[i], "%sround %d, %lld -> %lld: link %lld "
+					      "is %lld, BFS %lld", what, round, (long long)p,
+					      (long long)q, (long long)i, (long long)links[i],
+					      (long long)want[i]);
+		}
+	}
+}
+
 /*
  * The router's BFS over the core with hanging trees (graph_hang.c) gives
  * the hops, costs and routes of a BFS over the whole graph: random
@@ -585,47 +610,14 @@ START_TEST(graph_hanging_trees_vs_bfs)
 		tm_bfs_t full;
 		ck_assert_int_eq(topomatch_router_create(t, &r, err), 0);
 		ck_assert_int_eq(tm_bfs_init(&full, t->nvert), 0);
-		int64_t links[128], want[128];
-		for (int64_t p = 0; p < t->npu; p++) {
-			topomatch_router_source(r, p);
-			tm_bfs_run(&full, t, t->pu_vert[p]);
-			for (int64_t q = 0; q < t->npu; q++) {
-				int64_t w = t->pu_vert[q], h = full.dist[w];
-				for (int64_t i = h - 1, v = w; i >= 0; i--, v = full.parent[v])
-					want[i] = full.plink[v];
-				ck_assert_int_eq(topomatch_router_hops(r, q), h);
-				ck_assert_double_eq_tol(topomatch_router_cost(r, q), full.cost[w], 1e-9);
-				ck_assert_int_eq(topomatch_router_route(r, q, links, 128), h);
-				for (int64_t i = 0; i < h; i++)
-					ck_assert_msg(links[i] == want[i], "round %d, %lld -> %lld: link %lld "
-						      "is %lld, BFS %lld", round, (long long)p,
-						      (long long)q, (long long)i, (long long)links[i],
-						      (long long)want[i]);
-			}
-		}
+		same_as_bfs(t, r, &full, round, "");
 		/* the core's hop and parent tables (topomatch_cluster_precompute)
 		 * give the same hops, and routes (parallel links included) and
 		 * costs stay those of the BFS */
 		ck_assert_int_eq(tm_graph_core_table(t), 0);
 		ck_assert_ptr_nonnull(t->core_hops);
 		ck_assert_ptr_nonnull(t->core_parent);
-		for (int64_t p = 0; p < t->npu; p++) {
-			topomatch_router_source(r, p);
-			tm_bfs_run(&full, t, t->pu_vert[p]);
-			for (int64_t q = 0; q < t->npu; q++) {
-				int64_t w = t->pu_vert[q], h = full.dist[w];
-				for (int64_t i = h - 1, v = w; i >= 0; i--, v = full.parent[v])
-					want[i] = full.plink[v];
-				ck_assert_int_eq(topomatch_router_hops(r, q), h);
-				ck_assert_double_eq_tol(topomatch_router_cost(r, q), full.cost[w], 1e-9);
-				ck_assert_int_eq(topomatch_router_route(r, q, links, 128), h);
-				for (int64_t i = 0; i < h; i++)
-					ck_assert_msg(links[i] == want[i], "with the tables, round %d, "
-						      "%lld -> %lld: link %lld is %lld, BFS %lld", round,
-						      (long long)p, (long long)q, (long long)i,
-						      (long long)links[i], (long long)want[i]);
-			}
-		}
+		same_as_bfs(t, r, &full, round, "with the tables, ");
 		tm_bfs_free(&full);
 		topomatch_router_destroy(r);
 		topomatch_topology_destroy(t);
