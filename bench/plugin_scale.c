@@ -607,6 +607,15 @@ static int stand_check(tm_chooser_t *ch, job_record_t *job, uint32_t *free_cores
 	return bad;
 }
 
+/* The chooser's partitions forgotten (tm_chooser_load's memo, empty): a
+ * first decision is timed as that of a pattern no decision has seen. */
+static int memo_fresh(tm_chooser_t *ch)
+{
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_memo_destroy(ch->memo);
+	return topomatch_memo_create(TM_MEMO_BYTES, &ch->memo, err) ? -1 : 0;
+}
+
 /* A chooser on cluster c with the default settings but the budgets; 0 or
  * -1 (out of memory).  chooser_fini leaves the cluster to the caller. */
 static int chooser_init(tm_chooser_t *ch, topomatch_cluster_t *c, double job_ms, double cycle_ms)
@@ -617,18 +626,9 @@ static int chooser_init(tm_chooser_t *ch, topomatch_cluster_t *c, double job_ms,
 	tm_plugin_conf_read("/nonexistent/topomatch.conf", &ch->conf, err, sizeof(err));
 	ch->conf.job_budget_ms = job_ms;
 	ch->conf.cycle_budget_ms = cycle_ms;
-	if (topomatch_memo_create(TM_MEMO_BYTES, &ch->memo, err))
+	if (memo_fresh(ch))
 		return -1;
 	return tm_decision_cache_init(&ch->cache, TM_CACHE_DECISIONS);
-}
-
-/* The chooser's partitions forgotten (tm_chooser_load's memo, empty): a
- * first decision is timed as that of a pattern no decision has seen. */
-static int memo_fresh(tm_chooser_t *ch)
-{
-	char err[TOPOMATCH_ERRLEN];
-	topomatch_memo_destroy(ch->memo);
-	return topomatch_memo_create(TM_MEMO_BYTES, &ch->memo, err) ? -1 : 0;
 }
 
 static void chooser_fini(tm_chooser_t *ch)

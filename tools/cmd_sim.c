@@ -399,8 +399,7 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&w->lock);
 		}
 	}
-	if (w->spare)
-		__atomic_fetch_add(w->spare, 1, __ATOMIC_RELAXED);
+	sim_spare_give(w->spare);
 	__atomic_fetch_add(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }

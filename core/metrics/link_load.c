@@ -524,6 +524,13 @@ int topomatch_link_load_remove(topomatch_link_load_t *ll, uint64_t job, char *er
 
 /* ----------------------------------------------------------- score */
 
+/* L(l) / c(l) of the i-th link l of a route of h links; 0 for a link off
+ * the table or unloaded. */
+static double met_at(const topomatch_link_load_t *ll, int64_t l, int64_t i, int64_t h)
+{
+	return l >= 0 && l < ll->nlinks && ll->load[l] > 0 ? ll->load[l] / capacity(ll, i, h) : 0;
+}
+
 /* Reads ll only (its own router and route): callers may score side by side. */
 int topomatch_link_load_score(const topomatch_link_load_t *ll, const topomatch_affinity_t *a,
 			      const int64_t *pu, double weight, topomatch_link_score_t *out,
@@ -550,11 +557,8 @@ int topomatch_link_load_score(const topomatch_link_load_t *ll, const topomatch_a
 			topomatch_router_source(w.r, last = pr[p].p);
 		rc = route_to(&w, pr[p].q, &h, err);
 		double met = 0; /* sum over the route of L(l) / c(l) */
-		for (int64_t i = 0; !rc && i < h; i++) {
-			int64_t l = w.route[i];
-			if (l >= 0 && l < ll->nlinks && ll->load[l] > 0)
-				met += ll->load[l] / capacity(ll, i, h);
-		}
+		for (int64_t i = 0; !rc && i < h; i++)
+			met += met_at(ll, w.route[i], i, h);
 		cl += pr[p].w * met;
 	}
 	free(pr);
@@ -577,11 +581,8 @@ int64_t topomatch_link_load_route(topomatch_link_load_t *ll, int64_t p, int64_t 
 	topomatch_router_source(ll->w.r, p);
 	if (route_to(&ll->w, q, &h, NULL))
 		return -1;
-	for (int64_t i = 0; i < h && i < cap; i++) {
-		int64_t l = ll->w.route[i];
-		met[i] = l >= 0 && l < ll->nlinks && ll->load[l] > 0 ? ll->load[l] / capacity(ll, i, h)
-								      : 0;
-	}
+	for (int64_t i = 0; i < h && i < cap; i++)
+		met[i] = met_at(ll, ll->w.route[i], i, h);
 	return h;
 }
 

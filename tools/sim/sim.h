@@ -352,7 +352,7 @@ typedef struct sim_pick {
  * jobs: the checks of jobs under 32 nodes took 1 s of 113). */
 #define SIM_SPARE_MIN_NODES 32
 /* One of the spare threads (*spare counts them; NULL: none) taken, or
- * false; and given back. */
+ * false; and one given (back, or by a replay that has finished). */
 bool sim_spare_take(int *spare);
 void sim_spare_give(int *spare);
 

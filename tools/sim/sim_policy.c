@@ -356,6 +356,14 @@ static double placement_score(const sim_pick_t *p, const topomatch_affinity_t *a
 	return sim_hop_bytes(p->m->cl, a, pu, &hb, err) ? -1 : hb;
 }
 
+/* seen mapped on nodes[] as srun would (into pu[]) and that placement's
+ * score; -1 when a step failed. */
+static double score_on(const sim_pick_t *p, const topomatch_affinity_t *seen,
+		       const int64_t *nodes, int64_t *pu, char *err)
+{
+	return map_onto(p, seen, nodes, pu, err) ? -1 : placement_score(p, seen, pu, err);
+}
+
 /*
  * Whether the k nodes of a[] and of b[] are alike for a mapping: on a
  * tree, each set under one leaf switch, every node of one hardware.  The
@@ -399,10 +407,8 @@ typedef struct cons_check {
 static void *cons_check_run(void *arg)
 {
 	cons_check_t *c = arg;
-	c->score = -1;
 	c->rc = cons_tres(c->p->m, c->p->f, c->p->k, c->cons, c->err);
-	if (!c->rc && !map_onto(c->p, c->seen, c->cons, c->pu, c->err))
-		c->score = placement_score(c->p, c->seen, c->pu, c->err);
+	c->score = c->rc ? -1 : score_on(c->p, c->seen, c->cons, c->pu, c->err);
 	return NULL;
 }
 
@@ -458,8 +464,8 @@ static bool cons_tres_scores_lower(const sim_pick_t *p, const topomatch_affinity
 		sc_cons = pre->score;
 	} else {
 		int64_t *pu_cons = malloc((size_t)topomatch_affinity_ntasks(seen) * sizeof(*pu_cons) + 1);
-		if (pu_cons && !map_onto(p, seen, cons, pu_cons, err))
-			sc_cons = placement_score(p, seen, pu_cons, err);
+		if (pu_cons)
+			sc_cons = score_on(p, seen, cons, pu_cons, err);
 		free(pu_cons);
 	}
 	if (sc_cons >= 0)

@@ -136,7 +136,8 @@ bool sim_spare_take(int *spare)
 
 void sim_spare_give(int *spare)
 {
-	__atomic_fetch_add(spare, 1, __ATOMIC_RELAXED);
+	if (spare)
+		__atomic_fetch_add(spare, 1, __ATOMIC_RELAXED);
 }
 
 static void *ll_add_run(void *arg)
