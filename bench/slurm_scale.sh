@@ -30,7 +30,9 @@
 #   site where the controller has a host of its own; the slurmds also run
 #   at nice 10 (--slurmd-nice).  It prints where the CPU went (slurmctld,
 #   slurmdbd, mariadbd, munged, slurmd, the rest) from the release to the
-#   queue's end.
+#   queue's end, and slurmctld's thread count (median and peak over the
+#   stream, and at the peak how many wait on a peer's socket or on a
+#   lock: slurmctld serves at most 256 connections at once).
 # memory: slurmctld's resident memory (VmRSS, and its peak VmHWM) with J
 #   held jobs (default 10,000) without patterns, then with patterns at the
 #   cap (--pattern-kib, default the SPANK plugin's), both under
@@ -223,6 +225,31 @@ probe() {
 	done
 }
 
+# thread_probe OUT: every second, slurmctld's threads by what the kernel
+# says they wait in (wchan; no ptrace, slurmctld is not stopped): one
+# "threads in-poll in-futex" line each.  slurmctld serves at most 256
+# connections at once (MAX_SERVER_THREADS) and stops accepting beyond;
+# threads in poll wait on a peer's socket (a slurmd that has not sent or
+# read yet, or an agent's message to one), threads in a futex on a lock
+# or condition.
+thread_probe() {
+	local p t w n q f
+	while :; do
+		p=$(pgrep -x slurmctld | head -1)
+		if [ -n "$p" ]; then
+			n=0 q=0 f=0
+			for t in /proc/"$p"/task/*; do
+				w=
+				read -r w 2>/dev/null <"$t/wchan"
+				n=$((n + 1))
+				case $w in poll_* | do_poll* | do_sys_poll*) q=$((q + 1)) ;; futex*) f=$((f + 1)) ;; esac
+			done
+			echo "$n $q $f" >>"$1"
+		fi
+		sleep 1
+	done
+}
+
 # read_acct SCHEDULER FILE: the jobs of the stream in sacct, one
 # "id|state|start|decision" line each (AdminComment, or with --epilog
 # SystemComment); a decision line of several (an admin's before it) is
@@ -243,7 +270,9 @@ run_stream() {
 		fail "$s: submission failed: $(cat "$work/$s.load")"
 	sdiag -r >/dev/null 2>&1 # the stream's own RPC and cycle counts
 	probe "$work/$s" &
-	local pp=$! c0 lp=
+	local pp=$! c0 lp= tp
+	thread_probe "$work/$s.threads" &
+	tp=$!
 	if [ $login = 1 ]; then
 		(sleep 0.25
 			taskset -p -c $((ncpu - 1)) "$BASHPID" >/dev/null || fail "$s: taskset (login probe)"
@@ -265,8 +294,13 @@ run_stream() {
 		fi
 		sleep 1
 	done
-	kill "$pp" $lp 2>/dev/null
-	wait "$pp" $lp 2>/dev/null
+	kill "$pp" $lp "$tp" 2>/dev/null
+	wait "$pp" $lp "$tp" 2>/dev/null
+	[ -s "$work/$s.threads" ] && sort -n "$work/$s.threads" | awk -v s="$s" '
+		{ v[NR] = $0 } END { split(v[NR], m, " "); split(v[int(0.5 * NR + 0.5)], h, " ")
+		printf "%s: slurmctld threads, median / peak (%d samples): %d / %d, at the peak %d" \
+			" waiting on a peer'"'"'s socket (poll), %d on a lock or condition (futex)\n",
+			s, NR, h[1], m[1], m[2], m[3] }' >&2
 	[ -z "$lp" ] || echo "$s: squeue from the login probe, p50 / p99 / max ms:" \
 		"$(pct "$work/$s.login.squeue" | sed 's# # / #g')" >&2
 	# how long Slurm's own loops held their locks (squeue waits for them),

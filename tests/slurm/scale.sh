@@ -5,7 +5,8 @@
 #      once under select/topomatch: every job completes, every pattern
 #      job's decision reaches sacct; jobs per minute and scontrol ping /
 #      squeue latency are printed, squeue's also from the login probe
-#      (--login-probe), with slurmctld's own time in squeue's requests.
+#      (--login-probe), with slurmctld's own time in squeue's requests
+#      and its thread count.
 #      Not under cons_tres too: timings on a
 #      shared CI machine compare nothing (the full run, bench/slurm_scale.sh
 #      throughput, holds the targets side by side), and that second stream
@@ -44,7 +45,9 @@ for mode in throughput memory; do
 		expect_match "throughput: the login probe timed squeue" \
 			'squeue from the login probe, p50 / p99 / max ms: [0-9]+ / [0-9]+ / [0-9]+' "$out"
 		expect_match "throughput: slurmctld's time in squeue's requests from sdiag" \
-			'REQUEST_JOB_INFO mean [0-9]+ ms \([1-9][0-9]* calls\)' "$out" ;;
+			'REQUEST_JOB_INFO mean [0-9]+ ms \([1-9][0-9]* calls\)' "$out"
+		expect_match "throughput: slurmctld's threads counted over the stream" \
+			'slurmctld threads, median / peak \([1-9][0-9]* samples\): [1-9][0-9]* / [1-9][0-9]*, at the peak [0-9]+ waiting' "$out" ;;
 	memory) expect_contains "memory: the patterns' cost per job" "KiB per job" "$out" ;;
 	esac
 done
