@@ -234,6 +234,12 @@ int topomatch_cluster_precompute(topomatch_cluster_t *c, char *err)
 	return TOPOMATCH_OK;
 }
 
+size_t topomatch_cluster_table_bytes(const topomatch_cluster_t *c)
+{
+	const topomatch_topology_t *t = c->topo;
+	return t->core_hops ? (size_t)t->ncore * (size_t)t->ncore * 3 : 0;
+}
+
 /* -------------------------------------------------------------- queries */
 
 const char *topomatch_cluster_name(const topomatch_cluster_t *c)

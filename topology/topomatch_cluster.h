@@ -45,12 +45,17 @@ TOPOMATCH_API void topomatch_cluster_destroy(topomatch_cluster_t *c);
 /*
  * For a long-lived user that evaluates many placements (select/topomatch
  * in slurmctld, at load and reconfigure): tables that make hop counts
- * O(1) where they otherwise take a search, today the hops between the
- * switches of a dragonfly or graph network of at most 4,096 of them
- * (16 MiB; about 1.6 s to build at 4,096 switches of 40 links).  Results
- * are the same with or without; ENOMEM leaves the cluster as it was.
+ * and routes O(1) where they otherwise take a search, today the hops and
+ * routes between the switches of a dragonfly or graph network of at most
+ * 8,192 of them (3 bytes a pair of switches: 48 MiB and 0.4 s to build
+ * at 4,096 switches of 40 links, 192 MiB and 2 s at 8,192).  Results are
+ * the same with or without; ENOMEM leaves the cluster as it was.
  */
 TOPOMATCH_API int topomatch_cluster_precompute(topomatch_cluster_t *c, char *err);
+/* The bytes those tables hold: 0 before topomatch_cluster_precompute, on
+ * networks that need none (trees, grids), and on a graph over their
+ * limits (8,192 switches, 254 hops), where every hop count searches. */
+TOPOMATCH_API size_t topomatch_cluster_table_bytes(const topomatch_cluster_t *c);
 
 TOPOMATCH_API const char *topomatch_cluster_name(const topomatch_cluster_t *c);
 /* "fattree", "tree", "torus", "mesh", "dragonfly", "graph" or "slurm". */

@@ -178,6 +178,61 @@ void tm_core_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t s)
 	}
 }
 
+/* The core's links as core indices, in adjacency order (tm_core_bfs_run
+ * takes them so), for the table's searches: 2 bytes a link instead of a
+ * walk through the whole graph's 16-byte entries. */
+static int core_links(const topomatch_topology_t *t, int64_t **ptr, uint16_t **nbr)
+{
+	int64_t n = t->ncore, m = 0;
+	*ptr = tm_alloc(n + 1, sizeof(**ptr));
+	for (int64_t c = 0; c < n; c++) {
+		int64_t v = t->core_vert[c];
+		for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++)
+			m += t->core_id[t->adj[e].nbr] >= 0;
+	}
+	*nbr = tm_alloc(m > 0 ? m : 1, sizeof(**nbr));
+	if (!*ptr || !*nbr)
+		return TOPOMATCH_ENOMEM;
+	m = 0;
+	for (int64_t c = 0; c < n; c++) {
+		int64_t v = t->core_vert[c];
+		(*ptr)[c] = m;
+		for (int64_t e = t->adj_ptr[v]; e < t->adj_ptr[v + 1]; e++)
+			if (t->core_id[t->adj[e].nbr] >= 0)
+				(*nbr)[m++] = (uint16_t)t->core_id[t->adj[e].nbr];
+	}
+	(*ptr)[n] = m;
+	return TOPOMATCH_OK;
+}
+
+/* One row of both tables: tm_core_bfs_run's search from src (the same
+ * order, so the same parents), written straight into them; false when a
+ * distance does not fit in a byte. */
+static bool core_row(int64_t n, const int64_t *ptr, const uint16_t *nbr, int64_t src,
+		     uint8_t *hops, uint16_t *parent, uint16_t *queue)
+{
+	int64_t head = 0, tail = 0;
+	memset(hops, TM_CORE_HOPS_NONE, (size_t)n);
+	for (int64_t c = 0; c < n; c++)
+		parent[c] = (uint16_t)src;
+	hops[src] = 0;
+	queue[tail++] = (uint16_t)src;
+	while (head < tail) {
+		uint16_t c = queue[head++];
+		for (int64_t e = ptr[c]; e < ptr[c + 1]; e++) {
+			uint16_t u = nbr[e];
+			if (hops[u] != TM_CORE_HOPS_NONE)
+				continue;
+			if (hops[c] + 1 >= TM_CORE_HOPS_NONE)
+				return false;
+			hops[u] = (uint8_t)(hops[c] + 1);
+			parent[u] = c;
+			queue[tail++] = u;
+		}
+	}
+	return true;
+}
+
 /*
  * Hops between every two core vertices, one BFS from each: hop-bytes need
  * hop counts only, and a BFS per source router of a job costs the whole
@@ -191,35 +246,32 @@ void tm_core_bfs_run(tm_bfs_t *b, const topomatch_topology_t *t, int64_t s)
  */
 int tm_graph_core_table(topomatch_topology_t *t)
 {
-	int64_t n = t->ncore;
+	int64_t n = t->ncore, *ptr = NULL;
 	if (t->kind != TOPOMATCH_TOPO_GRAPH || t->core_hops || n > TM_CORE_TABLE_MAX || n < 1)
 		return TOPOMATCH_OK;
 	uint8_t *table = tm_alloc(n * n, 1);
-	uint16_t *parent = tm_alloc(n * n, sizeof(*parent));
-	tm_bfs_t b;
-	int rc = tm_bfs_init(&b, n);
-	if (!table || !parent || rc) {
+	uint16_t *parent = tm_alloc(n * n, sizeof(*parent)), *nbr = NULL;
+	uint16_t *queue = tm_alloc(n, sizeof(*queue));
+	int rc = core_links(t, &ptr, &nbr);
+	if (!rc && (!table || !parent || !queue))
+		rc = TOPOMATCH_ENOMEM;
+	for (int64_t src = 0; !rc && src < n; src++)
+		if (!core_row(n, ptr, nbr, src, table + src * n, parent + src * n, queue)) {
+			free(table); /* a distance over 254 hops: searches, no table */
+			free(parent);
+			table = NULL;
+			parent = NULL;
+			break;
+		}
+	free(ptr);
+	free(nbr);
+	free(queue);
+	if (rc) {
 		free(table);
 		free(parent);
-		tm_bfs_free(&b);
-		return TOPOMATCH_ENOMEM;
+		return rc;
 	}
-	for (int64_t src = 0; src < n && table; src++) {
-		tm_core_bfs_run(&b, t, src);
-		for (int64_t c = 0; c < n; c++) {
-			if (b.dist[c] >= TM_CORE_HOPS_NONE) { /* too far for a byte */
-				free(table);
-				table = NULL;
-				break;
-			}
-			table[src * n + c] = b.dist[c] < 0 ? TM_CORE_HOPS_NONE : (uint8_t)b.dist[c];
-			parent[src * n + c] = (uint16_t)(b.parent[c] < 0 ? src : b.parent[c]);
-		}
-	}
-	tm_bfs_free(&b);
 	t->core_hops = table;
-	t->core_parent = table ? parent : NULL;
-	if (!table)
-		free(parent);
+	t->core_parent = parent;
 	return TOPOMATCH_OK;
 }

@@ -82,8 +82,10 @@ struct topomatch_topology {
 };
 
 #define TM_CORE_HOPS_NONE 255
-/* The largest core whose tables are kept (16 MiB of hops, 32 of parents). */
-#define TM_CORE_TABLE_MAX 4096
+/* The largest core whose tables are kept (3 bytes a pair: 192 MiB at
+ * 8,192 switches), above the largest dragonflies built (166 groups of 32
+ * switches, 5,312: 81 MiB); without them every hop count searches. */
+#define TM_CORE_TABLE_MAX 8192
 _Static_assert(TM_CORE_TABLE_MAX <= 65536, "core_parent holds core indices in 16 bits");
 
 /*

@@ -311,6 +311,18 @@ START_TEST(dragonfly_one_global_hop)
 	/* d001/d002 share a router; d003 is on the next router of the group */
 	ck_assert_int_eq(node_hops(c, "d001", "d002"), 2 + 2);
 	ck_assert_int_eq(node_hops(c, "d001", "d003"), 1 + 2 + 2);
+	/* the switches' tables: none before, 3 bytes a pair of its 36
+	 * routers after, the same hops */
+	char err[TOPOMATCH_ERRLEN];
+	ck_assert_uint_eq(topomatch_cluster_table_bytes(c), 0);
+	ck_assert_int_eq(topomatch_cluster_precompute(c, err), 0);
+	ck_assert_uint_eq(topomatch_cluster_table_bytes(c), 36 * 36 * 3);
+	ck_assert_int_eq(node_hops(c, "d001", "d003"), 1 + 2 + 2);
+	topomatch_cluster_destroy(c);
+	/* a tree needs none */
+	c = load(conf("curie-fattree.yaml"));
+	ck_assert_int_eq(topomatch_cluster_precompute(c, err), 0);
+	ck_assert_uint_eq(topomatch_cluster_table_bytes(c), 0);
 	topomatch_cluster_destroy(c);
 }
 END_TEST
