@@ -11,7 +11,10 @@
 # more or fewer nodes, cons_tres' nodes scoring lower) and the node
 # choice's contention counters (met load / other sets mapped / moved).
 # Takes 15 to 25 minutes on 2 cores; the outputs stay in the work
-# directory it names.
+# directory it names.  --windows TRACE replays windows spread over that
+# trace instead, each with its arrivals compressed (atlas: --skip 0,
+# 2000, ..., 36000; curie: --skip 0, 10000, ..., 70000; --time-scale 0.5):
+# how the same measures vary from window to window.
 # Environment: BUILD_DIR (default build): where tools/topomatch is.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
@@ -21,7 +24,7 @@ case $build in /*) ;; *) build=$top/$build ;; esac
 tm=$build/tools/topomatch
 mixes="default issue"
 jobs=2000
-rows_of=
+rows_of= windows=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mix)
@@ -33,7 +36,13 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--rows) rows_of=$2; shift 2 ;;
-	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+	--windows)
+		case ${2:-} in
+		atlas | curie) windows=$2 ;;
+		*) echo "contention_streams.sh: --windows: atlas or curie" >&2; exit 2 ;;
+		esac
+		shift 2 ;;
+	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
 	*) echo "contention_streams.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -55,6 +64,14 @@ curie-generated|curie-fattree.yaml|slurm-tree|--generate $jobs --load 0.93
 atlas-recorded|atlas-fattree.yaml|slurm-tree|--trace $traces/LLNL-Atlas-2006-2.1-cln.swf.gz --skip 10000 --jobs $jobs
 atlas-compressed|atlas-fattree.yaml|slurm-tree|--trace $traces/LLNL-Atlas-2006-2.1-cln.swf.gz --skip 10000 --jobs $jobs --time-scale 0.5
 dragonfly|dragonfly.yaml|slurm-linear|--generate $jobs --load 0.93"
+case $windows in
+atlas) streams=$(for k in $(seq 0 2000 36000); do
+	echo "atlas-$k|atlas-fattree.yaml|slurm-tree|--trace $traces/LLNL-Atlas-2006-2.1-cln.swf.gz --skip $k --jobs $jobs --time-scale 0.5"
+	done) ;;
+curie) streams=$(for k in $(seq 0 10000 70000); do
+	echo "curie-$k|curie-fattree.yaml|slurm-tree|--trace $traces/CEA-Curie-2011-2.1-cln.swf.gz --skip $k --jobs $jobs --time-scale 0.5"
+	done) ;;
+esac
 
 run() { # MIX NAME CLUSTER REF OPTIONS...
 	mix=$1 name=$2 cl=$3 ref=$4
