@@ -235,8 +235,8 @@ probe() {
 thread_probe() {
 	local p t w n q f
 	while :; do
-		p=$(pgrep -x slurmctld | head -1)
-		if [ -n "$p" ]; then
+		p=$(cat "$dir/run/slurmctld.pid" 2>/dev/null)
+		if [ -n "$p" ] && [ -d "/proc/$p/task" ]; then
 			n=0 q=0 f=0
 			for t in /proc/"$p"/task/*; do
 				w=
