@@ -237,7 +237,8 @@ int topomatch_cluster_precompute(topomatch_cluster_t *c, char *err)
 size_t topomatch_cluster_table_bytes(const topomatch_cluster_t *c)
 {
 	const topomatch_topology_t *t = c->topo;
-	return t->core_hops ? (size_t)t->ncore * (size_t)t->ncore * 3 : 0;
+	size_t pair = sizeof(*t->core_hops) + sizeof(*t->core_parent);
+	return t->core_hops ? (size_t)t->ncore * (size_t)t->ncore * pair : 0;
 }
 
 /* -------------------------------------------------------------- queries */

@@ -179,15 +179,17 @@ void tm_chooser_load(tm_chooser_t *ch)
 	double t0 = tm_now_ms();
 	if (topomatch_cluster_precompute(ch->cluster, err))
 		error("%s: decisions go on without it", err);
-	const char *net = topomatch_cluster_network(ch->cluster);
 	size_t tb = topomatch_cluster_table_bytes(ch->cluster);
 	info("cluster %s from %s: %lld nodes, %lld PUs, %s network (switch tables %.1f MiB, "
 	     "built in %.0f ms); budget %g ms per job",
 	     topomatch_cluster_name(ch->cluster), ch->conf.cluster_yaml,
 	     (long long) topomatch_cluster_nnodes(ch->cluster),
-	     (long long) topomatch_cluster_npu(ch->cluster), net, (double) tb / 1048576.0,
+	     (long long) topomatch_cluster_npu(ch->cluster),
+	     topomatch_cluster_network(ch->cluster), (double) tb / 1048576.0,
 	     tm_now_ms() - t0, ch->conf.job_budget_ms);
-	if (!tb && (!strcmp(net, "dragonfly") || !strcmp(net, "graph")))
+	/* the networks whose hops are searched without them (dragonflies too) */
+	const topomatch_topology_t *topo = topomatch_cluster_topology(ch->cluster);
+	if (!tb && topomatch_topology_kind(topo) == TOPOMATCH_TOPO_GRAPH)
 		error("cluster %s: no switch tables (over 8,192 switches or 254 hops): every hop "
 		      "count searches the network, and decisions may run out of budget and "
 		      "keep cons_tres' choice", topomatch_cluster_name(ch->cluster));

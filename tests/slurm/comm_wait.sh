@@ -57,14 +57,10 @@ comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
 state() { squeue -h -j "$1" -o %T; }
 nodes_of() { squeue -h -j "$1" -o %N; }
 # wait_comment JOBID TEXT SECONDS: the job's SystemComment once it holds TEXT
+comment_has() { case $(comment "$1") in *"$2"*) ;; *) return 1 ;; esac; }
 wait_comment() {
-	local c=
-	for _ in $(seq $(($3 * 5))); do
-		c=$(comment "$1")
-		case $c in *"$2"*) break ;; esac
-		sleep 0.2
-	done
-	echo "$c"
+	wait_for "$3" comment_has "$1" "$2"
+	comment "$1"
 }
 fill() { # NODES: a job without pattern on exactly those nodes; its id
 	sbatch --parsable -w "$1" -N "$(scontrol show hostnames "$1" | wc -l)" --exclusive -t 600 \
@@ -136,11 +132,8 @@ scontrol update nodename="n[009-011]" state=drain reason=comm_wait.sh
 scancel "${fillers[2]}" "$b"
 wait_done "${fillers[2]}" || not_ok "(c) the filler of s3 ends"
 wait_done "$b" || not_ok "(c) B ends"
-for _ in $(seq 100); do
-	[ "$(sinfo -h -n "n[009-011]" -t drained -o %D | awk '{ s += $1 } END { print s + 0 }')" = 3 ] &&
-		break
-	sleep 0.2
-done
+drained_is() { [ "$(sinfo -h -n "$2" -t drained -o %D | awk '{ s += $1 } END { print s + 0 }')" = "$1" ]; }
+wait_for 20 drained_is 3 "n[009-011]"
 sleep 3 # a backfill cycle
 expect_eq "(c) W still waits with one free node per leaf" PENDING "$(state "$w")"
 scontrol update nodename="n[009-011]" state=resume

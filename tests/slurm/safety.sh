@@ -160,14 +160,8 @@ ping_ok() {
 # states of jobs by name: "NAME ID STATE NODELIST" (finished ones included)
 jobs_named() { squeue -h -t all -o '%j %i %T %N' | awk -v p="$1" 'index($1, p) == 1'; }
 # wait until no job whose name starts with $1 is pending, running or completing (S s at most)
-wait_names_done() {
-	local i
-	for ((i = 0; i < $2 * 2; i++)); do
-		[ -z "$(squeue -h -t PD,R,CG,S -o '%j' | awk -v p="$1" 'index($1, p) == 1')" ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
+names_gone() { [ -z "$(squeue -h -t PD,R,CG,S -o '%j' | awk -v p="$1" 'index($1, p) == 1')" ]; }
+wait_names_done() { wait_for "$2" names_gone "$1"; }
 ids_gone() { [ -z "$(squeue -h -t PD,R,CG,S -j "$(echo "$@" | tr ' ' ',')" -o %i 2>/dev/null)" ]; }
 wait_ids_done() { wait_for 60 ids_gone "$@"; } # ID...
 # the log from byte $1 on
