@@ -14,7 +14,9 @@
 # directory it names.  --windows TRACE replays windows spread over that
 # trace instead, each with its arrivals compressed (atlas: --skip 0,
 # 2000, ..., 36000; curie: --skip 0, 10000, ..., 70000; --time-scale 0.5):
-# how the same measures vary from window to window.
+# how the same measures vary from window to window; --windows dragonfly,
+# eight generated streams (--seed 1 to 8, --load 0.93) on the 512 nodes of
+# conf/dragonfly-512.yaml against slurm-linear.
 # Environment: BUILD_DIR (default build): where tools/topomatch is.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
@@ -38,11 +40,11 @@ while [ $# -gt 0 ]; do
 	--rows) rows_of=$2; shift 2 ;;
 	--windows)
 		case ${2:-} in
-		atlas | curie) windows=$2 ;;
-		*) echo "contention_streams.sh: --windows: atlas or curie" >&2; exit 2 ;;
+		atlas | curie | dragonfly) windows=$2 ;;
+		*) echo "contention_streams.sh: --windows: atlas, curie or dragonfly" >&2; exit 2 ;;
 		esac
 		shift 2 ;;
-	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
 	*) echo "contention_streams.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -70,6 +72,9 @@ atlas) streams=$(for k in $(seq 0 2000 36000); do
 	done) ;;
 curie) streams=$(for k in $(seq 0 10000 70000); do
 	echo "curie-$k|curie-fattree.yaml|slurm-tree|--trace $traces/CEA-Curie-2011-2.1-cln.swf.gz --skip $k --jobs $jobs --time-scale 0.5"
+	done) ;;
+dragonfly) streams=$(for k in $(seq 8); do
+	echo "dragonfly512-$k|dragonfly-512.yaml|slurm-linear|--generate $jobs --load 0.93 --seed $k"
 	done) ;;
 esac
 

@@ -225,6 +225,9 @@ void topomatch_cluster_destroy(topomatch_cluster_t *c)
 	free(c);
 }
 
+_Static_assert(TOPOMATCH_CLUSTER_TABLE_SWITCHES == TM_CORE_TABLE_MAX,
+	       "the public limit is the core's");
+
 int topomatch_cluster_precompute(topomatch_cluster_t *c, char *err)
 {
 	if (!c)

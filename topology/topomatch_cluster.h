@@ -54,8 +54,10 @@ TOPOMATCH_API void topomatch_cluster_destroy(topomatch_cluster_t *c);
 TOPOMATCH_API int topomatch_cluster_precompute(topomatch_cluster_t *c, char *err);
 /* The bytes those tables hold: 0 before topomatch_cluster_precompute, on
  * networks that need none (trees, grids), and on a graph over their
- * limits (8,192 switches, 254 hops), where every hop count searches. */
+ * limits (TOPOMATCH_CLUSTER_TABLE_SWITCHES switches, 254 hops), where
+ * every hop count searches. */
 TOPOMATCH_API size_t topomatch_cluster_table_bytes(const topomatch_cluster_t *c);
+#define TOPOMATCH_CLUSTER_TABLE_SWITCHES 8192
 
 TOPOMATCH_API const char *topomatch_cluster_name(const topomatch_cluster_t *c);
 /* "fattree", "tree", "torus", "mesh", "dragonfly", "graph" or "slurm". */

@@ -190,9 +190,10 @@ void tm_chooser_load(tm_chooser_t *ch)
 	/* the networks whose hops are searched without them (dragonflies too) */
 	const topomatch_topology_t *topo = topomatch_cluster_topology(ch->cluster);
 	if (!tb && topomatch_topology_kind(topo) == TOPOMATCH_TOPO_GRAPH)
-		error("cluster %s: no switch tables (over 8,192 switches or 254 hops): every hop "
+		error("cluster %s: no switch tables (over %d switches or 254 hops): every hop "
 		      "count searches the network, and decisions may run out of budget and "
-		      "keep cons_tres' choice", topomatch_cluster_name(ch->cluster));
+		      "keep cons_tres' choice", topomatch_cluster_name(ch->cluster),
+		      TOPOMATCH_CLUSTER_TABLE_SWITCHES);
 	tm_loads_reset(ch);
 	if (topomatch_memo_create(TM_MEMO_BYTES, &ch->memo, err))
 		error("%s: partitions are computed at every decision", err);
