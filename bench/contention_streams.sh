@@ -16,7 +16,9 @@
 # 2000, ..., 36000; curie: --skip 0, 10000, ..., 70000; --time-scale 0.5):
 # how the same measures vary from window to window; --windows dragonfly,
 # eight generated streams (--seed 1 to 8, --load 0.93) on the 512 nodes of
-# conf/dragonfly-512.yaml against slurm-linear.
+# conf/dragonfly-512.yaml against slurm-linear.  --comm-share S: the
+# model's share of a job's run spent communicating (topomatch-sim(1);
+# default 0.2), for the sensitivity of the results to it.
 # Environment: BUILD_DIR (default build): where tools/topomatch is.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
@@ -26,7 +28,7 @@ case $build in /*) ;; *) build=$top/$build ;; esac
 tm=$build/tools/topomatch
 mixes="default issue"
 jobs=2000
-rows_of= windows=
+rows_of= windows= share=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mix)
@@ -38,13 +40,14 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--rows) rows_of=$2; shift 2 ;;
+	--comm-share) share=$2; shift 2 ;;
 	--windows)
 		case ${2:-} in
 		atlas | curie | dragonfly) windows=$2 ;;
 		*) echo "contention_streams.sh: --windows: atlas, curie or dragonfly" >&2; exit 2 ;;
 		esac
 		shift 2 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
 	*) echo "contention_streams.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -82,6 +85,7 @@ run() { # MIX NAME CLUSTER REF OPTIONS...
 	mix=$1 name=$2 cl=$3 ref=$4
 	shift 4
 	if [ "$mix" = issue ]; then set -- "$@" --patterns "$issue_mix"; fi
+	if [ -n "$share" ]; then set -- "$@" --comm-share "$share"; fi
 	# shellcheck disable=SC2068
 	"$tm" sim -t "$top/conf/$cl" $@ --policy "$ref,topomatch" --threads 1 --quiet \
 		--no-plots --out "$work/$mix-$name" >"$work/$mix-$name.out" 2>&1 ||
