@@ -16,7 +16,10 @@
 # 2000, ..., 36000; curie: --skip 0, 10000, ..., 70000; --time-scale 0.5):
 # how the same measures vary from window to window; --windows dragonfly,
 # eight generated streams (--seed 1 to 8, --load 0.93) on the 512 nodes of
-# conf/dragonfly-512.yaml against slurm-linear.  --comm-share S: the
+# conf/dragonfly-512.yaml against slurm-linear; --windows dragonfly10k,
+# four (--seed 1 to 4) on a 10,240-node dragonfly written in the work
+# directory (40 groups x 32 routers x 8 nodes of 2 x 8 cores, 2 global
+# links a router; about 3 minutes a stream).  --comm-share S: the
 # model's share of a job's run spent communicating (topomatch-sim(1);
 # default 0.2), for the sensitivity of the results to it.
 # Environment: BUILD_DIR (default build): where tools/topomatch is.
@@ -43,11 +46,12 @@ while [ $# -gt 0 ]; do
 	--comm-share) share=$2; shift 2 ;;
 	--windows)
 		case ${2:-} in
-		atlas | curie | dragonfly) windows=$2 ;;
-		*) echo "contention_streams.sh: --windows: atlas, curie or dragonfly" >&2; exit 2 ;;
+		atlas | curie | dragonfly | dragonfly10k) windows=$2 ;;
+		*) echo "contention_streams.sh: --windows: atlas, curie, dragonfly or dragonfly10k" >&2
+		   exit 2 ;;
 		esac
 		shift 2 ;;
-	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
 	*) echo "contention_streams.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -79,6 +83,25 @@ curie) streams=$(for k in $(seq 0 10000 70000); do
 dragonfly) streams=$(for k in $(seq 8); do
 	echo "dragonfly512-$k|dragonfly-512.yaml|slurm-linear|--generate $jobs --load 0.93 --seed $k"
 	done) ;;
+dragonfly10k)
+	[ -n "$rows_of" ] || cat >"$work/dragonfly-10k.yaml" <<'EOF'
+cluster: df10k
+nodes:
+  - names: d[00001-10240]
+    hardware: "pack:2 core:8 pu:1"
+network:
+  type: dragonfly
+  groups: 40
+  routers_per_group: 32
+  nodes_per_router: 8
+  global_links_per_router: 2
+  layout: consecutive
+  local_cost: 1
+  global_cost: 2
+EOF
+	streams=$(for k in $(seq 4); do
+	echo "dragonfly10k-$k|$work/dragonfly-10k.yaml|slurm-linear|--generate $jobs --load 0.93 --seed $k"
+	done) ;;
 esac
 
 run() { # MIX NAME CLUSTER REF OPTIONS...
@@ -87,7 +110,8 @@ run() { # MIX NAME CLUSTER REF OPTIONS...
 	if [ "$mix" = issue ]; then set -- "$@" --patterns "$issue_mix"; fi
 	if [ -n "$share" ]; then set -- "$@" --comm-share "$share"; fi
 	# shellcheck disable=SC2068
-	"$tm" sim -t "$top/conf/$cl" $@ --policy "$ref,topomatch" --threads 1 --quiet \
+	case $cl in /*) ;; *) cl=$top/conf/$cl ;; esac
+	"$tm" sim -t "$cl" $@ --policy "$ref,topomatch" --threads 1 --quiet \
 		--no-plots --out "$work/$mix-$name" >"$work/$mix-$name.out" 2>&1 ||
 		echo "FAILED" >>"$work/$mix-$name.out"
 }
