@@ -21,7 +21,8 @@
 # directory (40 groups x 32 routers x 8 nodes of 2 x 8 cores, 2 global
 # links a router; about 3 minutes a stream).  --comm-share S: the
 # model's share of a job's run spent communicating (topomatch-sim(1);
-# default 0.2), for the sensitivity of the results to it.
+# default 0.2), for the sensitivity of the results to it; --sched slurm:
+# Slurm's backfill instead of EASY (topomatch-sim(1), SCHEDULING).
 # Environment: BUILD_DIR (default build): where tools/topomatch is.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
@@ -31,7 +32,7 @@ case $build in /*) ;; *) build=$top/$build ;; esac
 tm=$build/tools/topomatch
 mixes="default issue"
 jobs=2000
-rows_of= windows= share=
+rows_of= windows= share= sched=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mix)
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2; shift 2 ;;
 	--rows) rows_of=$2; shift 2 ;;
 	--comm-share) share=$2; shift 2 ;;
+	--sched) sched=$2; shift 2 ;;
 	--windows)
 		case ${2:-} in
 		atlas | curie | dragonfly | dragonfly10k) windows=$2 ;;
@@ -51,7 +53,7 @@ while [ $# -gt 0 ]; do
 		   exit 2 ;;
 		esac
 		shift 2 ;;
-	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,25p' "$0"; exit 0 ;;
 	*) echo "contention_streams.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -109,6 +111,7 @@ run() { # MIX NAME CLUSTER REF OPTIONS...
 	shift 4
 	if [ "$mix" = issue ]; then set -- "$@" --patterns "$issue_mix"; fi
 	if [ -n "$share" ]; then set -- "$@" --comm-share "$share"; fi
+	if [ -n "$sched" ]; then set -- "$@" --sched "$sched"; fi
 	# shellcheck disable=SC2068
 	case $cl in /*) ;; *) cl=$top/conf/$cl ;; esac
 	"$tm" sim -t "$cl" $@ --policy "$ref,topomatch" --threads 1 --quiet \

@@ -27,8 +27,8 @@ int cmd_sim(int argc, char **argv);
 
 static const char help[] =
 	"Usage: topomatch sim -t CLUSTER.yaml (--trace FILE | --generate N) [OPTIONS]\n"
-	"Replay a job stream on a cluster with FCFS and EASY backfill, once per\n"
-	"node-selection policy, and compare waits, slowdowns and hop-bytes.\n"
+	"Replay a job stream on a cluster with FCFS and EASY backfill (or Slurm's),\n"
+	"once per node-selection policy, and compare waits, slowdowns and hop-bytes.\n"
 	"\n"
 	"  -t, --topology FILE     cluster description (topomatch.yaml(5))\n"
 	"      --trace FILE        job trace in the Standard Workload Format\n"
@@ -61,6 +61,13 @@ static const char help[] =
 	"                          shares the links; hop-bytes: each job alone\n"
 	"      --comm-share S      share of a job's run time spent communicating on\n"
 	"                          the compact placement, 0 to 1 (default 0.2)\n"
+	"      --sched NAME        easy (default): EASY backfill, the first queued job\n"
+	"                          protected; slurm: Slurm's sched/backfill, the first\n"
+	"                          --bf-max-job-test jobs planned and protected\n"
+	"      --bf-max-job-test N with --sched slurm: queued jobs planned per pass\n"
+	"                          (default 500, Slurm's)\n"
+	"      --bf-window MIN     with --sched slurm: no reservation further ahead\n"
+	"                          (default 1440, Slurm's)\n"
 	"      --cores-per-node N  the trace's processors per node (default: the\n"
 	"                          fewest cores of a node of the cluster)\n"
 	"      --mapper NAME       topomatch policy's mapper (default auto)\n"
@@ -117,12 +124,16 @@ enum {
 	S_CWEIGHT,
 	S_CWAIT,
 	S_CWAIT_RATIO,
+	S_SCHED,
+	S_BF_DEPTH,
+	S_BF_WINDOW,
 };
 
 struct sim_args {
 	const char *topo, *trace, *policies, *patterns, *out, *dump;
-	int64_t generate, jobs, cpn, threads;
-	double load;
+	int64_t generate, jobs, cpn, threads, bf_depth;
+	double load, bf_window_min;
+	bool slurm_sched, bf_given;
 	sim_window_t win;
 	bool json, no_plots, quiet;
 	sim_config_t cfg;
@@ -143,6 +154,9 @@ static const struct option longopts[] = {
 	{ "patterns", required_argument, NULL, S_PATTERNS },
 	{ "comm-share", required_argument, NULL, S_SHARE },
 	{ "model", required_argument, NULL, S_MODEL },
+	{ "sched", required_argument, NULL, S_SCHED },
+	{ "bf-max-job-test", required_argument, NULL, S_BF_DEPTH },
+	{ "bf-window", required_argument, NULL, S_BF_WINDOW },
 	{ "cores-per-node", required_argument, NULL, S_CPN },
 	{ "mapper", required_argument, NULL, OPT_MAPPER },
 	{ "max-tasks", required_argument, NULL, S_MAX_TASKS },
@@ -173,6 +187,12 @@ static bool number_opt(int c, const char *v, struct sim_args *a)
 		return cli_int64("sim", "--max-tasks", v, 1, TOPOMATCH_BLOB_MAX_TASKS,
 				 &a->cfg.tm.max_tasks);
 	case S_LOAD: return cli_double("sim", "--load", v, 0.001, 100, &a->load);
+	case S_BF_DEPTH:
+		a->bf_given = true;
+		return cli_int64("sim", "--bf-max-job-test", v, 1, 1000000, &a->bf_depth);
+	case S_BF_WINDOW:
+		a->bf_given = true;
+		return cli_double("sim", "--bf-window", v, 1, 43200, &a->bf_window_min);
 	case S_FROM:
 		a->win.has_from = true;
 		return cli_double("sim", "--from", v, 0, 1e12, &a->win.from);
@@ -210,6 +230,12 @@ static int one_opt(int c, const char *v, struct sim_args *a, char **argv)
 			return cli_usage_error("sim", "--model: unknown model '%s' (contention, "
 					       "hop-bytes)", v);
 		break;
+	case S_SCHED:
+		if (strcmp(v, "easy") && strcmp(v, "slurm"))
+			return cli_usage_error("sim", "--sched: unknown scheduler '%s' (easy, slurm)",
+					       v);
+		a->slurm_sched = !strcmp(v, "slurm");
+		break;
 	case S_PATTERNS: a->patterns = v; break;
 	case OPT_MAPPER: a->cfg.tm.mapper = v; break;
 	case OPT_OUT: a->out = v; break;
@@ -243,6 +269,9 @@ static int check_args(const struct sim_args *a)
 		return cli_usage_error("sim", "--mapper: unknown mapper '%s'", a->cfg.tm.mapper);
 	if (a->no_plots && !a->out)
 		return cli_usage_error("sim", "--no-plots goes with --out PREFIX");
+	if (!a->slurm_sched && a->bf_given)
+		return cli_usage_error("sim", "--bf-max-job-test and --bf-window go with "
+				       "--sched slurm");
 	if (!a->trace && (a->win.has_from || a->win.has_until || a->win.skip))
 		return cli_usage_error("sim", "--from, --until and --skip choose a part of a --trace");
 	if (a->win.has_from && a->win.has_until && a->win.until <= a->win.from)
@@ -619,7 +648,8 @@ static int report(const struct sim_args *a, const sim_config_t *c, const sim_res
 
 int cmd_sim(int argc, char **argv)
 {
-	struct sim_args a = { .load = 0.9,
+	struct sim_args a = { .load = 0.9, .bf_depth = SIM_BF_MAX_JOB_TEST,
+			      .bf_window_min = SIM_BF_WINDOW_MIN,
 			      .win = { .warmup = SIM_DEFAULT_WARMUP, .time_scale = 1 },
 			      .cfg = { .seed = 1, .share = SIM_DEFAULT_COMM_SHARE,
 				       .model = SIM_MODEL_CONTENTION,
@@ -638,6 +668,10 @@ int cmd_sim(int argc, char **argv)
 	}
 	volatile int64_t done = 0, started[SIM_NPOLICIES] = { 0 };
 	a.cfg.m = &w.m;
+	if (a.slurm_sched) {
+		a.cfg.bf_depth = a.bf_depth;
+		a.cfg.bf_window = 60 * a.bf_window_min;
+	}
 	a.cfg.s = &w.s;
 	a.cfg.mix = &w.mix;
 	a.cfg.dump_dir = a.dump;

@@ -190,6 +190,28 @@ run "$tm" sim -t "$cl" --trace "$work/t.swf" --model fluid
 expect_eq "unknown model: exit 2" 2 "$rc"
 expect_contains "unknown model: named" "--model: unknown model 'fluid' (contention, hop-bytes)" "$err"
 
+# --sched slurm: Slurm's backfill (the schedules: test_sim_sched), named
+# in the summary and the JSON; EASY by default; bad values refused
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy slurm-linear --json --quiet
+expect_eq "--sched: EASY by default" "easy" "$(py 'print(d["scheduler"])')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy slurm-linear --json --quiet --sched slurm \
+	--bf-max-job-test 50 --bf-window 120
+expect_eq "--sched slurm: in the JSON, with its depth and window" "slurm 50 120.0" \
+	"$(py 'print(d["scheduler"], d["bf_max_job_test"], float(d["bf_window_min"]))')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --policy slurm-linear --quiet --sched slurm
+expect_contains "--sched slurm: in the summary, Slurm's defaults" \
+	"scheduler  Slurm's backfill: the first 500 queued jobs planned, none reserved more than 1440 min ahead" \
+	"$out"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --sched conservative
+expect_eq "unknown scheduler: exit 2" 2 "$rc"
+expect_contains "unknown scheduler: named" "--sched: unknown scheduler 'conservative' (easy, slurm)" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --bf-window 60
+expect_eq "--bf-window without --sched slurm: exit 2" 2 "$rc"
+expect_contains "--bf-window without --sched slurm: says so" \
+	"--bf-max-job-test and --bf-window go with --sched slurm" "$err"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --sched slurm --bf-max-job-test 0
+expect_eq "--bf-max-job-test 0: exit 2" 2 "$rc"
+
 # results per pattern kind (issue 20): each kind's means under each
 # policy, weighing up to the policy's; on shuffled stencils (no locality
 # in the rank numbers) the mapping gains more than on natural ones

@@ -4,7 +4,9 @@
  * backfill that ends before the shadow time, one that uses the extra
  * nodes, reservations by requested time when jobs end early, jobs
  * without a requested time, equal event times, a failing start, and
- * streams the scheduler refuses.
+ * streams the scheduler refuses; and Slurm's backfill (--sched slurm):
+ * a second queued job protected where EASY lets a later one delay it,
+ * its depth (bf_max_job_test) and window (bf_window).
  *
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -45,13 +47,15 @@ static void fake_finish(void *ctx, int64_t j)
 #define JOB(sub, nodes_, run_, req_) \
 	{ .id = 0, .submit = (sub), .nodes = (nodes_), .run = (run_), .req = (req_), .kind = -1 }
 
-/* Run jobs on nnodes nodes; check start[j] == want[j]. */
-static void expect_starts(sim_job_t *jobs, int64_t n, int64_t nnodes, const double *want)
+/* Run jobs on nnodes nodes, EASY (depth 0) or Slurm's backfill planning
+ * `depth` jobs at most `window` s ahead; check start[j] == want[j]. */
+static void expect_starts_bf(sim_job_t *jobs, int64_t n, int64_t nnodes, int64_t depth,
+			     double window, const double *want)
 {
 	double start[16], end[16];
 	char err[TOPOMATCH_ERRLEN] = "";
 	fake_t f = { .job = jobs, .fail_at = -1 };
-	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL, depth, window };
 	for (int64_t j = 0; j < n; j++)
 		jobs[j].id = j;
 	ck_assert_msg(sim_sched_run(jobs, n, nnodes, &ops, start, end, err) == TOPOMATCH_OK, "%s",
@@ -63,6 +67,11 @@ static void expect_starts(sim_job_t *jobs, int64_t n, int64_t nnodes, const doub
 			      start[j], want[j]);
 		ck_assert(end[j] == start[j] + jobs[j].run);
 	}
+}
+
+static void expect_starts(sim_job_t *jobs, int64_t n, int64_t nnodes, const double *want)
+{
+	expect_starts_bf(jobs, n, nnodes, 0, 0, want);
 }
 
 START_TEST(fcfs)
@@ -163,7 +172,7 @@ START_TEST(start_order_and_queue)
 	for (int j = 0; j < 12; j++)
 		jobs[j] = (sim_job_t)JOB(j, 1 + j % 4, 10 + 7 * (j % 3), 30);
 	fake_t f = { .job = jobs, .fail_at = -1 };
-	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL, 0, 0 };
 	ck_assert(sim_sched_run(jobs, 12, 4, &ops, start, end, err) == TOPOMATCH_OK);
 	ck_assert_int_eq(f.starts, 12);
 	for (int j = 0; j < 12; j++) {
@@ -183,7 +192,7 @@ START_TEST(failing_start)
 	double start[2], end[2];
 	char err[TOPOMATCH_ERRLEN];
 	fake_t f = { .job = jobs, .fail_at = 1 };
-	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL, 0, 0 };
 	ck_assert_int_eq(sim_sched_run(jobs, 2, 2, &ops, start, end, err), TOPOMATCH_EINVAL);
 	ck_assert_str_eq(err, "start 1 refused");
 }
@@ -224,7 +233,7 @@ static void expect_picky(sim_job_t *jobs, int64_t n, double wait, const double *
 	double start[16], end[16];
 	char err[TOPOMATCH_ERRLEN] = "";
 	picky_t p = { .f = { .job = jobs, .fail_at = -1 }, .picky = 1, .wait = wait };
-	sim_sched_ops_t ops = { picky_start, picky_finish, &p, NULL };
+	sim_sched_ops_t ops = { picky_start, picky_finish, &p, NULL, 0, 0 };
 	ck_assert_msg(sim_sched_run(jobs, n, 4, &ops, start, end, err) == TOPOMATCH_OK, "%s", err);
 	for (int64_t j = 0; j < n; j++)
 		ck_assert_msg(start[j] == want[j], "job %lld starts at %g, not %g", (long long)j,
@@ -259,12 +268,72 @@ START_TEST(comm_wait_time_up)
 }
 END_TEST
 
+/*
+ * 10 nodes.  J0 (5 nodes, 0-100) and J1 (3 nodes, 0-50) run.  J2 (10
+ * nodes, 10 s) at 1 waits for 100.  J3 (5 nodes, 40 s) at 2 and J4 (2
+ * nodes, 60 s) at 3.
+ * EASY protects J2 only: J4 fits the 2 free nodes and ends at 63 <= 100,
+ * so it starts at 3; at 50 J3 finds 3 free nodes, at 63 five, but it would
+ * end at 103 > 100 with no extra node: it waits for J2 (100-110), 110.
+ * Slurm's backfill plans every job: J2 at 100 (100-110), J3 at 50 (50-90:
+ * 5 nodes free once J1 ends), and J4 does not fit beside J3 before 90
+ * nor for 60 s before J2: reserved at 110.  At 50 J3 starts as planned;
+ * J4 at 110.
+ */
+static sim_job_t protect_jobs[] = { JOB(0, 5, 100, 100), JOB(0, 3, 50, 50), JOB(1, 10, 10, 10),
+				    JOB(2, 5, 40, 40), JOB(3, 2, 60, 60) };
+
+START_TEST(slurm_backfill_protects_planned_jobs)
+{
+	const double easy[] = { 0, 0, 100, 110, 3 }, slurm[] = { 0, 0, 100, 50, 110 };
+	expect_starts(protect_jobs, 5, 10, easy);
+	expect_starts_bf(protect_jobs, 5, 10, SIM_BF_MAX_JOB_TEST, 86400, slurm);
+	/* 2 jobs planned (J2, J3): J4 is never tried by backfill, the plan
+	 * is the same */
+	expect_starts_bf(protect_jobs, 5, 10, 2, 86400, slurm);
+}
+END_TEST
+
+START_TEST(slurm_backfill_depth)
+{
+	/* One job planned (J2): J3 and J4 wait for the queue to reach them
+	 * after J2 ends, at 110, both then. */
+	const double want[] = { 0, 0, 100, 110, 110 };
+	expect_starts_bf(protect_jobs, 5, 10, 1, 86400, want);
+}
+END_TEST
+
+START_TEST(slurm_backfill_window)
+{
+	/*
+	 * Nothing reserved more than 40 s ahead: at 3, J2 (100) and J3 (50)
+	 * are too far to be planned, so J4 starts on the 2 free nodes (3-63),
+	 * as with EASY.  At 63 J2 is 37 s ahead and reserved (100-110); J3
+	 * would overlap it, and its next chance, 110, is 47 s ahead: not
+	 * planned.  J2 at 100, J3 at 110.
+	 */
+	const double want[] = { 0, 0, 100, 110, 3 };
+	expect_starts_bf(protect_jobs, 5, 10, SIM_BF_MAX_JOB_TEST, 40, want);
+}
+END_TEST
+
+START_TEST(slurm_backfill_agrees_with_easy)
+{
+	/* backfill_before_shadow's stream: J3 (1 node, 20 s) is planned at 20,
+	 * after J1, as EASY has it; J2 starts at 2 either way. */
+	sim_job_t jobs[] = { JOB(0, 3, 10, 10), JOB(1, 4, 10, 10), JOB(2, 1, 5, 5),
+			     JOB(3, 1, 20, 20) };
+	const double want[] = { 0, 10, 2, 20 };
+	expect_starts_bf(jobs, 4, 4, SIM_BF_MAX_JOB_TEST, 86400, want);
+}
+END_TEST
+
 START_TEST(refused_streams)
 {
 	double start[2], end[2];
 	char err[TOPOMATCH_ERRLEN];
 	fake_t f = { .fail_at = -1 };
-	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL };
+	sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL, 0, 0 };
 	sim_job_t big[] = { JOB(0, 5, 10, 10) };
 	big[0].id = 42;
 	f.job = big;
@@ -294,6 +363,10 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, refused_streams);
 	tcase_add_test(tc, comm_wait_passed_over);
 	tcase_add_test(tc, comm_wait_time_up);
+	tcase_add_test(tc, slurm_backfill_protects_planned_jobs);
+	tcase_add_test(tc, slurm_backfill_depth);
+	tcase_add_test(tc, slurm_backfill_window);
+	tcase_add_test(tc, slurm_backfill_agrees_with_easy);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -133,6 +133,10 @@ typedef struct sim_window {
 } sim_window_t;
 
 #define SIM_DEFAULT_WARMUP 86400.0
+/* Slurm 22.05's defaults of bf_max_job_test and bf_window (minutes),
+ * slurm.conf(5) */
+#define SIM_BF_MAX_JOB_TEST 500
+#define SIM_BF_WINDOW_MIN 1440
 
 /* Jobs of an SWF trace: the first max_jobs (0: all) that ran and fit. */
 int sim_stream_swf(const char *path, int64_t max_jobs, int64_t cores_per_node,
@@ -428,13 +432,19 @@ typedef struct sim_sched_ops {
 	void *ctx;
 	int (*retime)(void *ctx, double now, double *end, int64_t *changed, int64_t *nchanged,
 		      char *err);
+	/* bf_depth > 0: Slurm's sched/backfill instead of EASY (sim_sched.c):
+	 * the first bf_depth queued jobs planned at every pass
+	 * (bf_max_job_test), none reserved further than bf_window s ahead */
+	int64_t bf_depth;
+	double bf_window;
 } sim_sched_ops_t;
 
 /*
  * FCFS with EASY backfill (Lifka 1995; Mu'alem and Feitelson, IEEE TPDS
- * 12(6), 2001) of jobs[0..n-1] (in submit order) on nnodes nodes.
- * Reservations use the requested time (the trace's run time when there
- * is none).  start[j], end[j] get the times.
+ * 12(6), 2001), or with Slurm's backfill (ops->bf_depth), of
+ * jobs[0..n-1] (in submit order) on nnodes nodes.  Reservations use the
+ * requested time (the trace's run time when there is none).  start[j],
+ * end[j] get the times.
  */
 int sim_sched_run(const sim_job_t *jobs, int64_t n, int64_t nnodes, const sim_sched_ops_t *ops,
 		  double *start, double *end, char *err);
@@ -450,6 +460,8 @@ typedef struct sim_config {
 	int model;           /* enum sim_model */
 	sim_tm_opts_t tm;
 	const char *dump_dir; /* write each job's pattern there (NULL: no) */
+	int64_t bf_depth;     /* 0: EASY; else sim_sched_ops_t's */
+	double bf_window;     /* s */
 	volatile int64_t *progress; /* reference pass: jobs done (atomic) */
 	volatile int64_t *run_progress; /* per policy id (SIM_NPOLICIES
 					 * entries, may be NULL): jobs its run

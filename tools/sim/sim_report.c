@@ -218,6 +218,10 @@ static void text_head(FILE *out, const sim_config_t *c)
 			     "s = %g; seed %llu; patterns ", c->share, (unsigned long long)c->seed);
 	mix_names(out, c->mix);
 	fprintf(out, "\n");
+	if (c->bf_depth > 0)
+		fprintf(out, "scheduler  Slurm's backfill: the first %lld queued jobs planned, none "
+			     "reserved more than %g min ahead\n", (long long)c->bf_depth,
+			c->bf_window / 60);
 	mix_lines(out, c);
 	fprintf(out, "\n%-13s %13s %8s %7s %11s %11s %9s %9s %6s %6s %12s %8s %6s\n", "policy",
 		"mean_HB", "HB/ref", "HBc/HB", "mean_wait_s", "p95_wait_s", "mean_bsld", "p95_bsld", "util",
@@ -425,6 +429,13 @@ void sim_report_json(FILE *out, const sim_config_t *c, const sim_result_t *r,
 	fprintf(out, "\"model\": \"%s\", ",
 		c->model == SIM_MODEL_CONTENTION ? "contention" : "hop-bytes");
 	jnum(out, "comm_share", c->share, true);
+	if (c->bf_depth > 0) {
+		fprintf(out, "\"scheduler\": \"slurm\", \"bf_max_job_test\": %lld, ",
+			(long long)c->bf_depth);
+		jnum(out, "bf_window_min", c->bf_window / 60, true);
+	} else {
+		fprintf(out, "\"scheduler\": \"easy\", ");
+	}
 	jnum(out, "contention_weight", c->tm.contention_weight, true);
 	json_mix(out, c, r, nres);
 	fprintf(out, "\"seed\": %llu\n}\n", (unsigned long long)c->seed);

@@ -491,7 +491,8 @@ int sim_run(const sim_config_t *c, int policy, sim_result_t *r, char *err)
 			rc = oom(err);
 	}
 	if (!rc) {
-		sim_sched_ops_t ops = { on_start, on_finish, &x, x.net ? on_retime : NULL };
+		sim_sched_ops_t ops = { on_start, on_finish, &x, x.net ? on_retime : NULL,
+					c->bf_depth, c->bf_window };
 		rc = sim_sched_run(c->s->job, c->s->n, c->m->nnodes, &ops, r->start, r->end, err);
 	}
 	ll_settle(&x);

@@ -12,8 +12,19 @@
  * A job that waits for a better placement (the start returns SIM_NOT_NOW:
  * sbatch --comm-wait) is passed over in steps 1-3 and gets no
  * reservation (Slurm's backfill plans it only on node sets that suit it,
- * select_topomatch.c; here only the head has one) until a job has ended
+ * select_topomatch.c; here it gets none) until a job has ended
  * (more nodes free) or its time is up.
+ * With ops->bf_depth, steps 2 and 3 are Slurm's sched/backfill instead
+ * (src/plugins/sched/backfill/backfill.c, _attempt_backfill; Mu'alem and
+ * Feitelson's conservative backfilling, §2, cut to a depth and a window):
+ * the first bf_depth queued jobs (bf_max_job_test) are planned in order
+ * on the free nodes over time (the running jobs' requested ends and the
+ * reservations made so far in the pass); a job that fits now without
+ * moving any reservation starts, the others are reserved the earliest
+ * time they fit, unless that is more than bf_window ahead.  Every job
+ * planned is then protected, where EASY protects the first.  Slurm runs
+ * it every bf_interval (30 s); here it runs with every pass, so a job
+ * Slurm would start at its next cycle starts at once.
  * The pass runs after every event time, once the jobs that end then have
  * left and those submitted then have joined the queue.  Events at equal
  * times: lower job index first, so runs are reproducible.
@@ -41,6 +52,11 @@ typedef struct sched {
 	int64_t *changed;     /* retime()'s output */
 	double *until;        /* a waiting job's last wait; 0: none */
 	int64_t *tried, ends; /* ends counted when it was put off; all ends */
+	/* sched/backfill's plan: free[k] nodes in [t[k], t[k + 1]), the last
+	 * step for ever; room for 3 n + 2 steps (the running jobs' ends and
+	 * two per job planned) */
+	double *pt;
+	int64_t *pfree, np;
 } sched_t;
 
 /* Requested time: the reservation length (the trace's run time when the
@@ -210,6 +226,104 @@ static int backfill(sched_t *s, int64_t head, double now, double when, int64_t e
 	return TOPOMATCH_OK;
 }
 
+/* ------------------------------------------------- Slurm's backfill */
+
+/* The step that holds time x, split there when it starts earlier: the
+ * index of the step that starts at x. */
+static int64_t plan_split(sched_t *s, double x)
+{
+	int64_t k = s->np - 1;
+	while (k > 0 && s->pt[k] > x)
+		k--;
+	if (s->pt[k] == x)
+		return k;
+	memmove(s->pt + k + 2, s->pt + k + 1, (size_t)(s->np - k - 1) * sizeof(*s->pt));
+	memmove(s->pfree + k + 2, s->pfree + k + 1, (size_t)(s->np - k - 1) * sizeof(*s->pfree));
+	s->pt[k + 1] = x;
+	s->pfree[k + 1] = s->pfree[k];
+	s->np++;
+	return k + 1;
+}
+
+/* nodes taken from the plan over [from, from + dur). */
+static void plan_take(sched_t *s, double from, double dur, int64_t nodes)
+{
+	int64_t a = plan_split(s, from);
+	int64_t b = plan_split(s, from + dur);
+	for (int64_t k = a; k < b; k++)
+		s->pfree[k] -= nodes;
+}
+
+/* The first step from which `nodes` stay free for dur s. */
+static int64_t plan_earliest(const sched_t *s, int64_t nodes, double dur)
+{
+	int64_t k = 0;
+	while (k < s->np - 1) {
+		int64_t j = k;
+		while (j < s->np && s->pfree[j] >= nodes && (j == k || s->pt[j] < s->pt[k] + dur))
+			j++;
+		if (j > k && (j == s->np || s->pt[j] >= s->pt[k] + dur))
+			return k;
+		k = j + 1; /* step j lacks nodes: no start before its end */
+	}
+	return s->np - 1; /* the last step: the empty machine, where every job fits */
+}
+
+/* The free nodes over time from now: now's, then as the running jobs end
+ * by their requested times (a job past it is expected to end now). */
+static void plan_init(sched_t *s, double now, ends_t *e)
+{
+	for (int64_t k = 0; k < s->rlen; k++) {
+		int64_t j = s->run[k];
+		double t = s->start[j] + estimate(&s->job[j]);
+		e[k] = (ends_t){ t > now ? t : now, s->job[j].nodes, j };
+	}
+	qsort(e, (size_t)s->rlen, sizeof(*e), by_end);
+	s->pt[0] = now;
+	s->pfree[0] = s->nfree;
+	s->np = 1;
+	for (int64_t k = 0; k < s->rlen; k++) {
+		if (e[k].t > s->pt[s->np - 1]) {
+			s->pt[s->np] = e[k].t;
+			s->pfree[s->np] = s->pfree[s->np - 1];
+			s->np++;
+		}
+		s->pfree[s->np - 1] += e[k].nodes;
+	}
+}
+
+/* Steps 2-3 as sched/backfill, from the head, queue[head]: started jobs
+ * leave the queue. */
+static int plan(sched_t *s, int64_t head, double now, ends_t *e, char *err)
+{
+	int64_t kept = head, tested = 0;
+	plan_init(s, now, e);
+	for (int64_t q = head; q < s->qlen; q++) {
+		int64_t j = s->queue[q], nodes = s->job[j].nodes;
+		double dur = estimate(&s->job[j]);
+		if (tested >= s->ops->bf_depth || waiting(s, j, now)) {
+			s->queue[kept++] = j;
+			continue;
+		}
+		tested++;
+		double at = s->pt[plan_earliest(s, nodes, dur)];
+		int rc = at == now ? start_job(s, j, now, err) : SIM_NOT_NOW;
+		if (rc == SIM_NOT_NOW) {
+			s->queue[kept++] = j;
+			if (at > now && at - now <= s->ops->bf_window)
+				plan_take(s, at, dur, nodes);
+		} else if (rc) {
+			return rc;
+		} else {
+			plan_take(s, now, dur, nodes);
+		}
+	}
+	s->qlen = kept;
+	return TOPOMATCH_OK;
+}
+
+/* ---------------------------------------------------------------- pass */
+
 static int pass(sched_t *s, double now, ends_t *scratch, char *err)
 {
 	int64_t kept = 0, q = 0;
@@ -229,6 +343,8 @@ static int pass(sched_t *s, double now, ends_t *scratch, char *err)
 	s->qlen -= q - kept;
 	if (kept == s->qlen || s->nfree == 0)
 		return TOPOMATCH_OK;
+	if (s->ops->bf_depth > 0)
+		return plan(s, kept, now, scratch, err);
 	double when;
 	int64_t extra;
 	if (shadow(s, s->queue[kept], now, scratch, &when, &extra))
@@ -321,7 +437,12 @@ int sim_sched_run(const sim_job_t *jobs, int64_t n, int64_t nnodes, const sim_sc
 	s.until = calloc((size_t)n + 1, sizeof(*s.until));
 	s.running = calloc((size_t)n + 1, 1);
 	ends_t *scratch = malloc((size_t)n * sizeof(*scratch) + 1);
-	if (!s.queue || !s.run || !s.changed || !s.tried || !s.until || !s.running || !scratch) {
+	if (ops->bf_depth > 0) {
+		s.pt = malloc((3 * (size_t)n + 2) * sizeof(*s.pt));
+		s.pfree = malloc((3 * (size_t)n + 2) * sizeof(*s.pfree));
+	}
+	if (!s.queue || !s.run || !s.changed || !s.tried || !s.until || !s.running || !scratch ||
+	    (ops->bf_depth > 0 && (!s.pt || !s.pfree))) {
 		rc = sim_err(err, TOPOMATCH_ENOMEM, "out of memory for %lld jobs", (long long)n);
 	} else {
 		rc = events(&s, scratch, err);
@@ -333,6 +454,8 @@ int sim_sched_run(const sim_job_t *jobs, int64_t n, int64_t nnodes, const sim_sc
 	free(s.tried);
 	free(s.until);
 	free(s.running);
+	free(s.pt);
+	free(s.pfree);
 	free(scratch);
 	return rc;
 }
