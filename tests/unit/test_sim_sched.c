@@ -22,6 +22,8 @@ typedef struct fake {
 	const sim_job_t *job;
 	int64_t running, max_running, fail_at, starts;
 	int64_t order[16];
+	double slow; /* > 0: jobs without a requested time run that many times
+		      * their run time (as contention may make them) */
 } fake_t;
 
 static int fake_start(void *ctx, int64_t j, double now, double *run, char *err)
@@ -31,7 +33,7 @@ static int fake_start(void *ctx, int64_t j, double now, double *run, char *err)
 	if (f->starts == f->fail_at)
 		return sim_err(err, TOPOMATCH_EINVAL, "start %lld refused", (long long)j);
 	f->order[f->starts++] = j;
-	*run = f->job[j].run;
+	*run = f->job[j].run * (f->slow > 0 && f->job[j].req <= 0 ? f->slow : 1);
 	f->running++;
 	f->max_running = f->running > f->max_running ? f->running : f->max_running;
 	return TOPOMATCH_OK;
@@ -328,6 +330,29 @@ START_TEST(slurm_backfill_agrees_with_easy)
 }
 END_TEST
 
+START_TEST(slurm_backfill_past_estimate)
+{
+	/*
+	 * 4 nodes.  J0 (3 nodes, no requested time, run 10) runs 20.  J1 (2
+	 * nodes) at 12, past J0's estimate: 1 node free, J0 expected to end
+	 * at any moment, so J1 is planned for then and starts when J0 ends,
+	 * at 20, as with EASY; not at 12 on nodes J0 still holds.
+	 */
+	sim_job_t jobs[] = { JOB(0, 3, 10, 0), JOB(12, 2, 5, 5) };
+	double start[2], end[2];
+	char err[TOPOMATCH_ERRLEN] = "";
+	for (int64_t depth = 0; depth <= 1; depth++) {
+		fake_t f = { .job = jobs, .fail_at = -1, .slow = 2 };
+		sim_sched_ops_t ops = { fake_start, fake_finish, &f, NULL, depth, 86400 };
+		ck_assert_msg(sim_sched_run(jobs, 2, 4, &ops, start, end, err) == TOPOMATCH_OK, "%s",
+			      err);
+		ck_assert_msg(start[0] == 0 && end[0] == 20 && start[1] == 20,
+			      "depth %lld: J0 %g-%g, J1 at %g", (long long)depth, start[0], end[0],
+			      start[1]);
+	}
+}
+END_TEST
+
 START_TEST(refused_streams)
 {
 	double start[2], end[2];
@@ -367,6 +392,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, slurm_backfill_depth);
 	tcase_add_test(tc, slurm_backfill_window);
 	tcase_add_test(tc, slurm_backfill_agrees_with_easy);
+	tcase_add_test(tc, slurm_backfill_past_estimate);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -270,13 +270,15 @@ static int64_t plan_earliest(const sched_t *s, int64_t nodes, double dur)
 }
 
 /* The free nodes over time from now: now's, then as the running jobs end
- * by their requested times (a job past it is expected to end now). */
+ * by their requested times.  A job past it (one without a requested time
+ * that contention slowed) is expected to end at the next instant: its
+ * nodes are not free now, but nothing is planned to wait for them. */
 static void plan_init(sched_t *s, double now, ends_t *e)
 {
 	for (int64_t k = 0; k < s->rlen; k++) {
 		int64_t j = s->run[k];
 		double t = s->start[j] + estimate(&s->job[j]);
-		e[k] = (ends_t){ t > now ? t : now, s->job[j].nodes, j };
+		e[k] = (ends_t){ t > now ? t : nextafter(now, INFINITY), s->job[j].nodes, j };
 	}
 	qsort(e, (size_t)s->rlen, sizeof(*e), by_end);
 	s->pt[0] = now;
