@@ -16,7 +16,7 @@
  *   sim_policy_tree.c  slurm-tree (cons_tres' _eval_nodes_topo)
  *   sim_model.c        hop-bytes, the run-time model, statistics
  *   sim_net.c          contention: running jobs' traffic on the links
- *   sim_sched.c        FCFS + EASY backfill
+ *   sim_sched.c        FCFS + EASY backfill, or Slurm's backfill
  *   sim_run.c          one policy over the stream
  *   sim_report.c       text summary, JSON, per-job CSV
  *   sim_plot.c         gnuplot data, script and images

@@ -52,7 +52,7 @@ typedef struct sched {
 	int64_t *changed;     /* retime()'s output */
 	double *until;        /* a waiting job's last wait; 0: none */
 	int64_t *tried, ends; /* ends counted when it was put off; all ends */
-	/* sched/backfill's plan: free[k] nodes in [t[k], t[k + 1]), the last
+	/* sched/backfill's plan: pfree[k] nodes in [pt[k], pt[k + 1]), the last
 	 * step for ever; room for 3 n + 2 steps (the running jobs' ends and
 	 * two per job planned) */
 	double *pt;
