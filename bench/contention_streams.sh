@@ -9,7 +9,9 @@
 # hop-bytes ratio, utilisation and work utilisation (points), p95 wait,
 # the jobs that kept cons_tres' choice (without a mapping, the mapping on
 # more or fewer nodes, cons_tres' nodes scoring lower) and the node
-# choice's contention counters (met load / other sets mapped / moved).
+# choice's contention counters (met load / other sets mapped / moved);
+# then, per mix, issue 20's targets over the loaded streams (the
+# reference's utilization 0.75 or more).
 # Takes 15 to 25 minutes on 2 cores; the outputs stay in the work
 # directory it names.  --windows TRACE replays windows spread over that
 # trace instead, each with its arrivals compressed (atlas: --skip 0,
@@ -53,7 +55,7 @@ while [ $# -gt 0 ]; do
 		   exit 2 ;;
 		esac
 		shift 2 ;;
-	-h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
 	*) echo "contention_streams.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -143,13 +145,17 @@ row() { # MIX NAME REF
 	}
 	END {
 		if (failed || !bsld[ref]) { printf "| %s %s | FAILED |\n", mix, name; exit }
+		# for the summary: mix, the reference utilization, the ratios
+		printf "%s %s %s %s %s %s\n", mix, util[ref], bsld["topomatch"] / bsld[ref],
+			hb["topomatch"] / hb[ref], util["topomatch"] - util[ref],
+			(p95[ref] > 0 ? p95["topomatch"] / p95[ref] : 1) >>stats
 		printf "| %s %s | %.2f / %.2f = %.3f | %.3f | %+.1f | %+.1f | %+.1f %% | %d + %d + %d + %d | %s / %s / %s |\n",
 			mix, name, bsld["topomatch"], bsld[ref], bsld["topomatch"] / bsld[ref],
 			hb["topomatch"] / hb[ref], 100 * (util["topomatch"] - util[ref]),
 			100 * (wk["topomatch"] - wk[ref]),
 			(p95[ref] > 0 ? 100 * (p95["topomatch"] / p95[ref] - 1) : 0),
 			none, over, under, cons, met, cmp, mv
-	}' "$work/$1-$2.out"
+	}' stats="$work/stats" "$work/$1-$2.out"
 }
 
 # a run: the list of streams, then two of them at a time
@@ -176,6 +182,17 @@ fi
 
 echo "| stream | bsld topomatch / reference | HB ratio | util (points) | work (points) | p95 wait | kept cons_tres' choice (none + more + fewer + cons lower) | met load / other sets mapped / moved |"
 echo "|---|---|---|---|---|---|---|---|"
+: >"$work/stats"
 while IFS='|' read -r mix name cl ref opts; do
 	row "$mix" "$name" "$ref"
 done <"$work/list"
+# issue 20's targets over the loaded streams (the reference's utilization
+# 0.75 or more), per mix
+awk '$2 >= 0.75 {
+	n[$1]++; lg[$1] += log($3); b[$1] += $3 <= 0.85; h[$1] += $4 <= 0.85
+	u[$1] += $5 >= -0.01 && $5 <= 0.01; w[$1] += $6 <= 1.05 }
+END {
+	for (m in n)
+		printf "%s mix, %d loaded streams: bounded slowdown %.3f x in geometric mean, <= 0.85 x on %d; hop-bytes <= 0.85 x on %d; utilization within a point on %d; p95 wait within +5 %% on %d\n",
+			m, n[m], exp(lg[m] / n[m]), b[m], h[m], u[m], w[m]
+}' "$work/stats"
