@@ -25,7 +25,8 @@
 # model's share of a job's run spent communicating (topomatch-sim(1);
 # default 0.2), for the sensitivity of the results to it; --sched slurm:
 # Slurm's backfill instead of EASY (topomatch-sim(1), SCHEDULING).
-# Environment: BUILD_DIR (default build): where tools/topomatch is.
+# Environment: BUILD_DIR (default build): where tools/topomatch is;
+# TMPDIR (default /tmp): where the work directory goes.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,7 +56,7 @@ while [ $# -gt 0 ]; do
 		   exit 2 ;;
 		esac
 		shift 2 ;;
-	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
 	*) echo "contention_streams.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -67,7 +68,7 @@ if [ -n "$rows_of" ]; then
 	[ -f "$work/list" ] ||
 		{ echo "contention_streams.sh: --rows: no $work/list (not a run's output)" >&2; exit 1; }
 else
-	work=$(mktemp -d /tmp/contention-streams.XXXXXX)
+	work=$(mktemp -d "${TMPDIR:-/tmp}/contention-streams.XXXXXX")
 	echo "contention_streams.sh: outputs in $work"
 fi
 
@@ -188,10 +189,14 @@ while IFS='|' read -r mix name cl ref opts; do
 done <"$work/list"
 # issue 20's targets over the loaded streams (the reference's utilization
 # 0.75 or more), per mix
-awk '$2 >= 0.75 {
+awk '{ seen[$1] = 1 }
+$2 >= 0.75 {
 	n[$1]++; lg[$1] += log($3); b[$1] += $3 <= 0.85; h[$1] += $4 <= 0.85
 	u[$1] += $5 >= -0.01 && $5 <= 0.01; w[$1] += $6 <= 1.05 }
 END {
+	for (m in seen)
+		if (!(m in n))
+			printf "%s mix: no loaded stream\n", m
 	for (m in n)
 		printf "%s mix, %d loaded streams: bounded slowdown %.3f x in geometric mean, <= 0.85 x on %d; hop-bytes <= 0.85 x on %d; utilization within a point on %d; p95 wait within +5 %% on %d\n",
 			m, n[m], exp(lg[m] / n[m]), b[m], h[m], u[m], w[m]
