@@ -146,15 +146,13 @@ row() { # MIX NAME REF
 	}
 	END {
 		if (failed || !bsld[ref]) { printf "| %s %s | FAILED |\n", mix, name; exit }
+		rb = bsld["topomatch"] / bsld[ref]; rh = hb["topomatch"] / hb[ref]
+		du = util["topomatch"] - util[ref]; rp = p95[ref] > 0 ? p95["topomatch"] / p95[ref] : 1
 		# for the summary: mix, the reference utilization, the ratios
-		printf "%s %s %s %s %s %s\n", mix, util[ref], bsld["topomatch"] / bsld[ref],
-			hb["topomatch"] / hb[ref], util["topomatch"] - util[ref],
-			(p95[ref] > 0 ? p95["topomatch"] / p95[ref] : 1) >>stats
+		printf "%s %s %s %s %s %s\n", mix, util[ref], rb, rh, du, rp >>stats
 		printf "| %s %s | %.2f / %.2f = %.3f | %.3f | %+.1f | %+.1f | %+.1f %% | %d + %d + %d + %d | %s / %s / %s |\n",
-			mix, name, bsld["topomatch"], bsld[ref], bsld["topomatch"] / bsld[ref],
-			hb["topomatch"] / hb[ref], 100 * (util["topomatch"] - util[ref]),
-			100 * (wk["topomatch"] - wk[ref]),
-			(p95[ref] > 0 ? 100 * (p95["topomatch"] / p95[ref] - 1) : 0),
+			mix, name, bsld["topomatch"], bsld[ref], rb, rh, 100 * du,
+			100 * (wk["topomatch"] - wk[ref]), 100 * (rp - 1),
 			none, over, under, cons, met, cmp, mv
 	}' stats="$work/stats" "$work/$1-$2.out"
 }

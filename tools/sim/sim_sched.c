@@ -178,18 +178,26 @@ static int by_end(const void *x, const void *y)
 	return (a->j > b->j) - (a->j < b->j);
 }
 
-/* Step 2: the shadow time of job `head` and the extra nodes then.  A job
- * past its estimate (possible only without a requested time) is expected
- * to end now. */
-static int shadow(const sched_t *s, int64_t head, double now, ends_t *e, double *when,
-		  int64_t *extra)
+/* The running jobs in e[], by the end their requested times give; a job
+ * past it (possible only without a requested time, when contention
+ * slowed it) is expected to end at `past`. */
+static void running_ends(const sched_t *s, double now, double past, ends_t *e)
 {
 	for (int64_t k = 0; k < s->rlen; k++) {
 		int64_t j = s->run[k];
 		double t = s->start[j] + estimate(&s->job[j]);
-		e[k] = (ends_t){ t > now ? t : now, s->job[j].nodes, j };
+		e[k] = (ends_t){ t > now ? t : past, s->job[j].nodes, j };
 	}
 	qsort(e, (size_t)s->rlen, sizeof(*e), by_end);
+}
+
+/* Step 2: the shadow time of job `head` and the extra nodes then (a job
+ * past its estimate is expected to end now: step 3 starts jobs on the
+ * free nodes only). */
+static int shadow(const sched_t *s, int64_t head, double now, ends_t *e, double *when,
+		  int64_t *extra)
+{
+	running_ends(s, now, now, e);
 	int64_t avail = s->nfree;
 	for (int64_t k = 0; k < s->rlen; k++) {
 		avail += e[k].nodes;
@@ -270,17 +278,12 @@ static int64_t plan_earliest(const sched_t *s, int64_t nodes, double dur)
 }
 
 /* The free nodes over time from now: now's, then as the running jobs end
- * by their requested times.  A job past it (one without a requested time
- * that contention slowed) is expected to end at the next instant: its
- * nodes are not free now, but nothing is planned to wait for them. */
+ * by their requested times.  A job past it is expected to end at the
+ * next instant: its nodes are not free now (the plan starts jobs on what
+ * it holds free now), but nothing is planned to wait for them. */
 static void plan_init(sched_t *s, double now, ends_t *e)
 {
-	for (int64_t k = 0; k < s->rlen; k++) {
-		int64_t j = s->run[k];
-		double t = s->start[j] + estimate(&s->job[j]);
-		e[k] = (ends_t){ t > now ? t : nextafter(now, INFINITY), s->job[j].nodes, j };
-	}
-	qsort(e, (size_t)s->rlen, sizeof(*e), by_end);
+	running_ends(s, now, nextafter(now, INFINITY), e);
 	s->pt[0] = now;
 	s->pfree[0] = s->nfree;
 	s->np = 1;
