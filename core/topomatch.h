@@ -828,6 +828,7 @@ TOPOMATCH_API void topomatch_ompi_destroy(topomatch_ompi_t *m);
 #define TOPOMATCH_BLOB_MAX_TASKS (INT64_C(1) << 20)
 #define TOPOMATCH_BLOB_MAX_EDGES (INT64_C(1) << 21) /* 2,097,152: ~100 MB decoded */
 #define TOPOMATCH_BLOB_MAX_ENTRIES 65535           /* the format's own bound */
+#define TOPOMATCH_BLOB_MAX_GROUP 4096              /* tasks per vertex (below) */
 
 /* Limits on the strings; 0 in a field means the default above.  Sizes
  * count the values only: each NAME= adds about 20 bytes in the env. */
@@ -836,6 +837,11 @@ typedef struct topomatch_blob_limits {
 	size_t max_total;  /* all strings, NULs included */
 	int64_t max_tasks;
 	int64_t max_edges; /* edges (i < j) kept by the encoder, read by the decoder */
+	/* encoder only: the largest group of consecutive tasks it may make
+	 * one vertex of when the tasks do not fit one by one (0 or 1: it
+	 * never groups them); the decoder takes groups up to
+	 * TOPOMATCH_BLOB_MAX_GROUP */
+	int64_t max_group;
 } topomatch_blob_limits_t;
 
 /*
@@ -847,7 +853,12 @@ typedef struct topomatch_blob_limits {
  * what the encoder recorded (informative only: a hostile blob can lie).
  */
 typedef struct topomatch_blob_info {
-	int64_t ntasks;
+	int64_t ntasks;       /* the pattern's tasks */
+	/* tasks per vertex: 1, or the pattern is held in groups of `group`
+	 * consecutive tasks, vertex v the tasks v x group .. v x group +
+	 * group - 1, whose traffic inside a group is left out; the edge
+	 * and weight fields below are then those of the groups' pattern */
+	int64_t group;
 	int64_t nnz_input;    /* edges of A before sparsification */
 	int64_t nnz_kept;     /* edges in the blob */
 	double weight_input;  /* their total weight */
@@ -867,7 +878,11 @@ typedef struct topomatch_blob_info {
  * order of their names TOPOMATCH_PATTERN_0, 1, ...  Deterministic: the
  * same pattern and arguments give the same strings on every machine.
  * lim and info may be NULL.  ELIMIT when even one edge per task does not
- * fit or the pattern has more than max_tasks tasks.  Loads are not kept.
+ * fit or the pattern has more than max_tasks tasks, unless lim->max_group
+ * allows groups: then the tasks go in groups of g consecutive tasks, g
+ * the first of 2, 4, 8, ... then the other divisors of the task count,
+ * up to max_group, whose pattern (traffic inside a group left out) fits
+ * (info->group; format version 3).  Loads are not kept.
  */
 TOPOMATCH_API int topomatch_blob_encode(const topomatch_affinity_t *a, double sparse_factor,
 					const topomatch_blob_limits_t *lim, char ***entries,
@@ -881,7 +896,9 @@ TOPOMATCH_API void topomatch_blob_free(char **entries, int nentries);
  * lim TOPOMATCH_ELIMIT, both with a message naming the entry or the
  * payload byte.  The affinity has C(i,j) = C(j,i) = A(i,j) / 2, so A is
  * the encoded one and C's total is weight_kept (up to the rounding of the
- * weights).  The caller still checks the task count against the job's.
+ * weights).  A blob of groups (info->group > 1) decodes to the groups'
+ * pattern, of ntasks / group vertices.  The caller still checks the task
+ * count (info->ntasks) against the job's.
  * info (may be NULL) is zeroed on any error, except that an ELIMIT for a
  * payload header beyond lim leaves the header's ntasks and nnz_kept there
  * (so a caller can tell which limit the blob passed).

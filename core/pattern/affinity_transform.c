@@ -93,6 +93,35 @@ int tm_affinity_scale(const topomatch_affinity_t *a, double scale, topomatch_aff
 	return transform(a, NULL, scale, out, err);
 }
 
+int tm_affinity_groups(const topomatch_affinity_t *a, int64_t g, topomatch_affinity_t **out,
+		       char *err)
+{
+	topomatch_csr_t c = topomatch_affinity_directed(a);
+	const double *in = topomatch_affinity_loads(a);
+	int64_t ng = (c.n + g - 1) / g;
+	double *loads = in ? tm_zalloc(ng, sizeof(*loads)) : NULL;
+	tm_coo_t coo;
+	int rc = gen_coo_reserve(&coo, c.rowptr[c.n]);
+
+	*out = NULL;
+	if (rc != TOPOMATCH_OK || (in && !loads)) {
+		tm_coo_free(&coo);
+		free(loads);
+		return tm_err(err, TOPOMATCH_ENOMEM, "groups: out of memory");
+	}
+	/* tm_affinity_from_coo sums the pairs that land on one pair of groups */
+	for (int64_t i = 0; i < c.n; i++) {
+		if (loads)
+			loads[i / g] += in[i];
+		for (int64_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++)
+			if (i / g != c.col[p] / g)
+				(void)tm_coo_push(&coo, i / g, c.col[p] / g, c.w[p], coo.cap);
+	}
+	rc = gen_coo_finish(ng, &coo, loads, out, err);
+	free(loads);
+	return rc;
+}
+
 int topomatch_affinity_shuffle(const topomatch_affinity_t *a, uint64_t seed,
 			       topomatch_affinity_t **out, char *err)
 {

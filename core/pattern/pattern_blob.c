@@ -6,8 +6,8 @@
  * Copyright (C) 2026 The slurm-topomatch authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * FORMAT, version 2 (the decoder reads 1 too).  One binary payload of L bytes, split over N >= 1
- * strings (entries), each
+ * FORMAT, version 2, or 3 for a pattern in groups (the decoder reads 1 too).
+ * One binary payload of L bytes, split over N >= 1 strings (entries), each
  *
  *	"TMP1" VV IIII NNNN LLLLLLLL HHHHHHHHHHHHHHHH DATA
  *
@@ -27,6 +27,9 @@
  * little-endian):
  *
  *	varint ntasks          1 .. max_tasks
+ *	varint group           version 3 only: 2 .. TOPOMATCH_BLOB_MAX_GROUP;
+ *	                       each of the ntasks vertices below is that many
+ *	                       consecutive tasks of the pattern (below)
  *	varint nnz             edges (i, j), i < j, of A = C + C^T in the blob
  *	varint nnz_input       edges before sparsification (*)
  *	double wmax            the largest weight; codes are relative to it
@@ -102,6 +105,19 @@
  * encoded size (repeats make the size grow unevenly with K: the K found
  * fits, a larger one may too).
  *
+ * Groups (version 3).  A pattern whose tasks do not fit even with one edge
+ * each (a random or shuffled pattern of some 16,000 tasks in 48 KiB: its
+ * column gaps do not compress), or that has more than max_tasks tasks,
+ * has no blob one task a vertex; a node choice needs less than that.  With
+ * lim->max_group the encoder then puts its tasks in groups of g
+ * consecutive tasks, g dividing the task count (powers of two first:
+ * they divide the usual cores per node, so that whole groups fill a
+ * node), and encodes the groups' pattern as above, the smallest g that
+ * fits.  The traffic inside a group is left out: a group's tasks are
+ * placed on one node (select/topomatch maps a vertex onto a slot of g x
+ * cpus-per-task PUs of a node), where it crosses no network link.
+ * nnz_input, the weights and the sparse factor are the groups' pattern's.
+ *
  * Why FNV-1a 64 is enough.  The hash is for integrity: a string cut by
  * some layer, a stale or mixed-up entry, a flipped bit; random damage
  * passes it with probability about 2^-64, and L, N and the indices catch
@@ -118,13 +134,15 @@
  */
 #include "config.h"
 #include "base/tm_internal.h"
+#include "pattern_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BLOB_MAGIC "TMP1"
-#define BLOB_VERSION 2
+#define BLOB_VERSION 3	    /* the highest read; written: 2, or 3 for groups */
 #define HDR_LEN 38	    /* magic 4, version 2, index 4, count 4, L 8, hash 16 */
 #define QSTEPS 1024	    /* weight codes per octave */
 #define QMAX 65535u	    /* largest weight code */
@@ -146,7 +164,7 @@ static const char b64_alphabet[] =
 static topomatch_blob_limits_t blob_defaults(void)
 {
 	topomatch_blob_limits_t l = { TOPOMATCH_BLOB_MAX_ENTRY, TOPOMATCH_BLOB_MAX_TOTAL,
-				      TOPOMATCH_BLOB_MAX_TASKS, TOPOMATCH_BLOB_MAX_EDGES };
+				      TOPOMATCH_BLOB_MAX_TASKS, TOPOMATCH_BLOB_MAX_EDGES, 1 };
 	return l;
 }
 
@@ -164,16 +182,20 @@ static int blob_limits(const topomatch_blob_limits_t *in, topomatch_blob_limits_
 			out->max_tasks = in->max_tasks;
 		if (in->max_edges)
 			out->max_edges = in->max_edges;
+		if (in->max_group)
+			out->max_group = in->max_group;
 	}
 	/* an entry must hold its header, one base64 group and the NUL */
 	if (out->max_entry < HDR_LEN + 5)
 		return tm_err(err, TOPOMATCH_EINVAL,
 			      "pattern blob: max_entry %zu is below %d bytes", out->max_entry,
 			      HDR_LEN + 5);
-	if (out->max_tasks < 0 || out->max_edges < 0)
+	if (out->max_tasks < 0 || out->max_edges < 0 || out->max_group < 0)
 		return tm_err(err, TOPOMATCH_EINVAL, "pattern blob: negative max_%s %lld",
-			      out->max_tasks < 0 ? "tasks" : "edges",
-			      (long long)(out->max_tasks < 0 ? out->max_tasks : out->max_edges));
+			      out->max_tasks < 0 ? "tasks" : out->max_edges < 0 ? "edges" : "group",
+			      (long long)(out->max_tasks < 0   ? out->max_tasks
+					  : out->max_edges < 0 ? out->max_edges
+							       : out->max_group));
 	return TOPOMATCH_OK;
 }
 
@@ -273,6 +295,7 @@ static void put_double(struct wr *w, double d)
  */
 struct enc {
 	int64_t n;
+	int64_t group;	/* tasks per vertex, 1: a task each (version 2) */
 	int64_t m;	/* edges of A (i < j) */
 	double wmax;
 	double win;	/* their total weight */
@@ -610,6 +633,8 @@ static void emit(const struct enc *E, int64_t K, double wkept, double sf, struct
 	uint16_t pred[1 << PRED_BITS] = { 0 };
 
 	put_varint(w, (uint64_t)E->n);
+	if (E->group > 1)
+		put_varint(w, (uint64_t)E->group);
 	put_varint(w, (uint64_t)(E->nforced + (K < E->ncand ? K : E->ncand)));
 	put_varint(w, (uint64_t)E->m);
 	put_double(w, E->wmax > 0.0 ? E->wmax : 1.0);
@@ -725,8 +750,8 @@ static void put_hex(char *s, int nd, uint64_t v)
 }
 
 /* Split the base64 text into nent self-describing entries. */
-static int make_entries(const char *text, size_t chars, size_t L, uint64_t sum, int nent,
-			size_t room, char ***out)
+static int make_entries(const char *text, size_t chars, size_t L, uint64_t sum, int ver,
+			int nent, size_t room, char ***out)
 {
 	char **v = calloc((size_t)nent, sizeof(*v));
 
@@ -741,7 +766,7 @@ static int make_entries(const char *text, size_t chars, size_t L, uint64_t sum, 
 			return TOPOMATCH_ENOMEM;
 		}
 		memcpy(v[k], BLOB_MAGIC, 4);
-		put_hex(v[k] + 4, 2, BLOB_VERSION);
+		put_hex(v[k] + 4, 2, (uint64_t)ver);
 		put_hex(v[k] + 6, 4, (uint64_t)k);
 		put_hex(v[k] + 10, 4, (uint64_t)nent);
 		put_hex(v[k] + 14, 8, L);
@@ -768,8 +793,8 @@ static int enc_write(const struct enc *E, int64_t K, double sf, const topomatch_
 		b64_encode(buf, L, text);
 		size_t chars = (size_t)b64_len(L);
 		fits(L, lim, nentries);
-		rc = make_entries(text, chars, L, fnv1a64(buf, L), *nentries, entry_room(lim),
-				  entries);
+		rc = make_entries(text, chars, L, fnv1a64(buf, L), E->group > 1 ? 3 : 2, *nentries,
+				  entry_room(lim), entries);
 		*bytes = chars + (size_t)*nentries * (HDR_LEN + 1);
 	}
 	if (rc != TOPOMATCH_OK)
@@ -834,7 +859,8 @@ static int enc_run(struct enc *E, const topomatch_csr_t *a, const topomatch_blob
 	rc = enc_write(E, K, sf, lim, entries, nentries, &bytes);
 	if (rc != TOPOMATCH_OK)
 		return tm_err(err, rc, "pattern blob: out of memory");
-	info->ntasks = E->n;
+	info->ntasks = E->n * E->group;
+	info->group = E->group;
 	info->nnz_input = E->m;
 	info->nnz_kept = E->nforced + K;
 	info->weight_input = E->win;
@@ -842,6 +868,66 @@ static int enc_run(struct enc *E, const topomatch_csr_t *a, const topomatch_blob
 	info->sparse_factor = sf;
 	info->bytes = bytes;
 	return TOPOMATCH_OK;
+}
+
+/* One blob of a, each vertex `group` tasks (1: a's tasks themselves). */
+static int encode_as(const topomatch_affinity_t *a, int64_t group, double sf,
+		     const topomatch_blob_limits_t *l, char ***entries, int *nentries,
+		     topomatch_blob_info_t *info, char *err)
+{
+	int rc = enc_check(a, sf, l, entries, nentries, err);
+	if (rc != TOPOMATCH_OK)
+		return rc;
+	topomatch_csr_t A = topomatch_affinity_symmetric(a);
+	struct enc E = { .sf = sf, .group = group };
+	enc_scan(&E, &A);
+	if (E.m > 0 && E.wmax < MIN_WMAX)
+		/* weights this small would decode to subnormals or zero */
+		rc = tm_err(err, TOPOMATCH_EINVAL,
+			    "pattern blob: the largest weight %g is below 2^-958; scale the pattern",
+			    E.wmax);
+	else
+		rc = enc_run(&E, &A, l, entries, nentries, info, err);
+	enc_free(&E);
+	return rc;
+}
+
+/* The group sizes tried after g (0 when none is left): the powers of two
+ * dividing n, then its other divisors, each up to most. */
+static int64_t next_group(int64_t n, int64_t g, int64_t most)
+{
+	bool pow2 = !(g & (g - 1));
+	for (int64_t h = pow2 ? 2 * g : g + 1; pow2 && h <= most && h <= n; h *= 2)
+		if (n % h == 0)
+			return h;
+	for (int64_t h = pow2 ? 3 : g + 1; h <= most && h <= n; h++)
+		if (n % h == 0 && (h & (h - 1)))
+			return h;
+	return 0;
+}
+
+/* The pattern in the smallest groups that fit (lim->max_group); rc and
+ * err the one-by-one attempt's when none does. */
+static int encode_groups(const topomatch_affinity_t *a, double sf,
+			 const topomatch_blob_limits_t *l, char ***entries, int *nentries,
+			 topomatch_blob_info_t *info, int rc, char *err)
+{
+	int64_t n = topomatch_affinity_ntasks(a);
+	int64_t most = l->max_group < TOPOMATCH_BLOB_MAX_GROUP ? l->max_group
+							       : TOPOMATCH_BLOB_MAX_GROUP;
+	char gerr[TOPOMATCH_ERRLEN], first[TOPOMATCH_ERRLEN];
+	snprintf(first, sizeof(first), "%s", err ? err : "");
+	for (int64_t g = next_group(n, 1, most); g > 0; g = next_group(n, g, most)) {
+		topomatch_affinity_t *q = NULL;
+		int grc = tm_affinity_groups(a, g, &q, gerr);
+		if (grc == TOPOMATCH_OK)
+			grc = encode_as(q, g, sf, l, entries, nentries, info, gerr);
+		topomatch_affinity_destroy(q);
+		if (grc != TOPOMATCH_ELIMIT)
+			return grc == TOPOMATCH_OK ? grc : tm_err(err, grc, "%s", gerr);
+	}
+	return tm_err(err, rc, "%s, nor in groups of consecutive tasks (up to %lld dividing %lld)",
+		      first, (long long)most, (long long)n);
 }
 
 int topomatch_blob_encode(const topomatch_affinity_t *a, double sparse_factor,
@@ -856,21 +942,12 @@ int topomatch_blob_encode(const topomatch_affinity_t *a, double sparse_factor,
 		*entries = NULL;
 	if (nentries)
 		*nentries = 0;
-	if (rc == TOPOMATCH_OK)
-		rc = enc_check(a, sparse_factor, &l, entries, nentries, err);
 	if (rc != TOPOMATCH_OK)
 		return rc;
-	topomatch_csr_t A = topomatch_affinity_symmetric(a);
-	struct enc E = { .sf = sparse_factor };
-	enc_scan(&E, &A);
-	if (E.m > 0 && E.wmax < MIN_WMAX)
-		/* weights this small would decode to subnormals or zero */
-		rc = tm_err(err, TOPOMATCH_EINVAL,
-			    "pattern blob: the largest weight %g is below 2^-958; scale the pattern",
-			    E.wmax);
-	else
-		rc = enc_run(&E, &A, &l, entries, nentries, info ? info : &dummy, err);
-	enc_free(&E);
+	rc = encode_as(a, 1, sparse_factor, &l, entries, nentries, info ? info : &dummy, err);
+	if (rc == TOPOMATCH_ELIMIT && l.max_group > 1)
+		rc = encode_groups(a, sparse_factor, &l, entries, nentries, info ? info : &dummy,
+				   rc, err);
 	return rc;
 }
 
@@ -1092,6 +1169,7 @@ static int rd_double(struct rd *r, const char *what, double *d)
 struct phdr {
 	uint64_t ver; /* of the entries */
 	uint64_t n;
+	uint64_t group; /* 1 before version 3 */
 	uint64_t nnz;
 	uint64_t nnz_input;
 	double wmax;
@@ -1104,6 +1182,9 @@ static int rd_phdr(struct rd *r, struct phdr *h)
 {
 	int rc = rd_varint(r, "task count", &h->n);
 
+	h->group = 1;
+	if (rc == TOPOMATCH_OK && h->ver >= 3)
+		rc = rd_varint(r, "group size", &h->group);
 	if (rc == TOPOMATCH_OK)
 		rc = rd_varint(r, "edge count", &h->nnz);
 	if (rc == TOPOMATCH_OK)
@@ -1135,6 +1216,13 @@ static int check_phdr(const struct rd *r, const struct phdr *h, const topomatch_
 		return tm_err(r->err, TOPOMATCH_ELIMIT,
 			      "pattern: %llu tasks, more than the limit of %lld",
 			      (unsigned long long)h->n, (long long)lim->max_tasks);
+	if (h->ver >= 3 && (h->group < 2 || h->group > TOPOMATCH_BLOB_MAX_GROUP))
+		return tm_err(r->err, TOPOMATCH_EPARSE,
+			      "pattern: group of %llu tasks (version 3 holds 2 to %d)",
+			      (unsigned long long)h->group, TOPOMATCH_BLOB_MAX_GROUP);
+	if (h->n > (uint64_t)INT64_MAX / h->group)
+		return tm_err(r->err, TOPOMATCH_EPARSE, "pattern: %llu groups of %llu tasks",
+			      (unsigned long long)h->n, (unsigned long long)h->group);
 	if (h->ver == 1 && (h->n > left || h->nnz > left - h->n))
 		return tm_err(r->err, TOPOMATCH_EPARSE,
 			      "pattern: %llu tasks and %llu edges cannot fit in the %llu bytes left",
@@ -1366,9 +1454,9 @@ static int parse_payload(const uint8_t *buf, size_t L, uint64_t ver,
 			 struct phdr *h, char *err)
 {
 	struct rd r = { buf, buf, buf + L, err };
+	h->ver = ver;
 	int rc = rd_phdr(&r, h);
 
-	h->ver = ver;
 	if (rc == TOPOMATCH_OK)
 		rc = check_phdr(&r, h, lim);
 	if (rc != TOPOMATCH_OK)
@@ -1425,7 +1513,8 @@ static int gather(const char *const *v, int n, const size_t *len, const struct h
 static void decoded_info(const struct phdr *h, const size_t *len, int n,
 			 topomatch_blob_info_t *info)
 {
-	info->ntasks = (int64_t)h->n;
+	info->ntasks = (int64_t)(h->n * h->group); /* checked: no overflow */
+	info->group = (int64_t)h->group;
 	info->nnz_input = (int64_t)h->nnz_input;
 	info->nnz_kept = (int64_t)h->nnz;
 	info->weight_input = h->win;

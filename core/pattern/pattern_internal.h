@@ -26,4 +26,12 @@ int tm_affinity_relabel(const topomatch_affinity_t *a, const int64_t *perm,
 int tm_affinity_scale(const topomatch_affinity_t *a, double scale, topomatch_affinity_t **out,
 		      char *err);
 
+/* The pattern of the groups of g consecutive tasks (g >= 1; the last
+ * group has fewer when g does not divide n): C'(I, J) the sum of C(i, j)
+ * over i / g = I, j / g = J, I != J; the traffic inside a group left out,
+ * loads summed.  What a pattern blob holds when the pattern's tasks do
+ * not fit it one by one (pattern_blob.c). */
+int tm_affinity_groups(const topomatch_affinity_t *a, int64_t g, topomatch_affinity_t **out,
+		       char *err);
+
 #endif /* TM_PATTERN_INTERNAL_H */

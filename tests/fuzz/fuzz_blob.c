@@ -5,8 +5,8 @@
  * wraps it in valid entries (header, FNV-1a hash, base64url, split into
  * entries of at most 256 characters), so that the fuzzer reaches the
  * varints, rows and weight codes behind the checksum, once as format
- * version 1 and once as version 2 (repeated rows; with limits that keep
- * what a few bytes repeat into small).  fuzz_blob_env covers the strings
+ * version 1, once as version 2 (repeated rows; with limits that keep
+ * what a few bytes repeat into small) and once as version 3 (groups).  fuzz_blob_env covers the strings
  * themselves.  A payload that decodes must give a consistent pattern,
  * which encodes and decodes again to the same shape.
  *
@@ -52,7 +52,8 @@ static char *base64(const uint8_t *in, size_t n, size_t *chars)
 static void check_pattern(const topomatch_affinity_t *a, const topomatch_blob_info_t *info)
 {
 	topomatch_csr_t c = topomatch_affinity_symmetric(a);
-	FZ_ASSERT(c.n == info->ntasks && c.n >= 1 && c.n <= TOPOMATCH_BLOB_MAX_TASKS);
+	FZ_ASSERT(info->group >= 1 && info->group <= TOPOMATCH_BLOB_MAX_GROUP);
+	FZ_ASSERT(c.n * info->group == info->ntasks && c.n >= 1 && c.n <= TOPOMATCH_BLOB_MAX_TASKS);
 	FZ_ASSERT(c.rowptr[c.n] == 2 * info->nnz_kept);
 	for (int64_t i = 0; i < c.n; i++)
 		for (int64_t k = c.rowptr[i]; k < c.rowptr[i + 1]; k++)
@@ -117,7 +118,7 @@ static void decode_as(const uint8_t *data, size_t size, int ver,
 				fprintf(stderr, "fuzz: re-encoded pattern does not decode: %s\n", err);
 			FZ_ASSERT(rc == TOPOMATCH_OK);
 			check_pattern(b, &i3);
-			FZ_ASSERT(i3.ntasks == info.ntasks);
+			FZ_ASSERT(i3.ntasks == info.ntasks / info.group); /* re-encoded one by one */
 			FZ_ASSERT(i2.nnz_kept <= info.nnz_kept && i3.nnz_kept == i2.nnz_kept);
 			topomatch_affinity_destroy(b);
 		}
@@ -134,5 +135,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	decode_as(data, size, 1, NULL);
 	decode_as(data, size, 2, &small);
+	decode_as(data, size, 3, &small);
 	return 0;
 }

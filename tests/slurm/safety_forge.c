@@ -324,7 +324,7 @@ static const struct {
 	{ "trunc-header", "the first 20 characters of an entry" },
 	{ "truncated", "a valid entry cut in the middle of its data" },
 	{ "extended", "a valid entry with 4 more data characters" },
-	{ "version", "format version 03" },
+	{ "version", "format version 04" },
 	{ "header-hex", "uppercase hex digits in the header" },
 	{ "count", "entry says 2 entries, 1 given" },
 	{ "index", "entry 0 says it is part 1" },
@@ -411,7 +411,7 @@ static int build(const char *c, env_t *e)
 			free(s);
 			s = t;
 		} else if (!strcmp(c, "version"))
-			v[5] = '3';
+			v[5] = '4';
 		else if (!strcmp(c, "header-hex"))
 			v[14] = 'A'; /* L's first digit: hex, but not lowercase */
 		else if (!strcmp(c, "flip")) {

@@ -174,7 +174,7 @@ static void three_tasks_v2(struct pl *p)
 
 static topomatch_blob_limits_t limits(size_t entry, size_t total, int64_t tasks)
 {
-	topomatch_blob_limits_t l = { entry, total, tasks, 0 };
+	topomatch_blob_limits_t l = { entry, total, tasks, 0, 0 };
 	return l;
 }
 
@@ -861,9 +861,9 @@ START_TEST(reject_header)
 	reject(v, n, NULL, TOPOMATCH_EPARSE,
 	       "pattern entry 1: not a topomatch pattern (bad magic)");
 	memcpy(v[1], save, HDR);
-	v[1][5] = '3';
+	v[1][5] = '4';
 	reject(v, n, NULL, TOPOMATCH_EPARSE,
-	       "pattern entry 1: unsupported format version 3 (this build reads 1 to 2)");
+	       "pattern entry 1: unsupported format version 4 (this build reads 1 to 3)");
 	v[1][5] = '0';
 	reject(v, n, NULL, TOPOMATCH_EPARSE, "unsupported format version 0");
 	v[1][5] = '1'; /* a version 1 entry among version 2 ones */
@@ -1731,6 +1731,171 @@ START_TEST(fuzz_mutations)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- groups */
+
+/* The pattern of groups of g consecutive tasks, computed here from A:
+ * dense, (n / g)^2 entries. */
+static double *groups_dense(const topomatch_affinity_t *a, int64_t g)
+{
+	topomatch_csr_t s = topomatch_affinity_symmetric(a);
+	int64_t m = s.n / g;
+	double *d = calloc((size_t)(m * m), sizeof(*d));
+
+	ck_assert_ptr_nonnull(d);
+	for (int64_t i = 0; i < s.n; i++)
+		for (int64_t p = s.rowptr[i]; p < s.rowptr[i + 1]; p++)
+			if (i / g != s.col[p] / g)
+				d[i / g * m + s.col[p] / g] += s.w[p];
+	return d;
+}
+
+/*
+ * A shuffled 8 x 8 x 8 stencil (512 tasks, about 3 bytes a pair) in 1.5
+ * KiB: not one edge per task, so the encoder puts the tasks in groups.
+ * The blob is format version 3, decodes to the groups' pattern (the
+ * traffic between groups, summed; nothing dropped at that size) and says
+ * the group and the task count; without max_group, or with too small a
+ * one, the encoder refuses as before and says so.
+ */
+START_TEST(groups_when_tasks_do_not_fit)
+{
+	topomatch_affinity_t *s = stencil(8, 8, 8, 7, 0, NULL), *a, *b;
+	topomatch_blob_limits_t l = limits(0, 1200, 0);
+	topomatch_blob_info_t ie, id;
+	char **v = NULL, err[TOPOMATCH_ERRLEN];
+	int n = 0;
+
+	ck_assert_int_eq(topomatch_affinity_shuffle(s, 5, &a, err), TOPOMATCH_OK);
+	ck_assert_int_eq(topomatch_blob_encode(a, 0.0, &l, &v, &n, NULL, err), TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "even with one edge per task");
+	l.max_group = 64;
+	v = enc(a, 0.0, &l, &n, &ie);
+	ck_assert_int_eq(ie.ntasks, 512);
+	int64_t g = ie.group; /* the smallest that fits */
+	ck_assert_int_eq(g, 2);
+	ck_assert_uint_le(strings_size(v, n), 1200);
+	ck_assert(!strncmp(v[0], "TMP103", 6));
+	b = dec(v, n, NULL, &id);
+	ck_assert_int_eq(id.ntasks, 512);
+	ck_assert_int_eq(id.group, g);
+	ck_assert_int_eq(id.nnz_kept, ie.nnz_kept);
+	ck_assert_int_eq(topomatch_affinity_ntasks(b), 512 / g);
+	assert_sane(b, 512);
+	/* the pairs kept are the groups' pattern's, the heaviest first */
+	double *want = groups_dense(a, g), total = 0, lightest_kept = INFINITY, heaviest_out = 0;
+	int64_t m = 512 / g, pairs = 0, kept = 0;
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < m; j++) {
+			double w = want[i * m + j], got = aw(b, i, j);
+			pairs += w > 0;
+			total += w / 2;
+			kept += got > 0;
+			if (got > 0)
+				lightest_kept = fmin(lightest_kept, w);
+			else
+				heaviest_out = fmax(heaviest_out, w);
+			ck_assert_msg(got == 0 || fabs(got - w) <= ldexp(w, -11) * (1 + 1e-12),
+				      "groups %lld, %lld: %.17g decoded as %.17g", (long long)i,
+				      (long long)j, w, got);
+		}
+	ck_assert_int_eq(pairs, 2 * ie.nnz_input);
+	ck_assert_int_eq(kept, 2 * ie.nnz_kept);
+	ck_assert_int_lt(ie.nnz_kept, ie.nnz_input); /* 1,200 bytes: the lightest left out */
+	ck_assert_double_le(heaviest_out, lightest_kept);
+	ck_assert_double_eq_tol(ie.weight_input, total, 1e-9 * total);
+	free(want);
+	topomatch_blob_free(v, n);
+	topomatch_affinity_destroy(b);
+	/* groups of at most 4 in 100 bytes: none fits */
+	l.max_total = 100;
+	l.max_group = 4;
+	v = (char **)&v;
+	ck_assert_int_eq(topomatch_blob_encode(a, 0.0, &l, &v, &n, NULL, err), TOPOMATCH_ELIMIT);
+	ck_assert_ptr_null(v);
+	ck_assert_contains(err, "even with one edge per task, nor in groups of consecutive tasks "
+				"(up to 4 dividing 512)");
+	/* so are more tasks than max_tasks */
+	l = limits(0, 0, 100);
+	l.max_group = 8;
+	v = enc(a, 0.0, &l, &n, &ie);
+	ck_assert_int_eq(ie.group, 8);
+	ck_assert_int_eq(ie.ntasks, 512);
+	topomatch_blob_free(v, n);
+	l.max_group = -1;
+	ck_assert_int_eq(topomatch_blob_encode(a, 0.0, &l, &v, &n, NULL, err), TOPOMATCH_EINVAL);
+	ck_assert_str_eq(err, "pattern blob: negative max_group -1");
+	topomatch_affinity_destroy(s);
+	topomatch_affinity_destroy(a);
+}
+END_TEST
+
+/* Group sizes: powers of two first, then the other divisors (a group
+ * must divide the task count); none for a prime count. */
+START_TEST(groups_divide_the_tasks)
+{
+	char err[TOPOMATCH_ERRLEN], **v = NULL;
+	int n = 0;
+	topomatch_blob_info_t ie;
+	/* 1,500 tasks = 4 x 375 in 3,000 bytes: groups of 2 do not fit, of 3
+	 * would, but 4 comes first; 4 and 3 do not fit 600 bytes, 15 does */
+	topomatch_affinity_t *a = random_pattern(1500, 4, 1000, 7), *p = random_pattern(1499, 4, 1000, 7);
+	topomatch_blob_limits_t l = limits(0, 3000, 0);
+	const struct {
+		size_t total;
+		int64_t max_group, group;
+	} c[] = { { 3000, 64, 4 }, { 3000, 3, 3 }, { 600, 64, 15 } };
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		l.max_total = c[k].total;
+		l.max_group = c[k].max_group;
+		v = enc(a, 0.0, &l, &n, &ie);
+		ck_assert_int_eq(ie.ntasks, 1500);
+		ck_assert_int_eq(ie.group, c[k].group);
+		topomatch_blob_free(v, n);
+	}
+	l.max_group = 64;
+	ck_assert_int_eq(topomatch_blob_encode(p, 0.0, &l, &v, &n, NULL, err), TOPOMATCH_ELIMIT);
+	ck_assert_contains(err, "nor in groups of consecutive tasks (up to 64 dividing 1499)");
+	topomatch_affinity_destroy(a);
+	topomatch_affinity_destroy(p);
+}
+END_TEST
+
+/* A hand-made version 3 payload: three_tasks' pattern as 3 groups of 2
+ * tasks; the group's range and its place are checked. */
+START_TEST(groups_payload)
+{
+	struct pl p;
+	topomatch_blob_info_t info;
+	int n;
+
+	three_tasks_v2(&p);
+	memmove(p.b + 2, p.b + 1, p.n - 1); /* the group after the task count */
+	p.b[1] = 2;
+	p.n++;
+	p.ver = 3;
+	char **v = reseal_v(p.b, p.n, 1024, 3, &n);
+	topomatch_affinity_t *a = dec(v, n, NULL, &info);
+	ck_assert_int_eq(info.ntasks, 6);
+	ck_assert_int_eq(info.group, 2);
+	ck_assert_int_eq(topomatch_affinity_ntasks(a), 3);
+	ck_assert(aw(a, 0, 1) == 10 && aw(a, 1, 2) == 5);
+	topomatch_blob_free(v, n);
+	topomatch_affinity_destroy(a);
+	p.b[1] = 1;
+	reject_payload(&p, TOPOMATCH_EPARSE, "pattern: group of 1 tasks (version 3 holds 2 to 4096)");
+	memmove(p.b + 3, p.b + 2, p.n - 2); /* 4097: two varint bytes */
+	p.b[1] = 0x81;
+	p.b[2] = 0x20;
+	p.n++;
+	reject_payload(&p, TOPOMATCH_EPARSE, "pattern: group of 4097 tasks");
+	/* a version 2 payload read as version 3: its edge count taken for the
+	 * group, the counts after it do not hold */
+	three_tasks_v2(&p);
+	p.ver = 3;
+	reject_payload(&p, TOPOMATCH_EPARSE, "edge counts 2 kept of 0 out of range for 3 tasks");
+}
+END_TEST
+
 /* -------------------------------------------------------------------- main */
 
 int main(void)
@@ -1773,6 +1938,9 @@ int main(void)
 	tcase_add_test(rj, reject_payload_weights);
 	tcase_add_test(rt, repeated_rows);
 	tcase_add_test(rj, reject_repeated_rows);
+	tcase_add_test(sp, groups_when_tasks_do_not_fit);
+	tcase_add_test(sp, groups_divide_the_tasks);
+	tcase_add_test(rj, groups_payload);
 	tcase_add_test(fz, fuzz_mutations);
 	/* valgrind runs the fuzz case slowly */
 	tcase_set_timeout(rt, 120);
