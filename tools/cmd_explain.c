@@ -704,6 +704,11 @@ static int load_pattern(const struct args *x, const tm_plugin_conf_t *conf, stru
 				  err) != TOPOMATCH_OK) {
 		snprintf(p->pattern_note, sizeof(p->pattern_note),
 			 "sbatch cannot store the pattern in the job (%s): srun reads the file", err);
+	} else if (info.group > 1) {
+		snprintf(p->pattern_note, sizeof(p->pattern_note),
+			 "the job carries the pattern in groups of %lld ranks (PatternKiB=%d does "
+			 "not hold its tasks one by one): srun lays out the ranks with all of it, "
+			 "from the file", (long long)info.group, conf->pattern_kib);
 	} else if (info.nnz_kept < info.nnz_input) {
 		snprintf(p->pattern_note, sizeof(p->pattern_note),
 			 "the job carries %lld of the pattern's %lld pairs (PatternKiB=%d, %lld "

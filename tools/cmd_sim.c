@@ -74,6 +74,8 @@ static const char help[] =
 	"      --max-tasks N       topomatch: patterns of more tasks are mapped node by\n"
 	"                          node, in at most N blocks of a node's worth of tasks,\n"
 	"                          as topomatch.conf's MaxTasks (default 4096)\n"
+	"      --pattern-kib N     topomatch: the KiB a job's pattern is stored in, as\n"
+	"                          topomatch.conf's PatternKiB (1 to 512, default 48)\n"
 	"      --contention-weight W  topomatch: weight of the load the job's traffic\n"
 	"                          would meet on running jobs' links against its\n"
 	"                          hop-bytes when node sets are compared (default\n"
@@ -115,6 +117,7 @@ enum {
 	S_THREADS,
 	S_QUIET,
 	S_MAX_TASKS,
+	S_PATTERN_KIB,
 	S_FROM,
 	S_UNTIL,
 	S_SKIP,
@@ -160,6 +163,7 @@ static const struct option longopts[] = {
 	{ "cores-per-node", required_argument, NULL, S_CPN },
 	{ "mapper", required_argument, NULL, OPT_MAPPER },
 	{ "max-tasks", required_argument, NULL, S_MAX_TASKS },
+	{ "pattern-kib", required_argument, NULL, S_PATTERN_KIB },
 	{ "contention-weight", required_argument, NULL, S_CWEIGHT },
 	{ "comm-wait", required_argument, NULL, S_CWAIT },
 	{ "comm-wait-ratio", required_argument, NULL, S_CWAIT_RATIO },
@@ -186,6 +190,8 @@ static bool number_opt(int c, const char *v, struct sim_args *a)
 	case S_MAX_TASKS:
 		return cli_int64("sim", "--max-tasks", v, 1, TOPOMATCH_BLOB_MAX_TASKS,
 				 &a->cfg.tm.max_tasks);
+	case S_PATTERN_KIB:
+		return cli_int64("sim", "--pattern-kib", v, 1, 512, &a->cfg.tm.pattern_kib);
 	case S_LOAD: return cli_double("sim", "--load", v, 0.001, 100, &a->load);
 	case S_BF_DEPTH:
 		a->bf_given = true;
@@ -654,6 +660,7 @@ int cmd_sim(int argc, char **argv)
 			      .cfg = { .seed = 1, .share = SIM_DEFAULT_COMM_SHARE,
 				       .model = SIM_MODEL_CONTENTION,
 				       .tm.max_tasks = SIM_PLUGIN_MAX_TASKS,
+				       .tm.pattern_kib = SIM_PLUGIN_PATTERN_KIB,
 				       .tm.contention_weight = TOPOMATCH_CONTENTION_WEIGHT,
 				       .tm.comm_wait_ratio = SIM_PLUGIN_COMM_WAIT_RATIO } };
 	struct sim_world w = { 0 };

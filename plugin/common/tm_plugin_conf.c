@@ -240,7 +240,8 @@ int64_t tm_plugin_pattern_tasks(const tm_plugin_conf_t *c, int64_t ntasks)
 topomatch_blob_limits_t tm_plugin_encode_limits(const tm_plugin_conf_t *c)
 {
 	topomatch_blob_limits_t lim = { .max_total = (size_t)c->pattern_kib * 1024,
-					.max_edges = tm_plugin_pattern_edges(c) };
+					.max_edges = tm_plugin_pattern_edges(c),
+					.max_group = TM_PLUGIN_MAX_GROUP };
 	return lim;
 }
 

@@ -65,9 +65,14 @@ int64_t tm_plugin_pattern_edges(const tm_plugin_conf_t *c);
  * to slurmctld, unless it does not fit the job record (the mappers apply
  * their own sparse factor). */
 #define TM_PLUGIN_SPARSE_FACTOR 0.0
+/* The largest group of consecutive tasks sbatch makes one vertex of when
+ * a pattern does not fit one task a vertex (pattern blob format 3): a
+ * group's tasks go on one node, in a slot of its CPUs, so groups stay
+ * well within a node's cores. */
+#define TM_PLUGIN_MAX_GROUP 64
 /* The limits sbatch encodes a job's pattern within (PatternKiB, and the
- * pairs of tm_plugin_pattern_edges), for sbatch, the simulator and
- * topomatch explain alike. */
+ * pairs of tm_plugin_pattern_edges; groups of up to TM_PLUGIN_MAX_GROUP
+ * tasks), for sbatch, the simulator and topomatch explain alike. */
 topomatch_blob_limits_t tm_plugin_encode_limits(const tm_plugin_conf_t *c);
 /* The limits slurmctld decodes the pattern of a job of ntasks tasks with
  * (tm_plugin_pattern_tasks, tm_plugin_pattern_edges). */

@@ -204,6 +204,13 @@ static uint16_t tm_cpt(const tm_test_t *t)
 	return t->job->details->cpus_per_task > 1 ? t->job->details->cpus_per_task : 1;
 }
 
+/* The CPUs of one vertex of the job's pattern: a task's, or a group's
+ * when the pattern came in groups of tasks (t->group). */
+static int64_t tm_slot(const tm_test_t *t)
+{
+	return (int64_t) tm_cpt(t) * (t->group > 1 ? t->group : 1);
+}
+
 /*
  * The CPUs node i can give the job's tasks: what cons_tres computed for
  * it (avail_cpus: free cores, memory, GRES, --ntasks-per-node,
@@ -340,8 +347,10 @@ static int64_t tm_tier_pus(const tm_chooser_t *ch, const int64_t *pus, int64_t n
 	return m;
 }
 
-/* The job's pattern from its spank_job_env, or NULL (noted why). */
-static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *job_ptr)
+/* The job's pattern from its spank_job_env, or NULL (noted why); *group
+ * its tasks per vertex (topomatch_blob_info_t). */
+static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *job_ptr,
+					int64_t *group)
 {
 	uint32_t ntasks = job_ptr->details ? job_ptr->details->num_tasks : 0;
 	topomatch_blob_limits_t lim = tm_plugin_decode_limits(&ch->conf, ntasks);
@@ -361,13 +370,13 @@ static topomatch_affinity_t *tm_pattern(const tm_chooser_t *ch, job_record_t *jo
 	}
 	if (!a)
 		return NULL;
-	if (topomatch_affinity_ntasks(a) != (int64_t) ntasks) {
+	if (info.ntasks != (int64_t) ntasks) {
 		tm_note(job_ptr, "the pattern has %lld tasks, the job %u (give -n %lld)",
-			(long long) topomatch_affinity_ntasks(a), ntasks,
-			(long long) topomatch_affinity_ntasks(a));
+			(long long) info.ntasks, ntasks, (long long) info.ntasks);
 		topomatch_affinity_destroy(a);
 		return NULL;
 	}
+	*group = info.group;
 	return a;
 }
 
@@ -463,7 +472,7 @@ static int64_t *tm_cons_pus(const tm_test_t *t, int64_t n, const int64_t *pus, i
 		if (cn != prev)
 			taken = 0;
 		prev = cn;
-		if (i < 0 || taken >= cpus[i] / tm_cpt(t))
+		if (i < 0 || taken >= cpus[i] / tm_slot(t))
 			continue;
 		pu[(*m)++] = pus[k];
 		taken++;
@@ -481,10 +490,13 @@ static void tm_decision_note(const tm_test_t *t, const topomatch_affinity_t *a, 
 			     double hb_block, bool late, const char *mapper, int64_t nn,
 			     char *note, size_t len)
 {
-	int64_t n = topomatch_affinity_ntasks(a);
-	int w = snprintf(note, len, "%s mapped %lld task%s onto %lld node%s%s: %.6g hop-bytes",
-			 mapper, (long long) n, n == 1 ? "" : "s", (long long) nn,
-			 nn == 1 ? "" : "s",
+	int64_t n = topomatch_affinity_ntasks(a), g = t->group > 1 ? t->group : 1;
+	char groups[64] = "";
+	if (g > 1) /* the hop-bytes are the groups' */
+		snprintf(groups, sizeof(groups), " in groups of %lld", (long long) g);
+	int w = snprintf(note, len, "%s mapped %lld task%s%s onto %lld node%s%s: %.6g hop-bytes",
+			 mapper, (long long) (n * g), n * g == 1 ? "" : "s", groups,
+			 (long long) nn, nn == 1 ? "" : "s",
 			 tm_by_blocks(t->ch, n) ? " node by node (in blocks)" : "", hb);
 
 	if (w < 0 || (size_t) w >= len)
@@ -815,7 +827,11 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 	o.time_budget_s = (end - t0) / 1e3;
 	note[0] = 0;
 	if (npus < n) {
-		if (tm_cpt(t) > 1)
+		if (t->group > 1)
+			snprintf(note, sizeof(note), "%lld groups of %lld tasks of %u CPUs, room "
+				 "for %lld on the candidate nodes", (long long) n,
+				 (long long) t->group, tm_cpt(t), (long long) npus);
+		else if (tm_cpt(t) > 1)
 			snprintf(note, sizeof(note), "%lld tasks of %u CPUs, room for %lld on the "
 				 "candidate nodes", (long long) n, tm_cpt(t), (long long) npus);
 		else
@@ -848,7 +864,8 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 		/* tasks[k]: how many of the tasks went to nodes[k] */
 		int64_t *per_node = xcalloc(nnodes + 1, sizeof(*per_node));
 		for (int64_t k = 0; k < n; k++)
-			per_node[topomatch_cluster_pu_node(ch->cluster, pu[k], NULL)]++;
+			per_node[topomatch_cluster_pu_node(ch->cluster, pu[k], NULL)] +=
+				tm_slot(t) / tm_cpt(t);
 		for (int64_t k = 0; k < nn; k++)
 			tasks[k] = per_node[nodes[k]];
 		xfree(per_node);
@@ -908,7 +925,7 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 			debug("%pJ: %lld tasks mapped by %s onto %lld node%s (of %lld free %s) in "
 			      "%.1f ms; %s", job_ptr, (long long) n, res.mapper, (long long) nn,
 			      nn == 1 ? "" : "s", (long long) npus,
-			      tm_cpt(t) > 1 ? "task slots" : "PUs", ms, note);
+			      tm_slot(t) > 1 ? "task slots" : "PUs", ms, note);
 		}
 	}
 	if (note[0] && how == TOPOMATCH_KEEP) {
@@ -1039,9 +1056,10 @@ static topomatch_narrow_t tm_keep(tm_chooser_t *ch, job_record_t *job_ptr, uint6
 /*
  * The job's pattern when the plugin may map it: not over PatternKiB, not
  * more tasks or KiB than the job budget maps, decoded (hostile input);
- * else NULL, with the reason noted and remembered under pkey.
+ * else NULL, with the reason noted and remembered under pkey.  *group:
+ * its tasks per vertex.
  */
-static topomatch_affinity_t *tm_admit(const tm_test_t *t, uint64_t pkey)
+static topomatch_affinity_t *tm_admit(const tm_test_t *t, uint64_t pkey, int64_t *group)
 {
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
@@ -1066,7 +1084,7 @@ static topomatch_affinity_t *tm_admit(const tm_test_t *t, uint64_t pkey)
 		tm_keep(ch, job_ptr, pkey);
 		return NULL;
 	}
-	if (!(a = tm_pattern(ch, job_ptr)))
+	if (!(a = tm_pattern(ch, job_ptr, group)))
 		tm_keep(ch, job_ptr, pkey);
 	return a;
 }
@@ -1137,8 +1155,8 @@ static void tm_reference(const tm_test_t *t, const topomatch_affinity_t *a, doub
 		for (int64_t k = 0; k < count && k < node->cpus; k++)
 			pus[npus++] = first + k;
 	}
-	if (tm_cpt(t) > 1)
-		tm_slot_firsts(ch, tm_cpt(t), pus, &npus);
+	if (tm_slot(t) > 1)
+		tm_slot_firsts(ch, tm_slot(t), pus, &npus);
 	topomatch_map_opts_init(&o);
 	o.mapper = tm_job_mapper(ch, job_ptr);
 	o.memo = ch->memo;
@@ -1236,11 +1254,29 @@ bool tm_job_waiting(tm_chooser_t *ch, job_record_t *job_ptr)
 	return waiting;
 }
 
+/*
+ * Of pus[] (free PUs, or task slots' first PUs), the first of each run of
+ * `group` of one node: a pattern in groups maps a vertex onto a group's
+ * slots (tm_slot).  An xmalloc'd copy, or NULL when pus is.
+ */
+static int64_t *tm_group_slots(const tm_chooser_t *ch, const int64_t *pus, int64_t *npus,
+			       int64_t group)
+{
+	int64_t *g = pus ? xcalloc(*npus + 1, sizeof(*g)) : NULL;
+
+	if (g) {
+		memcpy(g, pus, *npus * sizeof(*g));
+		tm_slot_firsts(ch, group, g, npus);
+	}
+	return g;
+}
+
 /* Decode and map: a decision not in the cache, within the budgets. */
-static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t base,
+static topomatch_narrow_t tm_compute(const tm_test_t *test, uint64_t pkey, uint64_t base,
 				     uint64_t key, const int64_t *pus, int64_t npus,
 				     const int64_t *tier, int64_t ntier)
 {
+	tm_test_t own = *test, *t = &own; /* t->group: the decoded pattern's */
 	tm_chooser_t *ch = t->ch;
 	job_record_t *job_ptr = t->job;
 	double left;
@@ -1290,7 +1326,12 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 	}
 	ch->computed++;
 	/* the budget counts the job test's work before the mapping */
-	if ((a = tm_admit(t, pkey)))
+	int64_t *gpus = NULL, *gtier = NULL;
+	if ((a = tm_admit(t, pkey, &own.group)) && own.group > 1) {
+		pus = gpus = tm_group_slots(ch, pus, &npus, own.group);
+		tier = gtier = tm_group_slots(ch, tier, &ntier, own.group);
+	}
+	if (a)
 		how = tm_map(t, a, pus, npus, tier, ntier,
 			     MIN(left, ch->conf.job_budget_ms) - (tm_now_ms() - t->start_ms),
 			     left >= ch->conf.job_budget_ms, base, key);
@@ -1303,6 +1344,8 @@ static topomatch_narrow_t tm_compute(const tm_test_t *t, uint64_t pkey, uint64_t
 				       left - (tm_now_ms() - t->start_ms)) -
 					   TM_BUDGET_MARGIN * ch->conf.job_budget_ms);
 	topomatch_affinity_destroy(a);
+	xfree(gpus);
+	xfree(gtier);
 	tm_cycle_charge(cycle, job_ptr->user_id, tm_now_ms() - t->start_ms);
 	return how;
 }
@@ -1461,7 +1504,8 @@ static topomatch_narrow_t tm_decide(tm_test_t *t, uint64_t pkey, tm_narrowed_t *
 		return TOPOMATCH_KEEP; /* the pattern was rejected, and noted */
 	}
 	if (t->check_only) {
-		topomatch_affinity_destroy(tm_admit(t, pkey));
+		int64_t group;
+		topomatch_affinity_destroy(tm_admit(t, pkey, &group));
 		return TOPOMATCH_KEEP;
 	}
 	if (tm_node_index(ch)) {

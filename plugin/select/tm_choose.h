@@ -124,6 +124,8 @@ typedef struct {
 	double start_ms;		/* set by topomatch_narrow: the budget's start */
 	size_t pattern_bytes;		/* set by topomatch_narrow: the pattern's size */
 	tm_extent_t extent;		/* set by tm_decide: the candidates' size */
+	int64_t group;			/* set by tm_compute: the pattern's tasks per
+					 * vertex (a pattern in groups, format 3) */
 } tm_test_t;
 
 typedef enum {

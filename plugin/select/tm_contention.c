@@ -78,16 +78,18 @@ void tm_loads_stash(tm_chooser_t *ch, uint32_t job_id, const int64_t *pu, int64_
  * JobBudgetMs maps), or NULL with why in err.  A pattern
  * over PatternKiB is not decoded (the job test kept cons_tres' choice
  * for it without decoding either); the bytes are counted no further than
- * that limit, whatever a user put into spank_job_env.
+ * that limit, whatever a user put into spank_job_env.  *group: its tasks
+ * per vertex.
  */
 static topomatch_affinity_t *tm_loads_pattern(const tm_chooser_t *ch, job_record_t *job_ptr,
-					      char *err)
+					      int64_t *group, char *err)
 {
 	const size_t plen = strlen(TOPOMATCH_PATTERN_ENV);
 	const size_t most = (size_t) ch->conf.pattern_kib * 1024;
 	topomatch_blob_limits_t lim =
 		tm_plugin_decode_limits(&ch->conf, job_ptr->details ? job_ptr->details->num_tasks : 0);
 	topomatch_affinity_t *a = NULL;
+	topomatch_blob_info_t info;
 	size_t total = 0;
 
 	/* as the job test (tm_choose.c, topomatch_narrow): a longer
@@ -107,19 +109,19 @@ static topomatch_affinity_t *tm_loads_pattern(const tm_chooser_t *ch, job_record
 		}
 	}
 	if (topomatch_blob_decode_env((const char *const *) job_ptr->spank_job_env,
-				      job_ptr->spank_job_env_size, NULL, &lim, &a, NULL, err))
+				      job_ptr->spank_job_env_size, NULL, &lim, &a, &info, err))
 		return NULL;
 	if (!a) {
 		snprintf(err, TOPOMATCH_ERRLEN, "no pattern");
 		return NULL;
 	}
-	if (!job_ptr->details || topomatch_affinity_ntasks(a) != job_ptr->details->num_tasks) {
+	if (!job_ptr->details || info.ntasks != job_ptr->details->num_tasks) {
 		snprintf(err, TOPOMATCH_ERRLEN, "the pattern has %lld tasks, the job %u",
-			 (long long) topomatch_affinity_ntasks(a),
-			 job_ptr->details ? job_ptr->details->num_tasks : 0);
+			 (long long) info.ntasks, job_ptr->details ? job_ptr->details->num_tasks : 0);
 		topomatch_affinity_destroy(a);
 		return NULL;
 	}
+	*group = info.group;
 	return a;
 }
 
@@ -203,15 +205,17 @@ static int64_t *tm_job_pus(const tm_chooser_t *ch, job_record_t *job_ptr, int64_
  * mapped onto the first PU of each task slot of the allocated cores (as
  * srun maps it) within budget_ms, else Slurm's block order over the
  * slots (a job mapped node by node: its tasks are more than a mapping
- * one by one takes within the budget).  pu[] has room for the tasks;
- * *mapped says whether a mapping ran.  0, or -1 with why in err.
+ * one by one takes within the budget).  A pattern in groups of `group`
+ * tasks: a vertex per slot of the group's CPUs.  pu[] has room for the
+ * vertices; *mapped says whether a mapping ran.  0, or -1 with why in err.
  */
 static int tm_job_placement(tm_chooser_t *ch, job_record_t *job_ptr,
-			    const topomatch_affinity_t *a, double budget_ms, int64_t *pu,
-			    bool *mapped, char *err)
+			    const topomatch_affinity_t *a, int64_t group, double budget_ms,
+			    int64_t *pu, bool *mapped, char *err)
 {
 	int64_t n = topomatch_affinity_ntasks(a), npus = 0, nslots = 0, *pus, *slot;
-	uint16_t cpt = job_ptr->details->cpus_per_task > 1 ? job_ptr->details->cpus_per_task : 1;
+	int64_t cpt = (job_ptr->details->cpus_per_task > 1 ? job_ptr->details->cpus_per_task : 1) *
+		      group;
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
 	char why[TOPOMATCH_ERRLEN];
@@ -232,8 +236,9 @@ static int tm_job_placement(tm_chooser_t *ch, job_record_t *job_ptr,
 	if (topomatch_cluster_slots(ch->cluster, pus, npus, cpt, slot, &nslots, err)) {
 		rc = -1;
 	} else if (nslots < n) {
-		snprintf(err, TOPOMATCH_ERRLEN, "%lld tasks of %u CPUs, %lld slots allocated",
-			 (long long) n, cpt, (long long) nslots);
+		snprintf(err, TOPOMATCH_ERRLEN, "%lld %s of %lld CPUs, %lld slots allocated",
+			 (long long) n, group > 1 ? "groups of tasks" : "tasks", (long long) cpt,
+			 (long long) nslots);
 		rc = -1;
 	} else {
 		for (int64_t s = 0; s < nslots; s++)
@@ -271,7 +276,8 @@ void tm_loads_job_start(tm_chooser_t *ch, job_record_t *job_ptr, double budget_m
 		debug("%pJ: out of memory: left out of the link loads", job_ptr);
 		return;
 	}
-	if (!(a = tm_loads_pattern(ch, job_ptr, err))) {
+	int64_t group = 1;
+	if (!(a = tm_loads_pattern(ch, job_ptr, &group, err))) {
 		debug("%pJ: left out of the link loads: %s", job_ptr, err);
 		return;
 	}
@@ -280,7 +286,7 @@ void tm_loads_job_start(tm_chooser_t *ch, job_record_t *job_ptr, double budget_m
 		snprintf(err, sizeof(err), "out of memory");
 		rc = -1;
 	} else {
-		rc = tm_job_placement(ch, job_ptr, a, budget_ms, pu, &mapped, err);
+		rc = tm_job_placement(ch, job_ptr, a, group, budget_ms, pu, &mapped, err);
 	}
 	/* a job already in the table (started again: requeue, restart of
 	 * the table's rebuild) is counted once */

@@ -626,7 +626,8 @@ static int job_carries(char **entries, int n)
  * job whose pattern was reduced to fit PatternKiB lays out its ranks with
  * the whole pattern from the file when the file still encodes to what the
  * job carries (the same pattern: slurmctld chose the nodes with its
- * reduced form).  Returns where it came from, or NULL with err.
+ * reduced form); one the job carries in groups of ranks (format 3), always
+ * with the file's.  Returns where it came from, or NULL with err.
  */
 static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
 				topomatch_affinity_t **a, char *err)
@@ -645,6 +646,10 @@ static const char *step_pattern(const tm_plugin_conf_t *conf, int64_t ntasks,
 	if (topomatch_blob_decode_env((const char *const *)environ, nenv,
 				      "SLURM_SPANK_" TOPOMATCH_PATTERN_ENV, &blim, a, &info, err)) {
 		slurm_verbose("topomatch: the job's pattern: %s; reading %s", err, pattern_path);
+	} else if (*a && info.group > 1) {
+		slurm_verbose("topomatch: the job carries its pattern in groups of %lld ranks; "
+			      "ranks laid out with the whole pattern, from %s",
+			      (long long)info.group, pattern_path);
 	} else if (*a && topomatch_affinity_ntasks(*a) == ntasks) {
 		if (info.nnz_kept == info.nnz_input)
 			return "the job's pattern";
@@ -1145,7 +1150,14 @@ static int submit_pattern(spank_t sp)
 			      "(at most PatternKiB=%d)", (long long)info.ntasks,
 			      (long long)info.nnz_kept, info.bytes / 1024.0, conf.pattern_kib);
 	}
-	if (stored && info.weight_kept < info.weight_input * (1 - 1e-9)) {
+	if (stored && info.group > 1) {
+		slurm_info("--comm-pattern: %lld tasks do not fit PatternKiB=%d one by one: the "
+			   "nodes are chosen with the pattern in groups of %lld consecutive ranks "
+			   "(%lld of the %lld pairs between groups); srun lays out the ranks with "
+			   "all of it from %s",
+			   (long long)info.ntasks, conf.pattern_kib, (long long)info.group,
+			   (long long)info.nnz_kept, (long long)info.nnz_input, pattern_path);
+	} else if (stored && info.weight_kept < info.weight_input * (1 - 1e-9)) {
 		slurm_info("--comm-pattern: %lld tasks; the nodes are chosen with %lld of its %lld "
 			   "pairs (%.1f%% of the communication weight dropped to fit PatternKiB=%d); "
 			   "srun lays out the ranks with all of them from %s",

@@ -204,7 +204,7 @@ rm -f "$work/etc/topomatch.conf"
 # A job on every core of 4 (16) nodes of 2 x 16 cores with a random
 # pattern of 128 (512) tasks: sbatch keeps it whole at the default
 # PatternKiB, drops pairs at 1 KiB (srun then lays the ranks out from the
-# whole file), and cannot store the 512 tasks in 1 KiB at all.
+# whole file), and stores the 512 tasks in 1 KiB only in groups of 4.
 bigjob() { # NODES TASKS: cluster big-NODES.yaml, squeue big-NODES.json
 	"$PYTHON3" - "$1" "$2" "$work" <<'EOF'
 import json, sys
@@ -241,9 +241,12 @@ run "$tm" map -t "$work/big-4.yaml" -c "$work/r128.mat" --nodes 'n[001-004]' --o
 expect_eq "PatternKiB=1: the placement is map's with the whole file" "$(echo $out)" "$explain_pus"
 printf 'ClusterYAML=%s\nPatternKiB=1\n' "$work/big-16.yaml" >"$work/etc/topomatch.conf"
 run "$tm" explain 20 -c "$work/r512.mat" --squeue-json "$work/big-16.json" --json
-expect_eq "PatternKiB=1, 512 tasks: from the file, sbatch could not store it" \
-	"0 file sbatch cannot store the pattern in the job (pattern blob: 512 tasks do not fit in 1024 bytes" \
-	"$rc $(py '"%s %s" % (d["pattern_source"], d["note"][:92])')"
+expect_eq "PatternKiB=1, 512 tasks: in groups in the job, srun reads the file" \
+	"0 file the job carries the pattern in groups of 4 ranks (PatternKiB=1 does not hold its tasks one by one): srun lays out the ranks with all of it, from the file" \
+	"$rc $(py '"%s %s" % (d["pattern_source"], d["note"])')"
+explain_pus=$(py '" ".join(str(r["pu"]) for r in d["ranks"])')
+run "$tm" map -t "$work/big-16.yaml" -c "$work/r512.mat" --nodes 'n[001-016]' --out -
+expect_eq "PatternKiB=1, 512 tasks: the placement is map's with the whole file" "$(echo $out)" "$explain_pus"
 rm -f "$work/etc/topomatch.conf"
 
 # ---------------------------------------------------------------- squeue

@@ -253,6 +253,20 @@ if [ "${TM_VALGRIND:-0}" != 1 ]; then
 	expect_eq "--max-tasks 256: jobs mapped node by node meet and weigh link loads" "True" \
 		"$(py 'p=d["policies"]["topomatch"]; print(p["blocked"] > 0 and p["contention_loaded"] > 0 and p["contention_moved"] <= p["contention_loaded"])')"
 fi
+# --pattern-kib: patterns that PatternKiB=1 does not hold one task a
+# vertex go in groups of tasks and are still mapped; with the default
+# 48 KiB, these 60 jobs' patterns all fit one by one
+run "$tm" sim -t "$conf/curie-fattree.yaml" --generate 60 --load 0.9 --policy topomatch \
+	--patterns shuffled:stencil3d,random --pattern-kib 1 --json --quiet --threads 1
+expect_eq "--pattern-kib 1: jobs mapped with the pattern in groups, more than left unmapped" \
+	"True" "$(py 'p=d["policies"]["topomatch"]; print(p["grouped"] > 5 and p["fallback_over_pattern_kib"] < p["grouped"] and p["grouped"] <= p["narrowed"])')"
+run "$tm" sim -t "$conf/curie-fattree.yaml" --generate 60 --load 0.9 --policy topomatch \
+	--patterns shuffled:stencil3d,random --json --quiet --threads 1
+expect_eq "--pattern-kib 48 (default): no groups, nothing over PatternKiB" "0 0" \
+	"$(py 'p=d["policies"]["topomatch"]; print(p["grouped"], p["fallback_over_pattern_kib"])')"
+run "$tm" sim -t "$cl" --trace "$work/t.swf" --pattern-kib 513
+expect_eq "--pattern-kib 513: exit 2" 2 "$rc"
+expect_contains "--pattern-kib 513: says why" "--pattern-kib: '513' is not" "$err"
 run "$tm" sim -t "$cl" --trace "$work/t.swf" --contention-weight -1
 expect_eq "--contention-weight -1: exit 2" 2 "$rc"
 expect_contains "--contention-weight -1: says why" "--contention-weight: '-1' is not a number in [0, 1e+06]" "$err"

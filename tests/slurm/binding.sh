@@ -8,7 +8,8 @@
 #      `topomatch map -w <job nodes>` gives, and the task sees
 #      TOPOMATCH_RANK, TOPOMATCH_NODE, TOPOMATCH_CPUS, TOPOMATCH_BIND=recorded;
 #      twice the same (no dependence on time); the hostfile is removed; a
-#      pattern reduced to fit PatternKiB is laid out from the whole file;
+#      pattern reduced to fit PatternKiB, or stored in groups of ranks, is
+#      laid out from the whole file;
 #  (b) other steps of the job (-n 2; -n 16 -c 2): default layout and a one-line
 #      note; a step of 32 tasks of 2 CPUs with its own pattern is mapped;
 #  (c) srun -n 64 --comm-pattern inside salloc (the option on srun's command line);
@@ -133,6 +134,22 @@ expect_eq "(a) the file changed since: srun lays out the job's pattern, says so"
 	"srun: topomatch: the job carries 265 of 2016 pairs of its pattern; $work/red2.mat is not that pattern now: ranks laid out with the job's" \
 	"$(grep topomatch: red2.err)"
 expect_eq "(a) the file changed since: every rank placed" 64 "$(wc -l <red2.out | tr -d ' ')"
+# a pattern that PatternKiB=1 does not hold even with one pair per rank
+# (256 random ranks): sbatch stores it in groups of consecutive ranks,
+# slurmctld maps the groups, srun lays out the ranks with the whole file
+"$tm" gen random --tasks 256 --degree 6 --out "$work/grp.mat"
+id=$(sbatch --parsable -n 256 --comm-pattern="$work/grp.mat" -o grp.out -e grp.err \
+	--wrap "$show_v" 2>grp-sbatch.err)
+wait_done "$id" || not_ok "(a) the job of a pattern in groups ends"
+expect_contains "(a) PatternKiB=1, 256 random ranks: sbatch stores them in groups, says so" \
+	"256 tasks do not fit PatternKiB=1 one by one: the nodes are chosen with the pattern in groups of 2 consecutive ranks" \
+	"$(cat grp-sbatch.err)"
+expect_contains "(a) ... slurmctld maps the groups" "mapped 256 tasks in groups of 2 onto 16 nodes" \
+	"$(scontrol show job "$id" | grep SystemComment)"
+gnodes=$(scontrol show job "$id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
+expect_eq "(a) pattern in groups: every rank placed from the whole file" \
+	"$(expected "$gnodes" "$work/grp.mat")" "$(sort -n grp.out)"
+expect_eq "(a) pattern in groups: no note from srun" "" "$(grep -h 'topomatch:' grp.err)"
 sed -i '/^PatternKiB=1$/d' "$dir/topomatch.conf"
 
 # a job of more tasks than a decision maps one by one (MaxTasks=16 here):

@@ -287,6 +287,7 @@ typedef struct sim_tm_opts {
 	uint64_t seed;
 	double time_budget_s; /* <= 0: none (deterministic) */
 	int64_t max_tasks;    /* topomatch.conf MaxTasks: larger patterns ignored */
+	int64_t pattern_kib;  /* topomatch.conf PatternKiB (0: its default) */
 	double contention_weight; /* topomatch_cluster_select_loaded's weight;
 				   * 0: topomatch_cluster_select */
 	double comm_wait;     /* --comm-wait: seconds a pattern job may wait for a
@@ -295,8 +296,10 @@ typedef struct sim_tm_opts {
 				 * the empty cluster's hop-bytes, it waits */
 } sim_tm_opts_t;
 
-/* topomatch.conf's default MaxTasks (plugin/common/tm_plugin_conf.c). */
+/* topomatch.conf's default MaxTasks and PatternKiB
+ * (plugin/common/tm_plugin_conf.c). */
 #define SIM_PLUGIN_MAX_TASKS 4096
+#define SIM_PLUGIN_PATTERN_KIB 48
 /* and its default CommWaitRatio */
 #define SIM_PLUGIN_COMM_WAIT_RATIO 1.2
 
@@ -304,6 +307,8 @@ typedef struct sim_tm_opts {
 typedef struct sim_tm_stats {
 	int64_t narrowed;    /* the mapping chose exactly the job's nodes */
 	int64_t blocked;     /* mapped node by node: more tasks than MaxTasks */
+	int64_t grouped;     /* with the pattern in groups of tasks (sbatch could
+			      * not store it one task a vertex) */
 	int64_t overflow;    /* it spread over more: cons_tres chose among all free */
 	int64_t underflow;   /* fewer: the same */
 	int64_t cons_better; /* exactly k, but the pattern mapped on cons_tres'

@@ -190,13 +190,15 @@ static void plugin_opts(const sim_pick_t *p, const int64_t *pus, int64_t npus,
 	o->memo = p->memo;
 }
 
-/* The topomatch.conf the options stand for: --max-tasks, --time-budget
- * as JobBudgetMs. */
+/* The topomatch.conf the options stand for: --max-tasks, --pattern-kib,
+ * --time-budget as JobBudgetMs. */
 static tm_plugin_conf_t plugin_conf(const sim_tm_opts_t *tm)
 {
 	tm_plugin_conf_t c;
 	tm_plugin_conf_defaults(&c);
 	c.max_tasks = tm->max_tasks;
+	if (tm->pattern_kib > 0)
+		c.pattern_kib = (int)tm->pattern_kib;
 	c.job_budget_ms = tm->time_budget_s * 1e3;
 	return c;
 }
@@ -212,10 +214,11 @@ static int64_t task_limit(const sim_tm_opts_t *tm)
 	return tm->time_budget_s > 0 ? tm_plugin_task_limit(&c) : tm->max_tasks;
 }
 
-/* A job of more tasks than that: mapped node by node, in blocks. */
-static bool by_blocks(const sim_pick_t *p)
+/* A pattern of more tasks (or groups) than that: mapped node by node,
+ * in blocks. */
+static bool by_blocks(const sim_pick_t *p, const topomatch_affinity_t *a)
 {
-	return p->a && topomatch_affinity_ntasks(p->a) > task_limit(p->tm);
+	return a && topomatch_affinity_ntasks(a) > task_limit(p->tm);
 }
 
 /* The most pairs sbatch stores and slurmctld decodes
@@ -232,10 +235,11 @@ static int64_t edge_limit(const sim_tm_opts_t *tm)
  * it into the job's spank_job_env (tm_plugin_encode_limits: PatternKiB,
  * and the pairs of edge_limit()) and the plugin decodes it, up to the
  * job's task count for a job mapped node by node; large patterns lose
- * their lightest edges there, so the simulator maps what the plugin
- * would.  NULL (and no error) when sbatch would refuse it.
+ * their lightest edges there, or go in groups of tasks (*group, 1 when
+ * not), so the simulator maps what the plugin would.  NULL (and no error)
+ * when sbatch would refuse it.
  */
-static topomatch_affinity_t *as_plugin_sees(const sim_pick_t *p)
+static topomatch_affinity_t *as_plugin_sees(const sim_pick_t *p, int64_t *group)
 {
 	char **entries = NULL, err[TOPOMATCH_ERRLEN];
 	int n = 0;
@@ -243,15 +247,39 @@ static topomatch_affinity_t *as_plugin_sees(const sim_pick_t *p)
 	tm_plugin_conf_t c = plugin_conf(p->tm);
 	topomatch_blob_limits_t cap = tm_plugin_encode_limits(&c);
 	topomatch_blob_limits_t lim = {
-		.max_tasks = by_blocks(p) ? topomatch_affinity_ntasks(p->a) : task_limit(p->tm),
+		.max_tasks = by_blocks(p, p->a) ? topomatch_affinity_ntasks(p->a) : task_limit(p->tm),
 		.max_edges = edge_limit(p->tm)
 	};
+	topomatch_blob_info_t info = { .group = 1 };
 	cap.max_edges = lim.max_edges;
 	if (topomatch_blob_encode(p->a, TM_PLUGIN_SPARSE_FACTOR, &cap, &entries, &n, NULL, err) ==
 	    TOPOMATCH_OK)
-		topomatch_blob_decode((const char *const *)entries, n, &lim, &out, NULL, err);
+		topomatch_blob_decode((const char *const *)entries, n, &lim, &out, &info, err);
 	topomatch_blob_free(entries, n);
+	*group = out ? info.group : 1;
 	return out;
+}
+
+/*
+ * The PUs a pattern's vertices are mapped onto: every PU, or for a
+ * pattern in groups of tasks the first of each slot of `group` PUs of a
+ * node (topomatch_cluster_slots), as the plugin maps a group onto its
+ * CPUs.  pus[] is rewritten in place, *npus the slots.
+ */
+static int group_slots(const sim_pick_t *p, int64_t group, int64_t *pus, int64_t *npus,
+		       char *err)
+{
+	if (group <= 1)
+		return TOPOMATCH_OK;
+	int64_t *slot = malloc((size_t)*npus * sizeof(*slot) + 1), nslots = 0;
+	int rc = slot ? topomatch_cluster_slots(p->m->cl, pus, *npus, group, slot, &nslots, err)
+		      : oom(err);
+	for (int64_t s = 0; rc == TOPOMATCH_OK && s < nslots; s++)
+		pus[s] = slot[s * group];
+	if (rc == TOPOMATCH_OK)
+		*npus = nslots;
+	free(slot);
+	return rc;
 }
 
 /* topomatch_cluster_select_blocks over pus[] with the plugin's limits: at
@@ -271,20 +299,25 @@ static int select_blocks(const sim_pick_t *p, const topomatch_affinity_t *a,
 					       nused, &b, res, info, err);
 }
 
-/* Pattern a mapped onto PUs of the given nodes, as srun maps it inside
- * the allocation (tm_map_all in tm_choose.c): one by one, node by node in
- * blocks for a job over MaxTasks. */
-static int map_onto(const sim_pick_t *p, const topomatch_affinity_t *a, const int64_t *nodes,
-		    int64_t *pu, char *err)
+/* Pattern a (in groups of `group` tasks) mapped onto PUs of the given
+ * nodes, as srun maps it inside the allocation (tm_map_all in
+ * tm_choose.c): one by one, node by node in blocks for a job over
+ * MaxTasks. */
+static int map_onto(const sim_pick_t *p, const topomatch_affinity_t *a, int64_t group,
+		    const int64_t *nodes, int64_t *pu, char *err)
 {
 	int64_t *pus, npus, *used = NULL, nused;
 	int rc = sim_nodes_pus(p->m, nodes, p->k, &pus, &npus, err);
 	if (rc)
 		return rc;
+	if ((rc = group_slots(p, group, pus, &npus, err))) {
+		free(pus);
+		return rc;
+	}
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
 	plugin_opts(p, pus, npus, &o);
-	if (!by_blocks(p))
+	if (!by_blocks(p, a))
 		rc = topomatch_cluster_map(p->m->cl, a, &o, pu, &res, err);
 	else if (!(used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1)))
 		rc = oom(err);
@@ -299,14 +332,15 @@ static int map_onto(const sim_pick_t *p, const topomatch_affinity_t *a, const in
  * if that fails. */
 static int remap(const sim_pick_t *p, const int64_t *nodes, int64_t *pu, char *err)
 {
-	if (map_onto(p, p->a, nodes, pu, err))
+	if (map_onto(p, p->a, 1, nodes, pu, err))
 		return sim_place_block(p->m, nodes, p->k, p->ntasks, pu, err);
 	return TOPOMATCH_OK;
 }
 
-/* topomatch_cluster_select over every free PU: the nodes it used. */
-static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int64_t *pu,
-		     int64_t *used, int64_t *nused, char *err)
+/* topomatch_cluster_select over every free PU (each slot of a group's
+ * PUs): the nodes it used. */
+static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int64_t group,
+		     int64_t *pu, int64_t *used, int64_t *nused, char *err)
 {
 	int64_t *pus, npus, *freen = malloc((size_t)p->m->nnodes * sizeof(*freen) + 1), nf = 0;
 	if (!freen)
@@ -318,12 +352,16 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 	free(freen);
 	if (rc)
 		return rc;
+	if ((rc = group_slots(p, group, pus, &npus, err))) {
+		free(pus);
+		return rc;
+	}
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
 	plugin_opts(p, pus, npus, &o);
 	o.time_budget_s = p->tm->time_budget_s;
 	topomatch_loaded_choice_t info = { 0 };
-	if (by_blocks(p)) {
+	if (by_blocks(p, seen)) {
 		rc = select_blocks(p, seen, &o, true, pu, used, nused, &res, &info, err);
 	} else if (p->ll && p->tm->contention_weight > 0) {
 		rc = topomatch_cluster_select_loaded(p->m->cl, seen, &o, p->ll,
@@ -356,12 +394,12 @@ static double placement_score(const sim_pick_t *p, const topomatch_affinity_t *a
 	return sim_hop_bytes(p->m->cl, a, pu, &hb, err) ? -1 : hb;
 }
 
-/* seen mapped on nodes[] as srun would (into pu[]) and that placement's
- * score; -1 when a step failed. */
-static double score_on(const sim_pick_t *p, const topomatch_affinity_t *seen,
+/* seen (in groups of `group` tasks) mapped on nodes[] as srun would
+ * (into pu[]) and that placement's score; -1 when a step failed. */
+static double score_on(const sim_pick_t *p, const topomatch_affinity_t *seen, int64_t group,
 		       const int64_t *nodes, int64_t *pu, char *err)
 {
-	return map_onto(p, seen, nodes, pu, err) ? -1 : placement_score(p, seen, pu, err);
+	return map_onto(p, seen, group, nodes, pu, err) ? -1 : placement_score(p, seen, pu, err);
 }
 
 /*
@@ -398,6 +436,7 @@ static bool alike_leaf_sets(const sim_machine_t *m, const int64_t *a, const int6
 typedef struct cons_check {
 	const sim_pick_t *p;
 	const topomatch_affinity_t *seen;
+	int64_t group;      /* seen's tasks per vertex */
 	int64_t *cons, *pu; /* k nodes, the seen pattern's tasks */
 	int rc;             /* cons_tres' */
 	double score;
@@ -408,17 +447,17 @@ static void *cons_check_run(void *arg)
 {
 	cons_check_t *c = arg;
 	c->rc = cons_tres(c->p->m, c->p->f, c->p->k, c->cons, c->err);
-	c->score = c->rc ? -1 : score_on(c->p, c->seen, c->cons, c->pu, c->err);
+	c->score = c->rc ? -1 : score_on(c->p, c->seen, c->group, c->cons, c->pu, c->err);
 	return NULL;
 }
 
 /* The check's first half started on a spare thread (*th), or false. */
 static bool cons_check_spawn(const sim_pick_t *p, const topomatch_affinity_t *seen,
-			     cons_check_t *c, pthread_t *th)
+			     int64_t group, cons_check_t *c, pthread_t *th)
 {
 	if (!seen || p->no_check || p->k < SIM_SPARE_MIN_NODES || !sim_spare_take(p->spare))
 		return false;
-	*c = (cons_check_t){ .p = p, .seen = seen,
+	*c = (cons_check_t){ .p = p, .seen = seen, .group = group,
 			     .cons = malloc((size_t)p->k * sizeof(*c->cons)),
 			     .pu = malloc((size_t)topomatch_affinity_ntasks(seen) * sizeof(*c->pu)) };
 	if (c->cons && c->pu && !pthread_create(th, NULL, cons_check_run, c))
@@ -446,8 +485,8 @@ static void cons_check_join(const sim_pick_t *p, pthread_t th)
  * same but for what the refinement moves.
  */
 static bool cons_tres_scores_lower(const sim_pick_t *p, const topomatch_affinity_t *seen,
-				   const int64_t *used, const int64_t *pu, int64_t *cons,
-				   const cons_check_t *pre, char *err)
+				   int64_t group, const int64_t *used, const int64_t *pu,
+				   int64_t *cons, const cons_check_t *pre, char *err)
 {
 	double sc = -1, sc_cons = -1;
 	if (pre) {
@@ -465,7 +504,7 @@ static bool cons_tres_scores_lower(const sim_pick_t *p, const topomatch_affinity
 	} else {
 		int64_t *pu_cons = malloc((size_t)topomatch_affinity_ntasks(seen) * sizeof(*pu_cons) + 1);
 		if (pu_cons)
-			sc_cons = score_on(p, seen, cons, pu_cons, err);
+			sc_cons = score_on(p, seen, group, cons, pu_cons, err);
 		free(pu_cons);
 	}
 	if (sc_cons >= 0)
@@ -479,21 +518,25 @@ static bool cons_tres_scores_lower(const sim_pick_t *p, const topomatch_affinity
  * (the check, not made for --comm-wait's yardstick); on more or fewer
  * ("the mapping uses M nodes, the job k to k") the plugin keeps cons_tres'
  * choice among all the free nodes.  Outside the narrowed case srun maps
- * the tasks inside the allocation it got.
+ * the tasks inside the allocation it got, and in it too for a pattern
+ * that came in groups (the node choice placed groups, srun places tasks
+ * with the whole pattern from the file).
  */
-static int narrow(const sim_pick_t *p, const topomatch_affinity_t *seen, const int64_t *used,
-		  int64_t nused, int64_t *nodes, int64_t *pu, const cons_check_t *pre, char *err)
+static int narrow(const sim_pick_t *p, const topomatch_affinity_t *seen, int64_t group,
+		  const int64_t *used, int64_t nused, int64_t *nodes, int64_t *pu,
+		  const cons_check_t *pre, char *err)
 {
 	if (nused == p->k && !p->no_check &&
-	    cons_tres_scores_lower(p, seen, used, pu, nodes, pre, err)) {
+	    cons_tres_scores_lower(p, seen, group, used, pu, nodes, pre, err)) {
 		p->stats->cons_better++;
 		return remap(p, nodes, pu, err);
 	}
 	if (nused == p->k) {
 		memcpy(nodes, used, (size_t)p->k * sizeof(*nodes));
 		p->stats->narrowed++;
-		p->stats->blocked += by_blocks(p);
-		return TOPOMATCH_OK;
+		p->stats->blocked += by_blocks(p, seen);
+		p->stats->grouped += group > 1;
+		return group > 1 ? remap(p, nodes, pu, err) : TOPOMATCH_OK;
 	}
 	if (nused > p->k)
 		p->stats->overflow++;
@@ -505,18 +548,19 @@ static int narrow(const sim_pick_t *p, const topomatch_affinity_t *seen, const i
 
 static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, char *err)
 {
-	topomatch_affinity_t *seen = p->a ? as_plugin_sees(p) : NULL;
+	int64_t group = 1;
+	topomatch_affinity_t *seen = p->a ? as_plugin_sees(p, &group) : NULL;
 	int64_t *used = malloc((size_t)p->m->nnodes * sizeof(*used) + 1), nused = 0;
 	int rc = used ? TOPOMATCH_OK : oom(err), sel = TOPOMATCH_EINVAL;
 	cons_check_t pre;
 	pthread_t th;
-	bool spec = !rc && cons_check_spawn(p, seen, &pre, &th);
+	bool spec = !rc && cons_check_spawn(p, seen, group, &pre, &th);
 	if (!rc && seen)
-		sel = tm_select(p, seen, pu, used, &nused, err);
+		sel = tm_select(p, seen, group, pu, used, &nused, err);
 	if (spec)
 		cons_check_join(p, th);
 	if (!rc && sel == TOPOMATCH_OK)
-		rc = narrow(p, seen, used, nused, nodes, pu, spec ? &pre : NULL, err);
+		rc = narrow(p, seen, group, used, nused, nodes, pu, spec ? &pre : NULL, err);
 	else if (!rc) {
 		/* cons_tres chooses, as in the plugin: say why */
 		p->stats->fallback++;
@@ -524,7 +568,7 @@ static int topomatch_policy(const sim_pick_t *p, int64_t *nodes, int64_t *pu, ch
 			p->stats->no_pattern++;
 		else if (!seen)
 			p->stats->over_kib++;
-		else if (by_blocks(p) && sel == TOPOMATCH_ELIMIT)
+		else if (by_blocks(p, seen) && sel == TOPOMATCH_ELIMIT)
 			p->stats->over_max++;
 		else if (sel == TOPOMATCH_EBUDGET)
 			p->stats->over_budget++;

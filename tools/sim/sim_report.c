@@ -7,7 +7,6 @@
  */
 #include "config.h"
 #include "sim.h"
-#include "tm_plugin_conf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -273,12 +272,11 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 			u->work_utilization, u->makespan, sw, (long long)u->killed);
 	}
 	kind_lines(out, c, r, nres);
-	tm_plugin_conf_t conf; /* the PatternKiB sbatch stores within */
-	tm_plugin_conf_defaults(&conf);
 	for (int k = 0; k < nres; k++)
 		if (r[k].policy == SIM_TOPOMATCH)
 			fprintf(out, "\ntopomatch: the mapping chose the job's nodes for %lld jobs "
-				     "(%lld of them over MaxTasks, mapped node by node); "
+				     "(%lld of them over MaxTasks, mapped node by node, %lld with "
+				     "the pattern in groups of tasks); "
 				     "cons_tres chose among all free nodes for %lld (the mapping "
 				     "used more nodes) and %lld (fewer), its own nodes scored lower "
 				     "for %lld, and without a mapping for %lld: "
@@ -286,11 +284,13 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 				     "within PatternKiB (%d), %lld over MaxTasks (%lld) in blocks "
 				     "too, %lld over the time budget, %lld whose mapping failed\n",
 				(long long)r[k].tm.narrowed, (long long)r[k].tm.blocked,
+				(long long)r[k].tm.grouped,
 				(long long)r[k].tm.overflow,
 				(long long)r[k].tm.underflow, (long long)r[k].tm.cons_better,
 				(long long)r[k].tm.fallback, (long long)r[k].tm.no_pattern,
 				(long long)r[k].tm.over_kib,
-				conf.pattern_kib, (long long)r[k].tm.over_max,
+				(int)(c->tm.pattern_kib > 0 ? c->tm.pattern_kib : SIM_PLUGIN_PATTERN_KIB),
+				(long long)r[k].tm.over_max,
 				(long long)c->tm.max_tasks, (long long)r[k].tm.over_budget,
 				(long long)r[k].tm.map_failed);
 	for (int k = 0; k < nres; k++)
@@ -338,7 +338,8 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 	if (u->mean_switches >= 0)
 		jnum(out, "mean_switches", u->mean_switches, true);
 	if (r->policy == SIM_TOPOMATCH)
-		fprintf(out, "\"narrowed\": %lld, \"blocked\": %lld, \"overflow\": %lld, "
+		fprintf(out, "\"narrowed\": %lld, \"blocked\": %lld, \"grouped\": %lld, "
+			     "\"overflow\": %lld, "
 			     "\"underflow\": %lld, \"cons_better\": %lld, \"fallback\": %lld, "
 			     "\"fallback_no_pattern\": %lld, "
 			     "\"fallback_over_pattern_kib\": %lld, \"fallback_over_max_tasks\": %lld, "
@@ -347,7 +348,8 @@ static void json_policy(FILE *out, const sim_result_t *r, const sim_summary_t *u
 			     "\"contention_compared\": %lld, "
 			     "\"contention_moved\": %lld, \"comm_waited\": %lld, "
 			     "\"comm_wait_expired\": %lld, ", (long long)r->tm.narrowed,
-			(long long)r->tm.blocked, (long long)r->tm.overflow, (long long)r->tm.underflow,
+			(long long)r->tm.blocked, (long long)r->tm.grouped, (long long)r->tm.overflow,
+			(long long)r->tm.underflow,
 			(long long)r->tm.cons_better, (long long)r->tm.fallback,
 			(long long)r->tm.no_pattern,
 			(long long)r->tm.over_kib, (long long)r->tm.over_max, (long long)r->tm.over_budget,
