@@ -303,6 +303,7 @@ struct enc {
 	double wout;	/* heaviest candidate left out of the CSR, -1: none */
 	int64_t nforced;
 	int64_t ncand;	/* ranked candidates in the CSR, at most max_edges - nforced */
+	bool sorted;	/* ranked by priority (else in row order, all kept) */
 	int64_t *base;	/* n + 1 */
 	int64_t *col;
 	double *w;
@@ -517,8 +518,13 @@ static int64_t enc_candidates(struct enc *E, const topomatch_csr_t *a, const int
 /*
  * Rank the candidates 0 .. ncand-1 by priority, at most `room` of them
  * (the rest can never fit: rank stays INT64_MAX, the heaviest in wout).
+ * Unless `sort`, candidates that all fit room are ranked in row order
+ * instead: when the payload holds every one of them, their order changes
+ * nothing, and sorting them took most of the encoder's time (E->sorted
+ * says which was done).
  */
-static int enc_rank(struct enc *E, const topomatch_csr_t *a, int64_t room, int64_t *rank)
+static int enc_rank(struct enc *E, const topomatch_csr_t *a, int64_t room, bool sort,
+		    int64_t *rank)
 {
 	int64_t *best = heaviest_neighbours(a);
 	struct prio *order = tm_alloc(E->m, sizeof(*order));
@@ -533,6 +539,13 @@ static int enc_rank(struct enc *E, const topomatch_csr_t *a, int64_t room, int64
 	room = room - E->nforced > 0 ? room - E->nforced : 0;
 	E->wout = -1.0;
 	E->ncand = nc;
+	E->sorted = sort || nc > room;
+	if (!E->sorted) {
+		for (int64_t k = 0; k < nc; k++)
+			rank[order[k].e] = k;
+		free(order);
+		return TOPOMATCH_OK;
+	}
 	if (nc > room) {
 		prio_select(order, nc, room);
 		E->wout = order[room].w;
@@ -694,16 +707,14 @@ static bool fits(size_t L, const topomatch_blob_limits_t *lim, int *nent)
 	return chars + n * (HDR_LEN + 1) <= (uint64_t)lim->max_total;
 }
 
-/* A cut K in [0, ncand] whose payload fits, the largest when sizes grow
- * with K; -1 if none. */
+/* A cut K in [0, ncand] whose payload fits (K = 0 does), the largest
+ * when sizes grow with K. */
 static int64_t choose_cut(const struct enc *E, const topomatch_blob_limits_t *lim)
 {
 	int nent;
 
 	if (fits(payload_len(E, E->ncand), lim, &nent))
 		return E->ncand;
-	if (!fits(payload_len(E, 0), lim, &nent))
-		return -1;
 	/* sizes grow with K but where an edge completes a repeated row */
 	int64_t lo = 0, hi = E->ncand;
 	while (hi - lo > 1) {
@@ -811,6 +822,9 @@ static void enc_free(struct enc *E)
 	free(E->w);
 	free(E->q);
 	free(E->rank);
+	E->base = E->col = E->rank = NULL;
+	E->w = NULL;
+	E->q = NULL;
 }
 
 static int enc_check(const topomatch_affinity_t *a, double sf, const topomatch_blob_limits_t *lim,
@@ -828,16 +842,27 @@ static int enc_check(const topomatch_affinity_t *a, double sf, const topomatch_b
 	return TOPOMATCH_OK;
 }
 
+/* The candidates ranked (sorted by priority or not, enc_rank) into the
+ * compact CSR. */
+static int enc_ranked(struct enc *E, const topomatch_csr_t *a, int64_t room, bool sort)
+{
+	int64_t *rank = tm_alloc(E->m, sizeof(*rank));
+	int rc = rank ? enc_rank(E, a, room, sort, rank) : TOPOMATCH_ENOMEM;
+
+	enc_free(E); /* a compact CSR of an earlier ranking */
+	if (rc == TOPOMATCH_OK)
+		rc = enc_compact(E, a, rank);
+	free(rank);
+	return rc;
+}
+
 /* Rank, compact, sparsify to fit, write; fills info. */
 static int enc_run(struct enc *E, const topomatch_csr_t *a, const topomatch_blob_limits_t *lim,
 		   char ***entries, int *nentries, topomatch_blob_info_t *info, char *err)
 {
-	int64_t *rank = tm_alloc(E->m, sizeof(*rank));
-	int rc = rank ? enc_rank(E, a, lim->max_edges, rank) : TOPOMATCH_ENOMEM;
+	int nent;
+	int rc = enc_ranked(E, a, lim->max_edges, false);
 
-	if (rc == TOPOMATCH_OK)
-		rc = enc_compact(E, a, rank);
-	free(rank);
 	if (rc != TOPOMATCH_OK)
 		return tm_err(err, rc, "pattern blob: out of memory");
 	if (E->nforced > lim->max_edges)
@@ -845,12 +870,18 @@ static int enc_run(struct enc *E, const topomatch_csr_t *a, const topomatch_blob
 			      "pattern blob: %lld tasks need %lld edges (one per task), more than "
 			      "the limit of %lld",
 			      (long long)E->n, (long long)E->nforced, (long long)lim->max_edges);
-	int64_t K = choose_cut(E, lim);
-	if (K < 0)
+	/* the forced edges alone (whatever the ranking) must fit: else no
+	 * cut does, and the candidates need no sorting to find that out */
+	if (!fits(payload_len(E, 0), lim, &nent))
 		return tm_err(err, TOPOMATCH_ELIMIT,
 			      "pattern blob: %lld tasks do not fit in %zu bytes (entries of %zu) "
 			      "even with one edge per task",
 			      (long long)E->n, lim->max_total, lim->max_entry);
+	/* every candidate kept: no order needed; else rank them to cut */
+	if (!E->sorted && !fits(payload_len(E, E->ncand), lim, &nent) &&
+	    (rc = enc_ranked(E, a, lim->max_edges, true)) != TOPOMATCH_OK)
+		return tm_err(err, rc, "pattern blob: out of memory");
+	int64_t K = !E->sorted ? E->ncand : choose_cut(E, lim);
 	/* every dropped edge weighs <= sf x wmax */
 	double sf = E->sf, wd = heaviest_dropped(E, K);
 	if (wd > 0.0 && wd / E->wmax > sf)

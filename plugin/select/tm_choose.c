@@ -861,11 +861,12 @@ static topomatch_narrow_t tm_map(const tm_test_t *t, topomatch_affinity_t *a,
 		bool heavier = tier && (hb_tier = tm_hop_bytes(ch, a, pu)) >= 0 &&
 			       tm_weigh(t, a, &sel, pus, npus, tm_room(end, ms), pu, nodes, &nn,
 					&hb_tier, &ratio);
-		/* tasks[k]: how many of the tasks went to nodes[k] */
+		/* tasks[k]: how many of the tasks went to nodes[k] (a vertex is
+		 * t->group of them when the pattern came in groups) */
 		int64_t *per_node = xcalloc(nnodes + 1, sizeof(*per_node));
 		for (int64_t k = 0; k < n; k++)
 			per_node[topomatch_cluster_pu_node(ch->cluster, pu[k], NULL)] +=
-				tm_slot(t) / tm_cpt(t);
+				t->group > 1 ? t->group : 1;
 		for (int64_t k = 0; k < nn; k++)
 			tasks[k] = per_node[nodes[k]];
 		xfree(per_node);
