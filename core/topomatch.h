@@ -464,6 +464,19 @@ TOPOMATCH_API int topomatch_metrics_compute(const topomatch_affinity_t *a,
 TOPOMATCH_API int topomatch_metrics_hop_bytes(const topomatch_affinity_t *a,
 					      const topomatch_topology_t *t,
 					      const int64_t *pu, double *hop_bytes, char *err);
+/*
+ * hops[e], for every entry e of a's C in topomatch_affinity_directed's
+ * order, the hop count between the PUs of its two tasks (task k on PU
+ * pu[k]; -1 when unreachable), from r, a router of t.  The senders are
+ * taken by PU on graphs, so that a graph without switch tables is
+ * searched once per source switch however the tasks are numbered (a
+ * search per task took minutes for a job of thousands of tasks on 10,240
+ * switches); r's source is left changed.
+ */
+TOPOMATCH_API int topomatch_metrics_edge_hops(const topomatch_topology_t *t,
+					      topomatch_router_t *r,
+					      const topomatch_affinity_t *a, const int64_t *pu,
+					      int64_t *hops, char *err);
 /* Per-task hop-bytes into out[ntasks]. */
 TOPOMATCH_API int topomatch_metrics_task_hop_bytes(const topomatch_affinity_t *a,
 						   const topomatch_topology_t *t,

@@ -325,20 +325,25 @@ static int node_pairs(const topomatch_link_load_t *ll, topomatch_router_t *r,
 	while (cap < 2 * m)
 		cap *= 2;
 	ll_pair_t *h = tm_alloc(cap, sizeof(*h));
-	if (!h)
-		return tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	int64_t *hops = tm_alloc(m, sizeof(*hops));
+	int rc = h && hops ? topomatch_metrics_edge_hops(ll->t, r, a, pu, hops, err)
+			   : tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	if (rc) {
+		free(h);
+		free(hops);
+		return rc;
+	}
 	for (int64_t k = 0; k < cap; k++)
 		h[k].key = -1;
 	*hb = 0;
 	for (int64_t i = 0; i < c.n; i++) {
-		topomatch_router_source(r, pu[i]);
 		int64_t ni = pu[i] / ll->node_pus;
 		for (int64_t e = c.rowptr[i]; e < c.rowptr[i + 1]; e++) {
 			int64_t b = c.col[e], nb = pu[b] / ll->node_pus;
 			double w = c.w[e];
 			if (!(w > 0) || pu[b] == pu[i])
 				continue;
-			*hb += w * (double)topomatch_router_hops(r, pu[b]);
+			*hb += w * (double)hops[e];
 			if (ni == nb)
 				continue;
 			int64_t key = ni * ll->nnodes + nb, s = pair_hash(key, cap - 1);
@@ -349,6 +354,7 @@ static int node_pairs(const topomatch_link_load_t *ll, topomatch_router_t *r,
 			h[s].w += w;
 		}
 	}
+	free(hops);
 	int64_t k = 0;
 	for (int64_t s = 0; s < cap; s++)
 		if (h[s].key != -1)

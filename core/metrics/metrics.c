@@ -82,6 +82,27 @@ static int64_t *task_order(const topomatch_topology_t *t, int64_t n, const int64
 	return order;
 }
 
+int topomatch_metrics_edge_hops(const topomatch_topology_t *t, topomatch_router_t *r,
+				const topomatch_affinity_t *a, const int64_t *pu, int64_t *hops,
+				char *err)
+{
+	if (!t || !r || !a || !pu || !hops)
+		return tm_err(err, TOPOMATCH_EINVAL, "edge hops: NULL argument");
+	topomatch_csr_t c = topomatch_affinity_directed(a);
+	int64_t *order = task_order(t, c.n, pu);
+	if (!order)
+		return tm_err(err, TOPOMATCH_ENOMEM, "edge hops: out of memory for %lld tasks",
+			      (long long)c.n);
+	for (int64_t k = 0; k < c.n; k++) {
+		int64_t i = order[k];
+		topomatch_router_source(r, pu[i]);
+		for (int64_t e = c.rowptr[i]; e < c.rowptr[i + 1]; e++)
+			hops[e] = topomatch_router_hops(r, pu[c.col[e]]);
+	}
+	free(order);
+	return TOPOMATCH_OK;
+}
+
 /* Directed row i of C: d and B of the sender's route, loads on its links. */
 static void row_directed(mctx_t *x, int64_t i)
 {

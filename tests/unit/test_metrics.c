@@ -400,6 +400,53 @@ START_TEST(hop_bytes_only_is_exact)
 }
 END_TEST
 
+/*
+ * topomatch_metrics_edge_hops: every entry's hop count is the topology's
+ * between its tasks' PUs, on a tree, a torus and a graph (whose senders
+ * it takes by PU), tasks placed at random; NULL arguments refused.
+ */
+START_TEST(edge_hops_per_entry)
+{
+	static const int64_t la[] = { 0, 0, 1, 2, 3, 4 };
+	static const int64_t lb[] = { 1, 2, 4, 3, 5, 5 };
+	static const char *const texts[] = { "tleaf 3 4 100 2 10 4 1", "torus3D 4 2 4", NULL };
+	char err[TOPOMATCH_ERRLEN];
+	for (int k = 0; k < 3; k++) {
+		topomatch_topology_t *t;
+		if (texts[k])
+			t = tm_topo(texts[k]);
+		else
+			ck_assert_int_eq(topomatch_topology_graph(6, 6, la, lb, NULL, NULL, &t,
+								  err), TOPOMATCH_OK);
+		topomatch_affinity_t *a;
+		int64_t n = topomatch_topology_npu(t);
+		ck_assert_int_eq(topomatch_gen_random(n, n > 6 ? 5 : 3, 50, k, &a, err), 0);
+		int64_t *pu = malloc((size_t)n * sizeof(*pu));
+		topomatch_map_opts_t o;
+		topomatch_map_opts_init(&o);
+		o.mapper = "random";
+		ck_assert_int_eq(topomatch_map(a, t, &o, pu, NULL, err), TOPOMATCH_OK);
+		topomatch_csr_t c = topomatch_affinity_directed(a);
+		int64_t *hops = malloc((size_t)c.rowptr[c.n] * sizeof(*hops));
+		topomatch_router_t *r;
+		ck_assert_int_eq(topomatch_router_create(t, &r, err), TOPOMATCH_OK);
+		ck_assert_int_eq(topomatch_metrics_edge_hops(t, r, a, pu, hops, err), TOPOMATCH_OK);
+		for (int64_t i = 0; i < c.n; i++)
+			for (int64_t e = c.rowptr[i]; e < c.rowptr[i + 1]; e++)
+				ck_assert_int_eq(hops[e], topomatch_topology_hops(t, pu[i],
+										  pu[c.col[e]]));
+		ck_assert_int_eq(topomatch_metrics_edge_hops(t, r, a, NULL, hops, err),
+				 TOPOMATCH_EINVAL);
+		ck_assert_str_eq(err, "edge hops: NULL argument");
+		topomatch_router_destroy(r);
+		free(hops);
+		free(pu);
+		topomatch_affinity_destroy(a);
+		topomatch_topology_destroy(t);
+	}
+}
+END_TEST
+
 static Suite *metrics_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -415,6 +462,7 @@ static Suite *metrics_suite(void)
 	tcase_add_test(tc, invalid_pu);
 	tcase_add_test(tc, matches_pairwise_sum);
 	tcase_add_test(tc, hop_bytes_only_is_exact);
+	tcase_add_test(tc, edge_hops_per_entry);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("check");
 	tcase_add_test(tc, mapping_check);

@@ -32,24 +32,23 @@ int sim_hop_bytes(const topomatch_cluster_t *cl, const topomatch_affinity_t *a,
 	topomatch_csr_t c = topomatch_affinity_directed(a);
 	topomatch_router_t *r = NULL;
 	int64_t *tpu = malloc((size_t)c.n * sizeof(*tpu) + 1);
+	int64_t *hops = malloc((size_t)c.rowptr[c.n] * sizeof(*hops) + 1);
 	*hb = 0;
-	if (!tpu) {
-		return sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
-	}
-	int rc = topomatch_router_create(t, &r, err);
+	int rc = tpu && hops ? topomatch_router_create(t, &r, err)
+			     : sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
 	for (int64_t i = 0; !rc && i < c.n; i++)
 		if ((tpu[i] = topomatch_cluster_pu_to_topology(cl, pu[i])) < 0) {
 			rc = sim_err(err, TOPOMATCH_EINVAL, "task %lld on PU %lld, not in the cluster",
 				 (long long)i, (long long)pu[i]);
 		}
-	for (int64_t i = 0; !rc && i < c.n; i++) {
-		topomatch_router_source(r, tpu[i]);
+	if (!rc) /* the sum in task order, whatever order the hops came in */
+		rc = topomatch_metrics_edge_hops(t, r, a, tpu, hops, err);
+	for (int64_t i = 0; !rc && i < c.n; i++)
 		for (int64_t e = c.rowptr[i]; e < c.rowptr[i + 1]; e++)
-			*hb += c.w[e] * (double)topomatch_router_hops(r, tpu[c.col[e]]);
-	}
-	if (r)
-		topomatch_router_destroy(r);
+			*hb += c.w[e] * (double)hops[e];
+	topomatch_router_destroy(r);
 	free(tpu);
+	free(hops);
 	return rc;
 }
 

@@ -263,16 +263,22 @@ static int collect_pairs(sim_net_t *n, const topomatch_affinity_t *a, const int6
 	while (cap < 2 * m)
 		cap *= 2;
 	pair_t *h = malloc((size_t)cap * sizeof(*h));
-	if (!h)
-		return sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	int64_t *hops = malloc((size_t)m * sizeof(*hops) + 1);
+	const topomatch_topology_t *t = topomatch_cluster_topology(n->m->cl);
+	int rc = h && hops ? topomatch_metrics_edge_hops(t, n->r, a, tpu, hops, err)
+			   : sim_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	if (rc) {
+		free(h);
+		free(hops);
+		return rc;
+	}
 	for (int64_t k = 0; k < cap; k++)
 		h[k].key = -1;
 	*local = 0;
 	for (int64_t i = 0; i < c.n; i++) {
-		topomatch_router_source(n->r, tpu[i]);
 		for (int64_t e = c.rowptr[i]; e < c.rowptr[i + 1]; e++) {
 			int64_t b = c.col[e];
-			double w = c.w[e], wh = w * (double)topomatch_router_hops(n->r, tpu[b]);
+			double w = c.w[e], wh = w * (double)hops[e];
 			if (node[i] == node[b] || !(w > 0)) {
 				*local += wh;
 				continue;
@@ -286,6 +292,7 @@ static int collect_pairs(sim_net_t *n, const topomatch_affinity_t *a, const int6
 			h[s].wh += wh;
 		}
 	}
+	free(hops);
 	int64_t k = 0;
 	for (int64_t s = 0; s < cap; s++)
 		if (h[s].key != -1)
