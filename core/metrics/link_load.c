@@ -314,7 +314,7 @@ static void sort_pairs(ll_pair_t *h, int64_t k, int64_t bound)
 /*
  * The messages between different nodes summed per directed node pair, in
  * key order (deterministic, and one source per run of pairs), and *hb
- * the hop-bytes of every message.
+ * the hop-bytes of every message (hb NULL: not wanted, no hop counted).
  */
 static int node_pairs(const topomatch_link_load_t *ll, topomatch_router_t *r,
 		      const topomatch_affinity_t *a, const int64_t *pu, ll_pair_t **out,
@@ -325,9 +325,12 @@ static int node_pairs(const topomatch_link_load_t *ll, topomatch_router_t *r,
 	while (cap < 2 * m)
 		cap *= 2;
 	ll_pair_t *h = tm_alloc(cap, sizeof(*h));
-	int64_t *hops = tm_alloc(m, sizeof(*hops));
-	int rc = h && hops ? topomatch_metrics_edge_hops(ll->t, r, a, pu, hops, err)
-			   : tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	int64_t *hops = hb ? tm_alloc(m, sizeof(*hops)) : NULL;
+	int rc = TOPOMATCH_OK;
+	if (!h || (hb && !hops))
+		rc = tm_err(err, TOPOMATCH_ENOMEM, "out of memory");
+	else if (hb)
+		rc = topomatch_metrics_edge_hops(ll->t, r, a, pu, hops, err);
 	if (rc) {
 		free(h);
 		free(hops);
@@ -335,7 +338,8 @@ static int node_pairs(const topomatch_link_load_t *ll, topomatch_router_t *r,
 	}
 	for (int64_t k = 0; k < cap; k++)
 		h[k].key = -1;
-	*hb = 0;
+	if (hb)
+		*hb = 0;
 	for (int64_t i = 0; i < c.n; i++) {
 		int64_t ni = pu[i] / ll->node_pus;
 		for (int64_t e = c.rowptr[i]; e < c.rowptr[i + 1]; e++) {
@@ -343,7 +347,8 @@ static int node_pairs(const topomatch_link_load_t *ll, topomatch_router_t *r,
 			double w = c.w[e];
 			if (!(w > 0) || pu[b] == pu[i])
 				continue;
-			*hb += w * (double)hops[e];
+			if (hb)
+				*hb += w * (double)hops[e];
 			if (ni == nb)
 				continue;
 			int64_t key = ni * ll->nnodes + nb, s = pair_hash(key, cap - 1);
@@ -461,9 +466,8 @@ int topomatch_link_load_add(topomatch_link_load_t *ll, uint64_t job,
 		return rc;
 	ll_pair_t *pr = NULL;
 	int64_t np = 0;
-	double hb;
 	ll_job_t j = { .id = job };
-	rc = node_pairs(ll, ll->w.r, a, pu, &pr, &np, &hb, err);
+	rc = node_pairs(ll, ll->w.r, a, pu, &pr, &np, NULL, err);
 	if (!rc)
 		rc = route_pairs(ll, pr, np, err);
 	free(pr);
