@@ -12,6 +12,7 @@
 #include "config.h"
 #include "cli.h"
 #include "sim/sim.h"
+#include "tm_plugin_conf.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -660,10 +661,12 @@ int cmd_sim(int argc, char **argv)
 			      .cfg = { .seed = 1, .share = SIM_DEFAULT_COMM_SHARE,
 				       .model = SIM_MODEL_CONTENTION,
 				       .tm.max_tasks = SIM_PLUGIN_MAX_TASKS,
-				       .tm.pattern_kib = SIM_PLUGIN_PATTERN_KIB,
 				       .tm.contention_weight = TOPOMATCH_CONTENTION_WEIGHT,
 				       .tm.comm_wait_ratio = SIM_PLUGIN_COMM_WAIT_RATIO } };
 	struct sim_world w = { 0 };
+	tm_plugin_conf_t defaults; /* PatternKiB's, unless --pattern-kib */
+	tm_plugin_conf_defaults(&defaults);
+	a.cfg.tm.pattern_kib = defaults.pattern_kib;
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc;

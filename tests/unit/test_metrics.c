@@ -356,6 +356,19 @@ START_TEST(mapping_check)
 }
 END_TEST
 
+/* The topology of text, or with NULL a graph of 6 vertices and 6 links. */
+static topomatch_topology_t *text_or_graph(const char *text)
+{
+	static const int64_t la[] = { 0, 0, 1, 2, 3, 4 };
+	static const int64_t lb[] = { 1, 2, 4, 3, 5, 5 };
+	char err[TOPOMATCH_ERRLEN];
+	topomatch_topology_t *t;
+	if (text)
+		return tm_topo(text);
+	ck_assert_int_eq(topomatch_topology_graph(6, 6, la, lb, NULL, NULL, &t, err), TOPOMATCH_OK);
+	return t;
+}
+
 /*
  * The hop-bytes-only walk (used by auto to compare candidates) gives
  * metrics_compute's hop_bytes to the bit: non-integer weights, shared PUs,
@@ -363,18 +376,11 @@ END_TEST
  */
 START_TEST(hop_bytes_only_is_exact)
 {
-	static const int64_t la[] = { 0, 0, 1, 2, 3, 4 };
-	static const int64_t lb[] = { 1, 2, 4, 3, 5, 5 };
 	static const char *const texts[] = { "tleaf 3 4 100 2 10 4 1", "torus3D 4 2 4",
 					     "mesh2D 8 4", "hcub 5", NULL };
 	char err[TOPOMATCH_ERRLEN];
 	for (int k = 0; k < 5; k++) {
-		topomatch_topology_t *t;
-		if (texts[k])
-			t = tm_topo(texts[k]);
-		else
-			ck_assert_int_eq(topomatch_topology_graph(6, 6, la, lb, NULL, NULL, &t,
-								  err), TOPOMATCH_OK);
+		topomatch_topology_t *t = text_or_graph(texts[k]);
 		topomatch_affinity_t *r, *a;
 		int64_t n = 2 * topomatch_topology_npu(t);
 		ck_assert_int_eq(topomatch_gen_random(n, n > 6 ? 5 : 3, 50, k, &r, err), 0);
@@ -407,17 +413,10 @@ END_TEST
  */
 START_TEST(edge_hops_per_entry)
 {
-	static const int64_t la[] = { 0, 0, 1, 2, 3, 4 };
-	static const int64_t lb[] = { 1, 2, 4, 3, 5, 5 };
 	static const char *const texts[] = { "tleaf 3 4 100 2 10 4 1", "torus3D 4 2 4", NULL };
 	char err[TOPOMATCH_ERRLEN];
 	for (int k = 0; k < 3; k++) {
-		topomatch_topology_t *t;
-		if (texts[k])
-			t = tm_topo(texts[k]);
-		else
-			ck_assert_int_eq(topomatch_topology_graph(6, 6, la, lb, NULL, NULL, &t,
-								  err), TOPOMATCH_OK);
+		topomatch_topology_t *t = text_or_graph(texts[k]);
 		topomatch_affinity_t *a;
 		int64_t n = topomatch_topology_npu(t);
 		ck_assert_int_eq(topomatch_gen_random(n, n > 6 ? 5 : 3, 50, k, &a, err), 0);

@@ -296,10 +296,8 @@ typedef struct sim_tm_opts {
 				 * the empty cluster's hop-bytes, it waits */
 } sim_tm_opts_t;
 
-/* topomatch.conf's default MaxTasks and PatternKiB
- * (plugin/common/tm_plugin_conf.c). */
+/* topomatch.conf's default MaxTasks (plugin/common/tm_plugin_conf.c). */
 #define SIM_PLUGIN_MAX_TASKS 4096
-#define SIM_PLUGIN_PATTERN_KIB 48
 /* and its default CommWaitRatio */
 #define SIM_PLUGIN_COMM_WAIT_RATIO 1.2
 

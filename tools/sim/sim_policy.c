@@ -261,24 +261,29 @@ static topomatch_affinity_t *as_plugin_sees(const sim_pick_t *p, int64_t *group)
 }
 
 /*
- * The PUs a pattern's vertices are mapped onto: every PU, or for a
- * pattern in groups of tasks the first of each slot of `group` PUs of a
- * node (topomatch_cluster_slots), as the plugin maps a group onto its
- * CPUs.  pus[] is rewritten in place, *npus the slots.
+ * The PUs a pattern's vertices are mapped onto on nodes[0..k-1]
+ * (sim_nodes_pus): every PU, or for a pattern in groups of tasks the
+ * first of each slot of `group` PUs of a node (topomatch_cluster_slots),
+ * as the plugin maps a group onto its CPUs.  *pus malloc'd (not on error).
  */
-static int group_slots(const sim_pick_t *p, int64_t group, int64_t *pus, int64_t *npus,
-		       char *err)
+static int vertex_pus(const sim_pick_t *p, const int64_t *nodes, int64_t k, int64_t group,
+		      int64_t **pus, int64_t *npus, char *err)
 {
-	if (group <= 1)
-		return TOPOMATCH_OK;
+	int rc = sim_nodes_pus(p->m, nodes, k, pus, npus, err);
+	if (rc || group <= 1)
+		return rc;
 	int64_t *slot = malloc((size_t)*npus * sizeof(*slot) + 1), nslots = 0;
-	int rc = slot ? topomatch_cluster_slots(p->m->cl, pus, *npus, group, slot, &nslots, err)
-		      : oom(err);
+	rc = slot ? topomatch_cluster_slots(p->m->cl, *pus, *npus, group, slot, &nslots, err)
+		  : oom(err);
 	for (int64_t s = 0; rc == TOPOMATCH_OK && s < nslots; s++)
-		pus[s] = slot[s * group];
+		(*pus)[s] = slot[s * group];
 	if (rc == TOPOMATCH_OK)
 		*npus = nslots;
 	free(slot);
+	if (rc) {
+		free(*pus);
+		*pus = NULL;
+	}
 	return rc;
 }
 
@@ -307,13 +312,9 @@ static int map_onto(const sim_pick_t *p, const topomatch_affinity_t *a, int64_t 
 		    const int64_t *nodes, int64_t *pu, char *err)
 {
 	int64_t *pus, npus, *used = NULL, nused;
-	int rc = sim_nodes_pus(p->m, nodes, p->k, &pus, &npus, err);
+	int rc = vertex_pus(p, nodes, p->k, group, &pus, &npus, err);
 	if (rc)
 		return rc;
-	if ((rc = group_slots(p, group, pus, &npus, err))) {
-		free(pus);
-		return rc;
-	}
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
 	plugin_opts(p, pus, npus, &o);
@@ -348,14 +349,10 @@ static int tm_select(const sim_pick_t *p, const topomatch_affinity_t *seen, int6
 	for (int64_t i = 0; i < p->m->nnodes; i++)
 		if (p->f->free[i])
 			freen[nf++] = i;
-	int rc = sim_nodes_pus(p->m, freen, nf, &pus, &npus, err);
+	int rc = vertex_pus(p, freen, nf, group, &pus, &npus, err);
 	free(freen);
 	if (rc)
 		return rc;
-	if ((rc = group_slots(p, group, pus, &npus, err))) {
-		free(pus);
-		return rc;
-	}
 	topomatch_map_opts_t o;
 	topomatch_map_result_t res;
 	plugin_opts(p, pus, npus, &o);

@@ -289,7 +289,7 @@ void sim_report_text(FILE *out, const sim_config_t *c, const sim_result_t *r,
 				(long long)r[k].tm.underflow, (long long)r[k].tm.cons_better,
 				(long long)r[k].tm.fallback, (long long)r[k].tm.no_pattern,
 				(long long)r[k].tm.over_kib,
-				(int)(c->tm.pattern_kib > 0 ? c->tm.pattern_kib : SIM_PLUGIN_PATTERN_KIB),
+				(int)c->tm.pattern_kib,
 				(long long)r[k].tm.over_max,
 				(long long)c->tm.max_tasks, (long long)r[k].tm.over_budget,
 				(long long)r[k].tm.map_failed);
